@@ -1,0 +1,53 @@
+// Error types. std::invalid_argument means "this input value is wrong" (Python
+// ValueError); the named types below carry a distinct meaning a caller may want to
+// catch on its own (Python: libscale.UnknownNameError, DoesNotFitError, ParseError).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace libscale {
+
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A model or hardware name that is not in the catalog; `suggestions` are the closest names.
+class UnknownNameError : public Error {
+public:
+    UnknownNameError(const std::string& what, std::vector<std::string> suggestions)
+        : Error(what), suggestions_(std::move(suggestions)) {}
+    const std::vector<std::string>& suggestions() const { return suggestions_; }
+
+private:
+    std::vector<std::string> suggestions_;
+};
+
+// A configuration whose per-GPU memory exceeds what the GPU has.
+class DoesNotFitError : public Error {
+public:
+    DoesNotFitError(const std::string& what, double needed_gib, double available_gib)
+        : Error(what), needed_gib_(needed_gib), available_gib_(available_gib) {}
+    double needed_gib() const { return needed_gib_; }
+    double available_gib() const { return available_gib_; }
+
+private:
+    double needed_gib_;
+    double available_gib_;
+};
+
+// Malformed or foreign input file (JSON syntax, wrong schema); the message names the
+// file and, for syntax errors, the line.
+class ParseError : public Error {
+public:
+    using Error::Error;
+};
+
+// Closest names by edit distance, for "did you mean" messages.
+std::vector<std::string> closest_names(const std::string& name,
+                                       const std::vector<std::string>& candidates,
+                                       std::size_t max_results = 3);
+
+}  // namespace libscale

@@ -1,0 +1,102 @@
+// The step model: one optimizer step of data-parallel training (FSDP/ZeRO-3 by default;
+// HSDP, DDP, ZeRO-1, ZeRO-2), broken down into the time of each phase, throughput,
+// utilization, memory per GPU and energy. See DESIGN.md "The step model".
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+#include "libscale/calibration.hpp"
+#include "libscale/hardware.hpp"
+#include "libscale/model_spec.hpp"
+#include "libscale/training_config.hpp"
+
+namespace libscale {
+
+struct MemoryBreakdown {
+    double weights_gib = 0;
+    double grads_gib = 0;
+    double optimizer_gib = 0;       // fp32 master, Adam m and v
+    double activations_gib = 0;     // saved for backward, including one recomputed layer
+    double logits_gib = 0;          // bf16 logits and their fp32 copy for the loss
+    double buffers_gib = 0;         // unsharded parameter / gradient buffers (FSDP, HSDP)
+    double reserved_gib = 0;        // CUDA context, workspaces, NCCL (calibration)
+    double total_gib = 0;
+    double available_gib = 0;       // the GPU's HBM
+    bool fits = false;
+};
+
+struct StepBreakdown {
+    // configuration the step was resolved to
+    std::int64_t gpus = 0;
+    std::int64_t gpus_per_node = 0;
+    std::int64_t grad_accum = 0;               // micro-batches per step, A
+    double tokens_per_micro_batch = 0;         // per GPU, t
+    double tokens_per_step = 0;                // global batch, B = N·t·A
+    double eta = 0;                            // achieved fraction of peak, η(t)
+    // time per step, seconds
+    double compute_s = 0;                      // all GPU compute (forward, backward, recompute)
+    double comm_s = 0;                         // all collectives, hidden or not
+    double exposed_comm_s = 0;                 // collective time not hidden under compute
+    double optimizer_s = 0;
+    double data_s = 0;                         // input pipeline time not hidden by prefetch
+    double checkpoint_s = 0;                   // checkpoint write, amortized per step
+    double step_time_s = 0;
+    // throughput and utilization
+    double tokens_per_s = 0;
+    double tokens_per_s_per_gpu = 0;
+    double mfu = 0;
+    double hfu = 0;
+    // true when every unit's communication fits under its compute; the only exposed
+    // communication is then the first all-gather and the last reduce-scatter
+    bool comm_hidden = false;
+    double energy_per_step_j = 0;              // all GPUs
+    MemoryBreakdown memory;
+};
+
+// What is wrong with a configuration, without building a message (for sweeps).
+enum class ConfigIssue : std::uint8_t {
+    none,
+    gpus,                 // not a positive integer
+    gpus_per_node,        // not a positive integer
+    whole_nodes,          // HSDP across nodes needs a multiple of gpus_per_node
+    seq_len,              // not positive
+    seq_len_too_long,     // beyond the model's max_position_embeddings
+    micro_batch,          // not positive
+    global_batch,         // not a positive multiple of gpus × micro_batch × seq_len
+    reduce_bytes,         // not 2 or 4
+    attention_span,       // negative or beyond the sequence
+    data_pipeline,        // a required input pipeline figure is missing
+    checkpoint,           // checkpoint interval without a write bandwidth
+};
+
+ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
+                         const TrainingConfig& c) noexcept;
+
+// Throws std::invalid_argument naming the field, its value and what would be valid.
+void validate_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c);
+
+// Validates everything, then estimates. Does not throw when the model does not fit:
+// memory.fits says so (see require_fit).
+StepBreakdown estimate_step(const ModelSpec& m, const HardwareProfile& hw,
+                            const Calibration& cal, const TrainingConfig& c);
+
+// No validation: callers that validated model, hardware and calibration once and
+// checked the configuration with check_config (the sweep).
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
+                                      const HardwareProfile& hw, const Calibration& cal,
+                                      const TrainingConfig& c) noexcept;
+
+// Throws DoesNotFitError with needed vs available GiB and what would make it fit.
+void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                 const TrainingConfig& c, const StepBreakdown& s);
+
+// A sentence on what would make a non-fitting configuration fit ("" if nothing found).
+std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw,
+                           const Calibration& cal, const TrainingConfig& c);
+
+std::ostream& operator<<(std::ostream& os, const MemoryBreakdown& mem);
+std::ostream& operator<<(std::ostream& os, const StepBreakdown& s);
+
+}  // namespace libscale

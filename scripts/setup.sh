@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine (as root) for libscale: Debian packages, a .venv
+# with the Python dependencies, and the libscale package built from this checkout.
+# Idempotent and quiet: what is already there is left alone, and the package is
+# rebuilt only when its sources changed.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+apt_packages=(build-essential cmake git python3 python3-dev python3-venv
+              libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+python=${LIBSCALE_PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$python" -m venv .venv
+fi
+py_packages=(numpy pandas pytest hypothesis pybind11 scikit-build-core)
+if ! .venv/bin/python -c "import numpy, pandas, pytest, hypothesis, pybind11, scikit_build_core" 2>/dev/null; then
+  echo "setup: installing Python packages: ${py_packages[*]}"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+  .venv/bin/python -m pip install -q --disable-pip-version-check "${py_packages[@]}"
+fi
+
+# Rebuild the package only when something that goes into it changed.
+stamp=$(find libscale bindings calibration/data cmake CMakeLists.txt pyproject.toml README.md -type f \
+          -not -path '*/__pycache__/*' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+if [ "$(cat .venv/.libscale-stamp 2>/dev/null)" != "$stamp" ]; then
+  echo "setup: building and installing libscale (pip install .)"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation \
+      -Cbuild-dir=build/python . 
+  echo "$stamp" > .venv/.libscale-stamp
+fi
