@@ -1,5 +1,6 @@
 #include "libscale/collective.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -29,8 +30,17 @@ double ring_time_s(Collective op, double bytes, std::int64_t ranks, const LinkLe
     return passes * (link.alpha_s * (n - 1.0) + (n - 1.0) / n * bytes / link.busbw_bytes_per_s);
 }
 
-const LinkLevel& ring_link(std::int64_t ranks, std::int64_t gpus_per_node, const Calibration& cal) {
-    return ranks <= gpus_per_node ? cal.intra_node : cal.inter_node;
+LinkLevel ring_link(std::int64_t ranks, std::int64_t ranks_per_node, const Calibration& cal) {
+    if (ranks <= ranks_per_node || ranks <= 1) return cal.intra_node;
+    const std::int64_t per_node = std::max<std::int64_t>(ranks_per_node, 1);
+    const std::int64_t nodes = (ranks + per_node - 1) / per_node;
+    const double busbw = per_node > 1
+        ? std::min(cal.intra_node.busbw_bytes_per_s, static_cast<double>(per_node) * cal.inter_node.busbw_bytes_per_s)
+        : cal.inter_node.busbw_bytes_per_s;
+    const double alpha = (static_cast<double>(ranks - nodes) * cal.intra_node.alpha_s +
+                          static_cast<double>(nodes - 1) * cal.inter_node.alpha_s) /
+                         static_cast<double>(ranks - 1);
+    return {alpha, busbw};
 }
 
 }  // namespace libscale

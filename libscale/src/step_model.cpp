@@ -98,9 +98,11 @@ ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
 }
 
 void validate_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c) {
+    const ConfigIssue issue = check_config(m, hw, c);
+    if (issue == ConfigIssue::none) return;  // before building a stream: the common case is cheap
     const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
     std::ostringstream msg;
-    switch (check_config(m, hw, c)) {
+    switch (issue) {
         case ConfigIssue::none: return;
         case ConfigIssue::gpus:
             msg << "gpus = " << c.gpus << "; it must be a positive integer";
@@ -225,17 +227,18 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
         case Strategy::hsdp: {
             shard_group = c.strategy == Strategy::hsdp ? std::min(n, gpn) : n;
             const std::int64_t replicas = n / shard_group;
-            const LinkLevel& link = ring_link(shard_group, gpn, cal);
+            const LinkLevel link = ring_link(shard_group, gpn, cal);
             const double ag = ring_time_s(Collective::all_gather, layer * kWeightBytes, shard_group, link);
             const double ag_root = ring_time_s(Collective::all_gather, root * kWeightBytes, shard_group, link);
             double rs = ring_time_s(Collective::reduce_scatter, layer * rb, shard_group, link);
             double rs_root = ring_time_s(Collective::reduce_scatter, root * rb, shard_group, link);
             if (replicas > 1) {
                 // HSDP: the shard's gradients are all-reduced across the replicas (one
-                // GPU per node, over its NIC) right after the reduce-scatter.
+                // GPU per node, over its own NIC) right after the reduce-scatter.
                 const double shard = 1.0 / static_cast<double>(shard_group);
-                rs += ring_time_s(Collective::all_reduce, layer * rb * shard, replicas, cal.inter_node);
-                rs_root += ring_time_s(Collective::all_reduce, root * rb * shard, replicas, cal.inter_node);
+                const LinkLevel across = ring_link(replicas, 1, cal);
+                rs += ring_time_s(Collective::all_reduce, layer * rb * shard, replicas, across);
+                rs_root += ring_time_s(Collective::all_reduce, root * rb * shard, replicas, across);
             }
             // Root (embedding, final norm, output projection) and layer 0 are gathered
             // before any compute they could hide under; each later layer's gather is
@@ -249,7 +252,9 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
             const double gathers = ag_root + L * ag + L * ag_back;
             comm_sync = gathers + L * rs + rs_root;
             comm_nosync = gathers;
-            hidden = ag <= cf && ag_back + rs <= cb;
+            // The last layer's backward gather runs under the output projection's
+            // backward (2·ch); the other gathers and reductions under layer compute.
+            hidden = ag <= cf && ag_back <= 2.0 * ch && ag_back + rs <= cb;
             break;
         }
         case Strategy::ddp:
@@ -259,7 +264,7 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
             // DDP, reduce-scatter for ZeRO-1/2); ZeRO-1 keeps full gradients and reduces
             // once, on the last micro-batch; ZeRO-2 (DeepSpeed has no no_sync for it)
             // reduces every micro-batch. ZeRO-1/2 then all-gather the updated weights.
-            const LinkLevel& link = ring_link(n, gpn, cal);
+            const LinkLevel link = ring_link(n, gpn, cal);
             const Collective op = c.strategy == Strategy::ddp ? Collective::all_reduce
                                                               : Collective::reduce_scatter;
             const double red = ring_time_s(op, layer * rb, n, link);

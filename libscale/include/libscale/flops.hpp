@@ -3,8 +3,10 @@
 // forward  = 2 · (matmul weights, output projection included, embedding excluded)
 //          + attention 4 · h · d_h · s_eff per layer (QKᵀ and A·V, each 2·h·d_h·s_eff),
 // backward = 2 × forward. Model FLOPs (MFU) = 3 × forward; hardware FLOPs (HFU) add what
-// checkpointing recomputes: full = one more forward, selective = the attention core
-// (Korthikanti et al. 2022, arXiv 2205.05198 §4).
+// checkpointing recomputes: full = each decoder layer's forward once more (the output
+// projection sits outside the checkpointed blocks); selective = torchtitan's op-level
+// policy, which keeps every other matmul's output and SDPA's and recomputes the rest
+// (the k and o projections and the second MLP matmul).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,128 @@
+// One step estimate, with and without validation; FLOPs and parameter counting; a
+// projection over three GPU counts. Target: >= 5 million step estimates per second per
+// core (BM_EstimateStepUnchecked below 200 ns).
+//   build/cpp/bench/bench_step --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "libscale/catalog.hpp"
+#include "libscale/flops.hpp"
+#include "libscale/projection.hpp"
+#include "libscale/step_model.hpp"
+
+namespace {
+
+using namespace libscale;
+
+// The field report's setup: Qwen3-32B, 16 × B300 in two nodes, seq 8192, 1 Mi tokens.
+struct Setup {
+    ModelSpec m = find_model("qwen3-32b");
+    HardwareProfile hw = find_hardware("b300");
+    Calibration cal = default_calibration(hw);
+    ParameterCounts p = count_parameters(m);
+    TrainingConfig c;
+    Setup() {
+        c.gpus = 16;
+        c.seq_len = 8192;
+        c.micro_batch = 1;
+        c.global_batch_tokens = 1'048'576;
+    }
+};
+
+const Setup& setup() {
+    static const Setup s;
+    return s;
+}
+
+void BM_EstimateStepUnchecked(benchmark::State& state) {
+    const Setup& s = setup();
+    TrainingConfig c = s.c;
+    // Vary the GPU count so the compiler cannot hoist the estimate out of the loop.
+    const std::int64_t counts[] = {4, 8, 16, 32};
+    std::size_t i = 0;
+    for (auto _ : state) {
+        c.gpus = counts[i++ & 3];
+        benchmark::DoNotOptimize(c);
+        StepBreakdown r = estimate_step_unchecked(s.m, s.p, s.hw, s.cal, c);
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateStepUnchecked);
+
+void BM_EstimateStep(benchmark::State& state) {
+    const Setup& s = setup();
+    TrainingConfig c = s.c;
+    const std::int64_t counts[] = {4, 8, 16, 32};
+    std::size_t i = 0;
+    for (auto _ : state) {
+        c.gpus = counts[i++ & 3];
+        benchmark::DoNotOptimize(c);
+        StepBreakdown r = estimate_step(s.m, s.hw, s.cal, c);
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateStep);
+
+void BM_CheckConfig(benchmark::State& state) {
+    const Setup& s = setup();
+    TrainingConfig c = s.c;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(c);
+        ConfigIssue issue = check_config(s.m, s.hw, c);
+        benchmark::DoNotOptimize(issue);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CheckConfig);
+
+void BM_CountParameters(benchmark::State& state) {
+    ModelSpec m = setup().m;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(m);
+        ParameterCounts p = count_parameters(m);
+        benchmark::DoNotOptimize(p);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CountParameters);
+
+void BM_FlopsPerToken(benchmark::State& state) {
+    const Setup& s = setup();
+    double span = causal_attention_span(8192);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(span);
+        FlopsPerToken f = flops_per_token(s.p, s.m, span, Checkpointing::full);
+        benchmark::DoNotOptimize(f);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_FlopsPerToken);
+
+void BM_PackedAttentionSpan(benchmark::State& state) {
+    std::vector<std::int64_t> docs;
+    for (std::int64_t i = 0; i < 1024; ++i) docs.push_back(64 + (i * 37) % 2048);
+    for (auto _ : state) {
+        double span = packed_attention_span(docs);
+        benchmark::DoNotOptimize(span);
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
+}
+BENCHMARK(BM_PackedAttentionSpan);
+
+void BM_Project3Counts(benchmark::State& state) {
+    const Setup& s = setup();
+    Job job;
+    job.tokens = 1e9;
+    for (auto _ : state) {
+        Projection p = project(s.m, s.hw, s.cal, s.c, {4, 8, 16}, Scaling::strong, job);
+        benchmark::DoNotOptimize(p);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Project3Counts);
+
+}  // namespace

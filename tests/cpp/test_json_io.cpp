@@ -1,0 +1,147 @@
+// JSON input with file-and-line errors, the catalog schemas, and atomic writes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "libscale/error.hpp"
+#include "libscale/json_io.hpp"
+#include "test_support.hpp"
+
+namespace libscale {
+namespace {
+
+using nlohmann::json;
+
+std::string message_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const ParseError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no ParseError";
+    return "";
+}
+
+TEST(JsonIo, MalformedFileNamesFileAndLine) {
+    const auto dir = test::temp_dir("json_malformed");
+    const auto file = dir / "broken.json";
+    // Line 3 holds the error: a value is missing after "b":.
+    test::write_text(file, "{\n  \"a\": 1,\n  \"b\": ,\n  \"c\": 3\n}\n");
+    const std::string msg = message_of([&] { (void)read_json_file(file); });
+    EXPECT_NE(msg.find(file.string() + ":3:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("malformed JSON"), std::string::npos) << msg;
+}
+
+TEST(JsonIo, ParseJsonReportsLineAndColumn) {
+    // Error on line 2, column 8: the stray `}` where the value of "x" should be.
+    const std::string msg = message_of([] { (void)parse_json("{\n  \"x\": }\n", "inline.json"); });
+    EXPECT_NE(msg.find("inline.json:2:8:"), std::string::npos) << msg;
+    // An unterminated document fails on its last line.
+    const std::string eof = message_of([] { (void)parse_json("{\n\"a\": [1,\n2,\n", "t.json"); });
+    EXPECT_NE(eof.find("t.json:"), std::string::npos) << eof;
+    EXPECT_EQ(parse_json("{\"a\": [1, 2]}", "ok.json")["a"][1], 2);
+}
+
+TEST(JsonIo, MissingFileIsAParseErrorNamingIt) {
+    const auto missing = test::temp_dir("json_missing") / "nope.json";
+    const std::string msg = message_of([&] { (void)read_json_file(missing); });
+    EXPECT_NE(msg.find("nope.json"), std::string::npos) << msg;
+}
+
+json hardware_json() {
+    return json::parse(R"({
+        "schema": "libscale.hardware/1", "name": "g", "peak_bf16_tflops": 100, "hbm_gib": 40,
+        "hbm_tbps": 1.5, "nvlink_gbps_bidir": 600, "nic_gbps_per_gpu": 200, "gpus_per_node": 8,
+        "board_power_w": 400, "idle_power_w": 50, "price_per_gpu_hour_usd": 1})");
+}
+
+TEST(JsonIo, HardwareMissingOrWrongFieldIsNamed) {
+    EXPECT_EQ(hardware_from_json(hardware_json(), "hw.json").name, "g");
+    json j = hardware_json();
+    j.erase("hbm_tbps");
+    std::string msg = message_of([&] { (void)hardware_from_json(j, "hw.json"); });
+    EXPECT_NE(msg.find("hw.json"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("missing field 'hbm_tbps'"), std::string::npos) << msg;
+
+    j = hardware_json();
+    j["gpus_per_node"] = "eight";
+    msg = message_of([&] { (void)hardware_from_json(j, "hw.json"); });
+    EXPECT_NE(msg.find("'gpus_per_node' = \"eight\""), std::string::npos) << msg;
+
+    j = hardware_json();
+    j["schema"] = "libscale.hardware/2";
+    msg = message_of([&] { (void)hardware_from_json(j, "hw.json"); });
+    EXPECT_NE(msg.find("schema"), std::string::npos) << msg;
+
+    j = hardware_json();
+    j["peak_bf16_tflops"] = -1;  // a value, not a syntax error: still names the field
+    msg = message_of([&] { (void)hardware_from_json(j, "hw.json"); });
+    EXPECT_NE(msg.find("peak_bf16_tflops = -1"), std::string::npos) << msg;
+}
+
+TEST(JsonIo, CalibrationFractionsMissingNestedField) {
+    json j = json::parse(R"({"schema": "libscale.calibration/1",
+        "compute": {"eta_max": 0.7, "half_saturation_tokens": 256},
+        "comm": {"intra_node": {"alpha_us": 2, "busbw_fraction": 0.8},
+                 "inter_node": {"alpha_us": 10, "busbw_fraction": 0.9}},
+        "memory": {"hbm_efficiency": 0.85, "reserved_gib": 2},
+        "power": {"compute_fraction": 0.9, "comm_fraction": 0.5, "idle_fraction": 0.1}})");
+    const CalibrationFractions f = calibration_fractions_from_json(j, "cal.json");
+    EXPECT_DOUBLE_EQ(f.eta_max, 0.7);
+    EXPECT_DOUBLE_EQ(f.inter_alpha_us, 10);
+    EXPECT_DOUBLE_EQ(f.power_comm_fraction, 0.5);
+    // Resolved against the tiny GPU: alpha 10 µs, busbw 0.9 · 1e11, comm power 0.5 · 1000 W.
+    const Calibration cal = resolve_calibration(f, test::tiny_hardware(), "fitted", "cal.json");
+    EXPECT_DOUBLE_EQ(cal.inter_node.alpha_s, 10e-6);
+    EXPECT_NEAR(cal.inter_node.busbw_bytes_per_s, 0.9e11, 1.0);
+    EXPECT_DOUBLE_EQ(cal.power_comm_w, 500);
+    EXPECT_DOUBLE_EQ(cal.power_idle_w, 100);  // the hardware's idle figure wins
+
+    j["compute"].erase("eta_max");
+    const std::string msg = message_of([&] { (void)calibration_fractions_from_json(j, "cal.json"); });
+    EXPECT_NE(msg.find("'eta_max'"), std::string::npos) << msg;
+    // Out-of-range fraction: resolve validates and names the field.
+    j["compute"]["eta_max"] = 1.2;
+    const CalibrationFractions bad = calibration_fractions_from_json(j, "cal.json");
+    EXPECT_THROW((void)resolve_calibration(bad, test::tiny_hardware(), "fitted", "cal.json"),
+                 std::invalid_argument);
+}
+
+TEST(JsonIo, HfConfigMissingFieldIsNamed) {
+    json c = json::parse(R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+        "max_position_embeddings": 256})");
+    EXPECT_NO_THROW((void)model_from_hf_config(c, "m", "m/config.json"));
+    c.erase("vocab_size");
+    const std::string msg = message_of([&] { (void)model_from_hf_config(c, "m", "m/config.json"); });
+    EXPECT_NE(msg.find("m/config.json"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'vocab_size'"), std::string::npos) << msg;
+    EXPECT_THROW((void)model_from_hf_config(json::array(), "m", "m/config.json"), ParseError);
+}
+
+TEST(JsonIo, WriteFileAtomicReplacesAndLeavesNoTemp) {
+    const auto dir = test::temp_dir("json_atomic");
+    const auto file = dir / "out.json";
+    write_file_atomic(file, "{\"v\": 1}\n");
+    EXPECT_EQ(test::read_text(file), "{\"v\": 1}\n");
+    write_file_atomic(file, "{\"v\": 2}\n");  // replaces, not appends
+    EXPECT_EQ(test::read_text(file), "{\"v\": 2}\n");
+    std::size_t entries = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        ++entries;
+        EXPECT_EQ(e.path().filename(), "out.json");
+    }
+    EXPECT_EQ(entries, 1u);
+    // Round trip through the parser.
+    EXPECT_EQ(read_json_file(file)["v"], 2);
+    // A directory that does not exist: an error, and nothing left behind.
+    EXPECT_THROW(write_file_atomic(dir / "no" / "such" / "out.json", "x"), Error);
+    EXPECT_FALSE(std::filesystem::exists(dir / "no"));
+}
+
+}  // namespace
+}  // namespace libscale

@@ -1,0 +1,178 @@
+// Memory per GPU: model states by strategy, activations by checkpointing mode, logits,
+// FSDP buffers, and the does-not-fit error.
+//
+// Tiny model: P = 152,009,000; per layer 13,002,000; root 100,001,000; d = 1000,
+// q = kv = 1000 wide, f = 3000 (SwiGLU), L = 4, V = 50,000; t = 1000 tokens.
+#include <gtest/gtest.h>
+
+#include <iomanip>
+#include <sstream>
+#include <string>
+
+#include "libscale/catalog.hpp"
+#include "libscale/error.hpp"
+#include "libscale/step_model.hpp"
+#include "test_support.hpp"
+
+namespace libscale {
+namespace {
+
+using test::kGiB;
+
+struct Memory : ::testing::Test {
+    ModelSpec m = test::tiny_model();
+    HardwareProfile hw = test::tiny_hardware();
+    Calibration cal = test::tiny_calibration();
+    TrainingConfig c = test::tiny_config();
+
+    MemoryBreakdown run() const { return estimate_step(m, hw, cal, c).memory; }
+};
+
+TEST_F(Memory, FsdpStatesAreSixteenBytesPerParamOverN) {
+    // 2 GPUs: weights 2 B · P / 2, grads 2 B · P / 2, optimizer 12 B · P / 2.
+    const MemoryBreakdown mem = run();
+    EXPECT_REL(mem.weights_gib, 152'009'000.0 / kGiB);
+    EXPECT_REL(mem.grads_gib, 152'009'000.0 / kGiB);
+    EXPECT_REL(mem.optimizer_gib, 912'054'000.0 / kGiB);
+    EXPECT_REL(mem.weights_gib + mem.grads_gib + mem.optimizer_gib, 16.0 * 152'009'000.0 / 2.0 / kGiB);
+    c.gpus = 8;
+    c.global_batch_tokens = 0;
+    const MemoryBreakdown m8 = run();
+    EXPECT_REL(m8.weights_gib + m8.grads_gib + m8.optimizer_gib, 16.0 * 152'009'000.0 / 8.0 / kGiB);
+}
+
+TEST_F(Memory, DdpAndZeroShardWhatTheyShard) {
+    const double P = 152'009'000.0;
+    c.strategy = Strategy::ddp;
+    MemoryBreakdown mem = run();
+    EXPECT_REL(mem.weights_gib, 2 * P / kGiB);
+    EXPECT_REL(mem.grads_gib, 2 * P / kGiB);
+    EXPECT_REL(mem.optimizer_gib, 12 * P / kGiB);
+    EXPECT_EQ(mem.buffers_gib, 0.0);  // no gathered copies
+    c.strategy = Strategy::zero1;     // optimizer / 2
+    mem = run();
+    EXPECT_REL(mem.weights_gib, 2 * P / kGiB);
+    EXPECT_REL(mem.grads_gib, 2 * P / kGiB);
+    EXPECT_REL(mem.optimizer_gib, 6 * P / kGiB);
+    c.strategy = Strategy::zero2;     // grads and optimizer / 2
+    mem = run();
+    EXPECT_REL(mem.weights_gib, 2 * P / kGiB);
+    EXPECT_REL(mem.grads_gib, P / kGiB);
+    EXPECT_REL(mem.optimizer_gib, 6 * P / kGiB);
+    c.strategy = Strategy::hsdp;      // 16 GPUs: sharded 8 ways inside the node
+    c.gpus = 16;
+    c.global_batch_tokens = 0;
+    mem = run();
+    EXPECT_REL(mem.weights_gib + mem.grads_gib + mem.optimizer_gib, 16 * P / 8 / kGiB);
+}
+
+TEST_F(Memory, ActivationsByCheckpointingMode) {
+    // Elements saved per token:
+    //   no checkpointing, per layer: 4d (two norms, in and out) + 2q (q, SDPA out)
+    //     + 2kv (k, v) + 4f (gate, up, act, product) = 4000 + 2000 + 2000 + 12000 = 20,000
+    //   full: d per layer (block input) + one layer recomputed (20,000)
+    //   selective: d + 2q + kv + f + d (w2's output) = 8,000 per layer + one recomputed layer
+    //   plus 2d outside the layers (embedding output, final norm) in every mode.
+    // bytes = 1000 tokens · elements · 2 B
+    c.activation_checkpointing = Checkpointing::full;      // 4·1000 + 2000 + 20,000 = 26,000
+    EXPECT_REL(run().activations_gib, 52'000'000.0 / kGiB);
+    c.activation_checkpointing = Checkpointing::selective; // 4·8000 + 2000 + 20,000 = 54,000
+    EXPECT_REL(run().activations_gib, 108'000'000.0 / kGiB);
+    c.activation_checkpointing = Checkpointing::none;      // 4·20,000 + 2000 = 82,000
+    EXPECT_REL(run().activations_gib, 164'000'000.0 / kGiB);
+    // Activations scale with the micro-batch.
+    c.micro_batch = 2;
+    c.global_batch_tokens = 0;
+    EXPECT_REL(run().activations_gib, 328'000'000.0 / kGiB);
+}
+
+TEST_F(Memory, QkNormInputsAreSaved) {
+    // Qwen3-style q/k norm saves their inputs too: + q + kv = 2000 per layer without AC.
+    m.qk_norm = true;
+    c.activation_checkpointing = Checkpointing::none;  // 4 · 22,000 + 2000 = 90,000
+    EXPECT_REL(run().activations_gib, 180'000'000.0 / kGiB);
+}
+
+TEST_F(Memory, LogitsAreBf16PlusFp32Copy) {
+    // 1000 tokens · 50,000 vocab · (2 + 4) B = 300,000,000 B
+    EXPECT_REL(run().logits_gib, 300'000'000.0 / kGiB);
+}
+
+TEST_F(Memory, FsdpBuffers) {
+    // Reshard after forward: gathered root + current + prefetched layer in bf16, plus the
+    // unsharded gradient of the largest unit (the root) in the reduce dtype:
+    //   (100,001,000 + 2 · 13,002,000) · 2 + 100,001,000 · 2 = 452,012,000 B
+    EXPECT_REL(run().buffers_gib, 452'012'000.0 / kGiB);
+    c.reduce_bytes = 4;  // 252,010,000 + 400,004,000
+    EXPECT_REL(run().buffers_gib, 652'014'000.0 / kGiB);
+    c.reduce_bytes = 2;
+    c.reshard_after_forward = false;  // everything stays gathered: P · 2 + root · 2
+    EXPECT_REL(run().buffers_gib, 504'020'000.0 / kGiB);
+    c.reshard_after_forward = true;
+    c.grad_sync = GradSync::last_micro_batch;  // + unsharded accumulated grads P · 2
+    EXPECT_REL(run().buffers_gib, 756'030'000.0 / kGiB);
+}
+
+TEST_F(Memory, TotalIsTheSumAndFitsAgainstHbm) {
+    const MemoryBreakdown mem = run();
+    // 1,216,072,000 (states) + 52,000,000 + 300,000,000 + 452,012,000 B + 1 GiB reserved
+    EXPECT_REL(mem.total_gib, 2'020'084'000.0 / kGiB + 1.0);
+    EXPECT_DOUBLE_EQ(mem.available_gib, 80.0);
+    EXPECT_TRUE(mem.fits);
+    hw.hbm_gib = 2.5;  // below 2.88 GiB
+    EXPECT_FALSE(run().fits);
+}
+
+TEST(MemoryFit, Qwen3_32BOnFourH100DoesNotFit) {
+    // States alone: 16 B · 32,762,123,264 / 4 = 131,048,493,056 B = 122.05 GiB > 80 GiB.
+    const ModelSpec q = find_model("qwen3-32b");
+    const HardwareProfile h100 = find_hardware("h100");
+    const Calibration cal = default_calibration(h100);
+    TrainingConfig c;
+    c.gpus = 4;
+    c.seq_len = 4096;
+    const StepBreakdown s = estimate_step(q, h100, cal, c);  // estimates, does not throw
+    EXPECT_FALSE(s.memory.fits);
+    EXPECT_REL(s.memory.weights_gib + s.memory.grads_gib + s.memory.optimizer_gib, 131'048'493'056.0 / kGiB);
+    try {
+        require_fit(q, h100, cal, c, s);
+        FAIL() << "require_fit did not throw";
+    } catch (const DoesNotFitError& e) {
+        const std::string msg = e.what();
+        EXPECT_REL(e.needed_gib(), s.memory.total_gib);
+        EXPECT_DOUBLE_EQ(e.available_gib(), 80.0);
+        std::ostringstream needed;
+        needed << std::fixed << std::setprecision(1) << e.needed_gib() << " GiB";
+        EXPECT_NE(msg.find(needed.str()), std::string::npos) << msg;
+        EXPECT_NE(msg.find("80.0 GiB available"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("qwen3-32b"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("to fit, try"), std::string::npos) << msg;  // a suggestion
+        EXPECT_NE(msg.find("GPUs with strategy='fsdp'"), std::string::npos) << msg;
+    }
+    // The suggestion is the first doubling that fits: 8 H100 hold 16 · P / 8 = 61.0 GiB of
+    // states + 3.7 activations + 3.5 logits + 7.6 buffers + 3 reserved ≈ 78.9 GiB ≤ 80.
+    EXPECT_NE(fit_suggestion(q, h100, cal, c).find("at least 8 GPUs"), std::string::npos);
+    c.gpus = 8;
+    EXPECT_TRUE(estimate_step(q, h100, cal, c).memory.fits);
+}
+
+TEST(MemoryFit, Qwen3_32BOnFourB300Fits) {
+    // 122.05 GiB of states plus activations, logits and buffers fit in B300's 268.6 GiB.
+    const ModelSpec q = find_model("qwen3-32b");
+    const HardwareProfile b300 = find_hardware("b300");
+    const Calibration cal = default_calibration(b300);
+    TrainingConfig c;
+    c.gpus = 4;
+    c.seq_len = 8192;
+    const StepBreakdown s = estimate_step(q, b300, cal, c);
+    EXPECT_TRUE(s.memory.fits);
+    EXPECT_LT(s.memory.total_gib, 268.6);
+    EXPECT_GT(s.memory.total_gib, 122.05);
+    EXPECT_NO_THROW(require_fit(q, b300, cal, c, s));
+    // Full checkpointing, seq 8192, by hand: activations (64 · 5120 + 2 · 5120 + 150,528)
+    // · 8192 · 2 B, where 150,528 = 4·5120 + 2·8192 + 2·1024 + 4·25600 + 8192 + 1024.
+    EXPECT_REL(s.memory.activations_gib, 488'448.0 * 8192 * 2 / kGiB);
+}
+
+}  // namespace
+}  // namespace libscale

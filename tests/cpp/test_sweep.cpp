@@ -1,0 +1,165 @@
+// The vectorized sweep equals estimate_step element by element; invalid elements are
+// flagged, never thrown.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "libscale/catalog.hpp"
+#include "libscale/sweep.hpp"
+#include "test_support.hpp"
+
+namespace libscale {
+namespace {
+
+struct Columns {
+    explicit Columns(std::size_t n)
+        : step(n), tps(n), tps_gpu(n), mfu(n), hfu(n), compute(n), comm(n), exposed(n), mem(n),
+          accum(n), fits(n), issue(n) {}
+    std::vector<double> step, tps, tps_gpu, mfu, hfu, compute, comm, exposed, mem;
+    std::vector<std::int64_t> accum;
+    std::vector<std::uint8_t> fits, issue;
+    SweepOutputs outputs() {
+        SweepOutputs o;
+        o.step_time_s = step.data();
+        o.tokens_per_s = tps.data();
+        o.tokens_per_s_per_gpu = tps_gpu.data();
+        o.mfu = mfu.data();
+        o.hfu = hfu.data();
+        o.compute_s = compute.data();
+        o.comm_s = comm.data();
+        o.exposed_comm_s = exposed.data();
+        o.memory_gib = mem.data();
+        o.grad_accum = accum.data();
+        o.fits = fits.data();
+        o.issue = issue.data();
+        return o;
+    }
+};
+
+TEST(Sweep, EqualsEstimateStepElementWise) {
+    const ModelSpec m = find_model("qwen3-8b");
+    const HardwareProfile hw = find_hardware("h100");
+    const Calibration cal = default_calibration(hw);
+    TrainingConfig base;
+    base.seq_len = 4096;
+    // 2..64 GPUs, one or two nodes and more, micro-batch 1 or 2, global batch 0 or 512 Ki.
+    std::vector<std::int64_t> gpus, mb, seq, gbt;
+    for (std::int64_t g : {1, 2, 4, 8, 16, 32, 64})
+        for (std::int64_t b : {1, 2})
+            for (std::int64_t s : {2048, 4096, 8192})
+                for (std::int64_t G : {std::int64_t{0}, std::int64_t{524288}}) {
+                    gpus.push_back(g);
+                    mb.push_back(b);
+                    seq.push_back(s);
+                    gbt.push_back(G);
+                }
+    const std::size_t n = gpus.size();
+    SweepInputs in;
+    in.n = n;
+    in.gpus = gpus.data();
+    in.micro_batch = mb.data();
+    in.seq_len = seq.data();
+    in.global_batch_tokens = gbt.data();
+    Columns col(n);
+    sweep(m, hw, cal, base, in, col.outputs());
+    std::size_t valid = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        SCOPED_TRACE(i);
+        TrainingConfig c = base;
+        c.gpus = gpus[i];
+        c.micro_batch = mb[i];
+        c.seq_len = seq[i];
+        c.global_batch_tokens = gbt[i];
+        const ConfigIssue issue = check_config(m, hw, c);
+        EXPECT_EQ(col.issue[i], static_cast<std::uint8_t>(issue));
+        if (issue != ConfigIssue::none) {
+            EXPECT_TRUE(std::isnan(col.step[i]));
+            continue;
+        }
+        ++valid;
+        const StepBreakdown s = estimate_step(m, hw, cal, c);
+        EXPECT_DOUBLE_EQ(col.step[i], s.step_time_s);
+        EXPECT_DOUBLE_EQ(col.tps[i], s.tokens_per_s);
+        EXPECT_DOUBLE_EQ(col.tps_gpu[i], s.tokens_per_s_per_gpu);
+        EXPECT_DOUBLE_EQ(col.mfu[i], s.mfu);
+        EXPECT_DOUBLE_EQ(col.hfu[i], s.hfu);
+        EXPECT_DOUBLE_EQ(col.compute[i], s.compute_s);
+        EXPECT_DOUBLE_EQ(col.comm[i], s.comm_s);
+        EXPECT_DOUBLE_EQ(col.exposed[i], s.exposed_comm_s);
+        EXPECT_DOUBLE_EQ(col.mem[i], s.memory.total_gib);
+        EXPECT_EQ(col.accum[i], s.grad_accum);
+        EXPECT_EQ(col.fits[i], s.memory.fits ? 1 : 0);
+    }
+    // 524288 = 2^19 divides every g · b · s here except 64 · 2 · 8192 = 2^20: one issue.
+    EXPECT_EQ(valid, n - 1);
+}
+
+TEST(Sweep, InvalidElementsGetNaNAndTheirIssue) {
+    const ModelSpec m = test::tiny_model();  // max_position_embeddings 4096
+    const HardwareProfile hw = test::tiny_hardware();
+    const Calibration cal = test::tiny_calibration();
+    const TrainingConfig base = test::tiny_config();  // global batch 4000 tokens
+    // 0: valid (2 GPUs, A = 2); 1: gpus 0; 2: 3 GPUs do not divide 4000; 3: seq 5000 > 4096;
+    // 4: valid (4 GPUs, A = 1); 5: gpus_per_node −1.
+    const std::vector<std::int64_t> gpus{2, 0, 3, 2, 4, 2};
+    const std::vector<std::int64_t> seq{1000, 1000, 1000, 5000, 1000, 1000};
+    const std::vector<std::int64_t> gpn{0, 0, 0, 0, 0, -1};
+    SweepInputs in;
+    in.n = gpus.size();
+    in.gpus = gpus.data();
+    in.seq_len = seq.data();
+    in.gpus_per_node = gpn.data();
+    Columns col(in.n);
+    ASSERT_NO_THROW(sweep(m, hw, cal, base, in, col.outputs()));
+    const ConfigIssue expected[] = {ConfigIssue::none, ConfigIssue::gpus, ConfigIssue::global_batch,
+                                    ConfigIssue::seq_len_too_long, ConfigIssue::none, ConfigIssue::gpus_per_node};
+    for (std::size_t i = 0; i < in.n; ++i) {
+        SCOPED_TRACE(i);
+        EXPECT_EQ(col.issue[i], static_cast<std::uint8_t>(expected[i]));
+        const bool bad = expected[i] != ConfigIssue::none;
+        for (const std::vector<double>* c : {&col.step, &col.tps, &col.tps_gpu, &col.mfu, &col.hfu, &col.compute,
+                                             &col.comm, &col.exposed, &col.mem})
+            EXPECT_EQ(std::isnan((*c)[i]), bad);
+        if (bad) {
+            EXPECT_EQ(col.accum[i], 0);
+            EXPECT_EQ(col.fits[i], 0);
+        }
+    }
+    // Element 0 is the hand-computed baseline of test_step_model.cpp: 3900.039 µs.
+    EXPECT_REL(col.step[0], 3900.039e-6);
+    EXPECT_EQ(col.accum[0], 2);
+    EXPECT_EQ(col.accum[4], 1);
+    EXPECT_EQ(col.fits[0], 1);
+    // Every code has a description.
+    for (int k = 0; k <= static_cast<int>(ConfigIssue::checkpoint); ++k)
+        EXPECT_STRNE(describe(static_cast<ConfigIssue>(k)), "?");
+}
+
+TEST(Sweep, NullColumnsAreSkippedAndBaseValuesUsed) {
+    const ModelSpec m = test::tiny_model();
+    const HardwareProfile hw = test::tiny_hardware();
+    const Calibration cal = test::tiny_calibration();
+    SweepInputs in;
+    in.n = 3;  // no per-element inputs: three copies of the base configuration
+    std::vector<double> step(3);
+    SweepOutputs out;
+    out.step_time_s = step.data();
+    sweep(m, hw, cal, test::tiny_config(), in, out);
+    for (double v : step) EXPECT_REL(v, 3900.039e-6);
+}
+
+TEST(Sweep, InvalidModelThrowsOnce) {
+    ModelSpec m = test::tiny_model();
+    m.hidden_size = 0;
+    SweepInputs in;
+    in.n = 1;
+    EXPECT_THROW(sweep(m, test::tiny_hardware(), test::tiny_calibration(), test::tiny_config(), in, SweepOutputs{}),
+                 std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace libscale
