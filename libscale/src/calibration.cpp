@@ -64,6 +64,10 @@ Calibration resolve_calibration(const CalibrationFractions& f, const HardwarePro
     return c;
 }
 
+std::ostream& operator<<(std::ostream& os, const LinkLevel& l) {
+    return os << "LinkLevel(alpha_s=" << l.alpha_s << ", busbw_bytes_per_s=" << l.busbw_bytes_per_s << ")";
+}
+
 std::ostream& operator<<(std::ostream& os, const Calibration& c) {
     return os << "Calibration(hardware='" << c.hardware << "', kind='" << c.kind
               << "', eta_max=" << c.eta_max << ", half_saturation_tokens=" << c.half_saturation_tokens

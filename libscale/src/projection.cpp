@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -37,29 +38,44 @@ namespace {
 std::vector<std::int64_t> sorted_counts(std::vector<std::int64_t> counts) {
     if (counts.empty()) throw std::invalid_argument("gpus is empty; give at least one GPU count");
     for (std::size_t i = 0; i < counts.size(); ++i)
-        if (counts[i] <= 0)
+        if (counts[i] <= 0 || counts[i] > kMaxGpus)
             throw std::invalid_argument("gpus[" + std::to_string(i) + "] = " + std::to_string(counts[i]) +
-                                        "; GPU counts must be positive integers");
+                                        "; GPU counts must be positive integers, at most " +
+                                        std::to_string(kMaxGpus));
     std::sort(counts.begin(), counts.end());
     counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
     return counts;
 }
 
-// The configuration at `gpus`, keeping the global batch (strong) or the per-GPU batch
-// (weak) of the reference count.
-TrainingConfig config_at(const TrainingConfig& base, std::int64_t reference_gpus, std::int64_t gpus,
+// The global batch every count shares in strong scaling when none is given: the least
+// common multiple of the counts, one micro-batch each (4, 8, 16 → 16 micro-batches;
+// 8, 12 → 24). Capped so the product stays a valid token count; past the cap the
+// largest count is used and validation names any count that does not divide.
+std::int64_t shared_gpus(const std::vector<std::int64_t>& counts) {
+    std::int64_t l = 1;
+    for (const std::int64_t g : counts) {
+        l = std::lcm(l, g);
+        if (l > kMaxGpus) return counts.back();
+    }
+    return l;
+}
+
+// The configuration at `gpus`: strong scaling keeps the global batch (given, or one
+// micro-batch on each of `shared` GPUs); weak scaling keeps the per-GPU batch (micro-batch
+// × accumulation) of the smallest count.
+TrainingConfig config_at(const TrainingConfig& base, std::int64_t smallest, std::int64_t shared, std::int64_t gpus,
                          Scaling scaling) {
     TrainingConfig c = base;
     c.gpus = gpus;
-    const std::int64_t unit_ref = reference_gpus * base.micro_batch * base.seq_len;
-    const std::int64_t global_ref = base.global_batch_tokens > 0 ? base.global_batch_tokens : unit_ref;
+    const std::int64_t unit = base.micro_batch * base.seq_len;
     if (scaling == Scaling::strong) {
-        c.global_batch_tokens = global_ref;
+        c.global_batch_tokens = base.global_batch_tokens > 0 ? base.global_batch_tokens : shared * unit;
     } else {
-        // Keep accumulation steps; a reference batch that does not divide is reported
-        // by validation at the reference count.
+        // A reference batch that does not divide is reported by validation at the smallest count.
+        const std::int64_t global_ref = base.global_batch_tokens > 0 ? base.global_batch_tokens : smallest * unit;
+        const std::int64_t unit_ref = smallest * unit;
         const std::int64_t accum = unit_ref > 0 && global_ref % unit_ref == 0 ? global_ref / unit_ref : 0;
-        c.global_batch_tokens = accum > 0 ? gpus * base.micro_batch * base.seq_len * accum : global_ref;
+        c.global_batch_tokens = accum > 0 ? gpus * unit * accum : global_ref;
     }
     return c;
 }
@@ -96,12 +112,13 @@ Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibrat
                    const Job& job) {
     job.validate();
     const std::vector<std::int64_t> counts = sorted_counts(std::move(gpu_counts));
+    const std::int64_t shared = shared_gpus(counts);
     Projection out;
     out.scaling = scaling;
     out.job = job;
     out.price_per_gpu_hour_usd = price_of(job, hw);
     for (const std::int64_t g : counts) {
-        const TrainingConfig c = config_at(base, counts.front(), g, scaling);
+        const TrainingConfig c = config_at(base, counts.front(), shared, g, scaling);
         const StepBreakdown s = estimate_step(m, hw, cal, c);
         require_fit(m, hw, cal, c, s);
         out.rows.push_back(make_row(s, job, out.price_per_gpu_hour_usd));
@@ -122,11 +139,12 @@ std::vector<ProjectionRow> feasible_rows(const ModelSpec& m, const HardwareProfi
     hw.validate();
     cal.validate();
     const std::vector<std::int64_t> counts = sorted_counts(gpu_counts);
+    const std::int64_t shared = shared_gpus(counts);
     const double price = price_of(job, hw);
     const ParameterCounts p = count_parameters(m);
     std::vector<ProjectionRow> rows;
     for (const std::int64_t g : counts) {
-        const TrainingConfig c = config_at(base, counts.front(), g, scaling);
+        const TrainingConfig c = config_at(base, counts.front(), shared, g, scaling);
         if (check_config(m, hw, c) != ConfigIssue::none) continue;
         const StepBreakdown s = estimate_step_unchecked(m, p, hw, cal, c);
         if (s.memory.fits) rows.push_back(make_row(s, job, price));
@@ -174,6 +192,18 @@ Solution solve_budget(const ModelSpec& m, const HardwareProfile& hw, const Calib
         }
     }
     return sol;
+}
+
+std::ostream& operator<<(std::ostream& os, const Job& j) {
+    os << "Job(tokens=" << j.tokens << ", epochs=" << j.epochs << ", price_per_gpu_hour_usd=";
+    if (std::isnan(j.price_per_gpu_hour_usd)) os << "None"; else os << j.price_per_gpu_hour_usd;
+    return os << ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Solution& s) {
+    os << "Solution(found=" << (s.found ? "True" : "False") << ", row=";
+    if (s.found) os << s.row; else os << "None";
+    return os << ", candidates=" << s.candidates.size() << ")";
 }
 
 std::ostream& operator<<(std::ostream& os, const ProjectionRow& r) {

@@ -74,14 +74,16 @@ bool is_positive_multiple(std::int64_t value, std::int64_t unit) {
 ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
                          const TrainingConfig& c) noexcept {
     const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
-    if (c.gpus <= 0) return ConfigIssue::gpus;
+    if (c.gpus <= 0 || c.gpus > kMaxGpus) return ConfigIssue::gpus;
     if (c.gpus_per_node < 0 || gpn <= 0) return ConfigIssue::gpus_per_node;
     if (c.strategy == Strategy::hsdp && c.gpus > gpn && c.gpus % gpn != 0) return ConfigIssue::whole_nodes;
     if (c.seq_len <= 0) return ConfigIssue::seq_len;
     if (c.seq_len > m.max_position_embeddings) return ConfigIssue::seq_len_too_long;
     if (c.micro_batch <= 0) return ConfigIssue::micro_batch;
-    if (c.global_batch_tokens != 0 &&
-        !is_positive_multiple(c.global_batch_tokens, c.gpus * c.micro_batch * c.seq_len))
+    std::int64_t unit = 0;
+    if (__builtin_mul_overflow(c.gpus, c.micro_batch, &unit) || __builtin_mul_overflow(unit, c.seq_len, &unit))
+        return ConfigIssue::batch_overflow;
+    if (c.global_batch_tokens != 0 && !is_positive_multiple(c.global_batch_tokens, unit))
         return ConfigIssue::global_batch;
     if (c.reduce_bytes != 2 && c.reduce_bytes != 4) return ConfigIssue::reduce_bytes;
     if (!(c.attention_span_tokens >= 0) || c.attention_span_tokens > static_cast<double>(c.seq_len))
@@ -105,7 +107,7 @@ void validate_config(const ModelSpec& m, const HardwareProfile& hw, const Traini
     switch (issue) {
         case ConfigIssue::none: return;
         case ConfigIssue::gpus:
-            msg << "gpus = " << c.gpus << "; it must be a positive integer";
+            msg << "gpus = " << c.gpus << "; it must be a positive integer, at most " << kMaxGpus;
             break;
         case ConfigIssue::gpus_per_node:
             msg << "gpus_per_node = " << c.gpus_per_node << "; it must be a positive integer (0: the hardware's "
@@ -136,6 +138,10 @@ void validate_config(const ModelSpec& m, const HardwareProfile& hw, const Traini
             if (lo < c.global_batch_tokens) msg << " or " << lo + unit;
             break;
         }
+        case ConfigIssue::batch_overflow:
+            msg << "gpus × micro_batch × seq_len = " << c.gpus << " × " << c.micro_batch << " × " << c.seq_len
+                << " overflows a 64-bit token count; use realistic values";
+            break;
         case ConfigIssue::reduce_bytes:
             msg << "reduce_bytes = " << c.reduce_bytes << "; valid: 2 (bf16) or 4 (fp32)";
             break;
@@ -184,6 +190,7 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
 
     s.gpus = n;
     s.gpus_per_node = gpn;
+    s.nodes = (n + gpn - 1) / gpn;
     s.grad_accum = accum;
     s.tokens_per_micro_batch = t;
     s.tokens_per_step = global;
@@ -313,8 +320,8 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     s.data_s = std::max(0.0, data_time - busy);
 
     if (c.checkpoint.every_steps > 0) {
-        const double nodes = std::ceil(static_cast<double>(n) / static_cast<double>(gpn));
-        const double write_s = P * kCheckpointBytes / (nodes * c.checkpoint.write_gbps_per_node * 1e9);
+        const double write_s =
+            P * kCheckpointBytes / (static_cast<double>(s.nodes) * c.checkpoint.write_gbps_per_node * 1e9);
         s.checkpoint_s = write_s / static_cast<double>(c.checkpoint.every_steps);
     }
 
@@ -389,7 +396,7 @@ std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw, const 
         if (fits(x)) ways.push_back("strategy='fsdp' (shard weights, gradients and optimizer state)");
     }
     // More GPUs with the same per-GPU batch: FSDP's state per GPU falls as 1/N.
-    for (std::int64_t g = c.gpus * 2; g <= 65536; g *= 2) {
+    for (std::int64_t g = c.gpus * 2; g <= std::min<std::int64_t>(65536, kMaxGpus); g *= 2) {
         TrainingConfig x = c;
         x.gpus = g;
         x.global_batch_tokens = 0;
@@ -432,7 +439,7 @@ std::ostream& operator<<(std::ostream& os, const MemoryBreakdown& mem) {
 }
 
 std::ostream& operator<<(std::ostream& os, const StepBreakdown& s) {
-    return os << "StepBreakdown(gpus=" << s.gpus << ", grad_accum=" << s.grad_accum
+    return os << "StepBreakdown(gpus=" << s.gpus << ", nodes=" << s.nodes << ", grad_accum=" << s.grad_accum
               << ", step_time_s=" << s.step_time_s << ", tokens_per_s=" << s.tokens_per_s
               << ", tokens_per_s_per_gpu=" << s.tokens_per_s_per_gpu << ", mfu=" << s.mfu
               << ", compute_s=" << s.compute_s << ", exposed_comm_s=" << s.exposed_comm_s

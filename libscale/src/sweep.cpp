@@ -8,17 +8,37 @@ namespace libscale {
 const char* describe(ConfigIssue issue) {
     switch (issue) {
         case ConfigIssue::none: return "ok";
-        case ConfigIssue::gpus: return "gpus must be a positive integer";
+        case ConfigIssue::gpus: return "gpus must be a positive integer (at most 2^30)";
         case ConfigIssue::gpus_per_node: return "gpus_per_node must be a positive integer";
         case ConfigIssue::whole_nodes: return "HSDP needs whole nodes (gpus a multiple of gpus_per_node)";
         case ConfigIssue::seq_len: return "seq_len must be a positive integer";
         case ConfigIssue::seq_len_too_long: return "seq_len exceeds the model's max_position_embeddings";
         case ConfigIssue::micro_batch: return "micro_batch must be a positive integer";
         case ConfigIssue::global_batch: return "global_batch_tokens is not a multiple of gpus × micro_batch × seq_len";
+        case ConfigIssue::batch_overflow: return "gpus × micro_batch × seq_len overflows a 64-bit token count";
         case ConfigIssue::reduce_bytes: return "reduce_bytes must be 2 or 4";
         case ConfigIssue::attention_span: return "attention_span_tokens must be in [0, seq_len]";
         case ConfigIssue::data_pipeline: return "the data pipeline lacks a required bandwidth or rate";
         case ConfigIssue::checkpoint: return "a checkpoint interval needs write_gbps_per_node > 0";
+    }
+    return "?";
+}
+
+const char* to_string(ConfigIssue issue) {
+    switch (issue) {
+        case ConfigIssue::none: return "none";
+        case ConfigIssue::gpus: return "gpus";
+        case ConfigIssue::gpus_per_node: return "gpus_per_node";
+        case ConfigIssue::whole_nodes: return "whole_nodes";
+        case ConfigIssue::seq_len: return "seq_len";
+        case ConfigIssue::seq_len_too_long: return "seq_len_too_long";
+        case ConfigIssue::micro_batch: return "micro_batch";
+        case ConfigIssue::global_batch: return "global_batch";
+        case ConfigIssue::batch_overflow: return "batch_overflow";
+        case ConfigIssue::reduce_bytes: return "reduce_bytes";
+        case ConfigIssue::attention_span: return "attention_span";
+        case ConfigIssue::data_pipeline: return "data_pipeline";
+        case ConfigIssue::checkpoint: return "checkpoint";
     }
     return "?";
 }

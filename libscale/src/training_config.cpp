@@ -38,6 +38,21 @@ const char* to_string(GradSync g) {
     return g == GradSync::every_micro_batch ? "every_micro_batch" : "last_micro_batch";
 }
 
+std::ostream& operator<<(std::ostream& os, const DataPipeline& d) {
+    return os << "DataPipeline(pretokenized=" << (d.pretokenized ? "True" : "False")
+              << ", bytes_per_token=" << d.bytes_per_token
+              << ", corpus_in_page_cache=" << (d.corpus_in_page_cache ? "True" : "False")
+              << ", storage_read_gbps_per_node=" << d.storage_read_gbps_per_node
+              << ", tokenize_tokens_per_s_per_core=" << d.tokenize_tokens_per_s_per_core
+              << ", loader_workers_per_rank=" << d.loader_workers_per_rank
+              << ", cpu_cores_per_node=" << d.cpu_cores_per_node << ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const CheckpointPolicy& c) {
+    return os << "CheckpointPolicy(every_steps=" << c.every_steps << ", write_gbps_per_node=" << c.write_gbps_per_node
+              << ")";
+}
+
 std::ostream& operator<<(std::ostream& os, const TrainingConfig& c) {
     return os << "TrainingConfig(gpus=" << c.gpus << ", gpus_per_node=" << c.gpus_per_node
               << ", seq_len=" << c.seq_len << ", micro_batch=" << c.micro_batch

@@ -41,6 +41,18 @@ TEST_F(ProjectionTest, StrongScalingKeepsGlobalBatch) {
     }
 }
 
+TEST_F(ProjectionTest, StrongScalingDefaultBatchIsSharedByEveryCount) {
+    // No global batch given: one micro-batch (1000 tokens) on each of lcm(8, 12) = 24 GPUs
+    // = 24,000 tokens, so 8 GPUs accumulate 3 micro-batches and 12 GPUs 2.
+    base.global_batch_tokens = 0;
+    const Projection p = project(m, hw, cal, base, {12, 8}, Scaling::strong, job);
+    ASSERT_EQ(p.rows.size(), 2u);
+    EXPECT_EQ(p.rows[0].step.grad_accum, 3);
+    EXPECT_EQ(p.rows[1].step.grad_accum, 2);
+    EXPECT_DOUBLE_EQ(p.rows[0].step.tokens_per_step, 24000.0);
+    EXPECT_DOUBLE_EQ(p.rows[1].step.tokens_per_step, 24000.0);
+}
+
 TEST_F(ProjectionTest, WeakScalingKeepsPerGpuBatch) {
     // At 2 GPUs: 8000 / (2 · 1000) = 4 micro-batches; kept at 4 and 8 GPUs.
     const Projection p = project(m, hw, cal, base, {2, 4, 8}, Scaling::weak, job);

@@ -55,6 +55,7 @@ struct CalibrationFractions {
 Calibration resolve_calibration(const CalibrationFractions& f, const HardwareProfile& hw,
                                 std::string kind, std::string source);
 
+std::ostream& operator<<(std::ostream& os, const LinkLevel& l);
 std::ostream& operator<<(std::ostream& os, const Calibration& c);
 
 }  // namespace libscale

@@ -48,8 +48,9 @@ struct Projection {
 };
 
 // base: the configuration at every count; its global_batch_tokens is kept fixed in
-// strong scaling (0: the smallest count with no accumulation). In weak scaling the
-// per-GPU batch (micro-batch × accumulation) of the smallest count is kept.
+// strong scaling (0: one micro-batch on each of lcm(counts) GPUs, so every count divides
+// it). In weak scaling the per-GPU batch (micro-batch × accumulation) of the smallest
+// count is kept.
 // Throws std::invalid_argument on bad counts, DoesNotFitError when a count does not fit.
 Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                    const TrainingConfig& base, std::vector<std::int64_t> gpu_counts,
@@ -73,6 +74,8 @@ Solution solve_budget(const ModelSpec& m, const HardwareProfile& hw, const Calib
                       const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
                       Scaling scaling, const Job& job, double max_gpu_hours, double max_cost_usd);
 
+std::ostream& operator<<(std::ostream& os, const Job& j);
+std::ostream& operator<<(std::ostream& os, const Solution& s);
 std::ostream& operator<<(std::ostream& os, const ProjectionRow& r);
 std::ostream& operator<<(std::ostream& os, const Projection& p);
 

@@ -31,6 +31,7 @@ struct StepBreakdown {
     // configuration the step was resolved to
     std::int64_t gpus = 0;
     std::int64_t gpus_per_node = 0;
+    std::int64_t nodes = 0;                    // nodes the GPUs span (the last may be partial)
     std::int64_t grad_accum = 0;               // micro-batches per step, A
     double tokens_per_micro_batch = 0;         // per GPU, t
     double tokens_per_step = 0;                // global batch, B = N·t·A
@@ -58,18 +59,23 @@ struct StepBreakdown {
 // What is wrong with a configuration, without building a message (for sweeps).
 enum class ConfigIssue : std::uint8_t {
     none,
-    gpus,                 // not a positive integer
+    gpus,                 // not a positive integer, or beyond kMaxGpus
     gpus_per_node,        // not a positive integer
     whole_nodes,          // HSDP across nodes needs a multiple of gpus_per_node
     seq_len,              // not positive
     seq_len_too_long,     // beyond the model's max_position_embeddings
     micro_batch,          // not positive
     global_batch,         // not a positive multiple of gpus × micro_batch × seq_len
+    batch_overflow,       // gpus × micro_batch × seq_len overflows a 64-bit token count
     reduce_bytes,         // not 2 or 4
     attention_span,       // negative or beyond the sequence
     data_pipeline,        // a required input pipeline figure is missing
     checkpoint,           // checkpoint interval without a write bandwidth
 };
+
+// Largest GPU count accepted: far beyond any cluster, and small enough that the
+// searches in fit_suggestion cannot overflow.
+inline constexpr std::int64_t kMaxGpus = std::int64_t{1} << 30;
 
 ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
                          const TrainingConfig& c) noexcept;

@@ -41,7 +41,9 @@ struct SweepOutputs {
 void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
            const TrainingConfig& base, const SweepInputs& in, const SweepOutputs& out);
 
-// Message for a ConfigIssue, for error columns.
+// Message for a ConfigIssue, for error columns, and its identifier ("global_batch").
 const char* describe(ConfigIssue issue);
+const char* to_string(ConfigIssue issue);
+inline constexpr int kConfigIssueCount = static_cast<int>(ConfigIssue::checkpoint) + 1;
 
 }  // namespace libscale

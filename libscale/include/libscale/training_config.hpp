@@ -59,6 +59,8 @@ struct TrainingConfig {
     CheckpointPolicy checkpoint;
 };
 
+std::ostream& operator<<(std::ostream& os, const DataPipeline& d);
+std::ostream& operator<<(std::ostream& os, const CheckpointPolicy& c);
 std::ostream& operator<<(std::ostream& os, const TrainingConfig& c);
 
 }  // namespace libscale
