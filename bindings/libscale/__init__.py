@@ -1,0 +1,105 @@
+"""libscale: strong-scaling, GPU-hour and run-safety calculator for FSDP / ZeRO training.
+
+The C++ core (``libscale._core``) computes every number; this package gives it keyword
+front ends, result conversions (``to_dict()``, ``to_pandas()``, Jupyter HTML) and the
+``libscale`` command line.
+
+    >>> import libscale
+    >>> p = libscale.project("qwen3-32b", "b300", gpus=[4, 8, 16], gpus_per_node=8,
+    ...                      global_batch_tokens=1_048_576, tokens=1e9)
+    >>> p.to_pandas()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import pkgutil as _pkgutil
+
+# A development build (cmake -DLIBSCALE_BUILD_PYTHON=ON) puts _core in
+# <build>/bindings/libscale; with PYTHONPATH=<build>/bindings:bindings both halves join.
+__path__ = _pkgutil.extend_path(__path__, __name__)
+
+from . import _core  # noqa: E402
+from ._core import (  # noqa: E402
+    Calibration,
+    CheckpointPolicy,
+    DataPipeline,
+    DoesNotFitError,
+    FlopsPerToken,
+    HardwareProfile,
+    Job,
+    LibscaleError,
+    LinkLevel,
+    MemoryBreakdown,
+    ModelSpec,
+    ParameterCounts,
+    ParseError,
+    Projection,
+    ProjectionRow,
+    Solution,
+    StepBreakdown,
+    TrainingConfig,
+    UnknownNameError,
+)
+from ._api import (  # noqa: E402
+    count_parameters,
+    default_calibration,
+    describe_issue,
+    estimate_step,
+    flops_per_token,
+    hardware,
+    hardware_names,
+    model,
+    models,
+    project,
+    solve_budget,
+    solve_deadline,
+    sweep,
+    training_config,
+)
+from ._results import SweepResult, to_jsonable  # noqa: E402  (also attaches to_dict / to_pandas)
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "__version__",
+    # catalog
+    "model",
+    "models",
+    "hardware",
+    "hardware_names",
+    "default_calibration",
+    # model arithmetic
+    "count_parameters",
+    "flops_per_token",
+    # estimates
+    "training_config",
+    "estimate_step",
+    "project",
+    "sweep",
+    "solve_deadline",
+    "solve_budget",
+    "describe_issue",
+    "to_jsonable",
+    # types
+    "ModelSpec",
+    "ParameterCounts",
+    "FlopsPerToken",
+    "HardwareProfile",
+    "LinkLevel",
+    "Calibration",
+    "TrainingConfig",
+    "DataPipeline",
+    "CheckpointPolicy",
+    "MemoryBreakdown",
+    "StepBreakdown",
+    "Job",
+    "ProjectionRow",
+    "Projection",
+    "Solution",
+    "SweepResult",
+    # errors
+    "LibscaleError",
+    "UnknownNameError",
+    "DoesNotFitError",
+    "ParseError",
+]

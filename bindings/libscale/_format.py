@@ -1,0 +1,183 @@
+"""Text and HTML tables, number formatting and the sentences that describe a result.
+
+Formatting only: every number shown is one the C++ core computed."""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence
+
+Formatter = Callable[[Any], str]
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def fixed(digits: int) -> Formatter:
+    """Thousands separators and a fixed number of decimals; '-' for a missing value."""
+    def f(v: Any) -> str:
+        return "-" if _missing(v) else f"{float(v):,.{digits}f}"
+    return f
+
+
+def integer(v: Any) -> str:
+    return "-" if _missing(v) else f"{int(v):,}"
+
+
+def percent(digits: int) -> Formatter:
+    """A fraction shown in percent (the column header carries the %)."""
+    def f(v: Any) -> str:
+        return "-" if _missing(v) else f"{float(v):.{digits}%}".rstrip("%")
+    return f
+
+
+def yes_no(v: Any) -> str:
+    return "yes" if v else "no"
+
+
+def text(v: Any) -> str:
+    return "" if v is None else str(v)
+
+
+class Column(NamedTuple):
+    key: str
+    header: str
+    fmt: Formatter
+    align: str = ">"
+
+
+def text_table(columns: Sequence[Column], rows: Iterable[Mapping[str, Any]]) -> str:
+    cells = [[c.fmt(r.get(c.key)) for c in columns] for r in rows]
+    widths = [max([len(c.header)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(f"{v:{c.align}{w}}" for v, c, w in zip(values, columns, widths)).rstrip()
+    out = [line([c.header for c in columns]), line(["-" * w for w in widths])]
+    out += [line(row) for row in cells]
+    return "\n".join(out)
+
+
+def html_table(columns: Sequence[Column], rows: Iterable[Mapping[str, Any]],
+               caption: Optional[str] = None, footer: Optional[str] = None) -> str:
+    parts = ["<div class=\"libscale\">"]
+    if caption:
+        parts.append(f"<p>{html.escape(caption)}</p>")
+    parts.append("<table>")
+    parts.append("<thead><tr>" + "".join(f"<th>{html.escape(c.header)}</th>" for c in columns)
+                 + "</tr></thead>")
+    parts.append("<tbody>")
+    for r in rows:
+        parts.append("<tr>" + "".join(
+            f"<td style=\"text-align:{'right' if c.align == '>' else 'left'}\">"
+            f"{html.escape(c.fmt(r.get(c.key)))}</td>" for c in columns) + "</tr>")
+    parts.append("</tbody></table>")
+    if footer:
+        parts.append(f"<p>{html.escape(footer)}</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+# --- what the project table shows ----------------------------------------------------
+
+PROJECTION_COLUMNS = [
+    Column("gpus", "GPUs", integer),
+    Column("nodes", "nodes", integer),
+    Column("grad_accum", "grad accum", integer),
+    Column("step_time_s", "step s", fixed(3)),
+    Column("tokens_per_s", "tokens/s", fixed(0)),
+    Column("tokens_per_s_per_gpu", "tokens/s/GPU", fixed(0)),
+    Column("mfu", "MFU %", percent(1)),
+    Column("scaling_efficiency", "scaling eff %", percent(1)),
+    Column("memory_gib", "memory GiB", fixed(1)),
+    Column("wall_time_h", "wall h", fixed(2)),
+    Column("gpu_hours", "GPU-h", fixed(1)),
+    Column("cost_usd", "cost $", fixed(2)),
+    Column("energy_kwh", "energy kWh", fixed(1)),
+]
+
+SWEEP_COLUMNS = [
+    Column("gpus", "GPUs", integer),
+    Column("micro_batch", "micro-batch seqs", integer),
+    Column("seq_len", "seq len tokens", integer),
+    Column("global_batch_tokens", "global batch tokens", integer),
+    Column("grad_accum", "grad accum", integer),
+    Column("step_time_s", "step s", fixed(3)),
+    Column("tokens_per_s", "tokens/s", fixed(0)),
+    Column("tokens_per_s_per_gpu", "tokens/s/GPU", fixed(0)),
+    Column("mfu", "MFU %", percent(1)),
+    Column("exposed_comm_s", "exposed comm s", fixed(3)),
+    Column("memory_gib", "memory GiB", fixed(1)),
+    Column("fits", "fits", yes_no),
+    Column("issue_text", "issue", text, "<"),
+]
+
+STEP_FIELDS = [
+    ("gpus", "GPUs", integer), ("nodes", "nodes", integer), ("grad_accum", "grad accum", integer),
+    ("tokens_per_micro_batch", "tokens per micro-batch per GPU", fixed(0)),
+    ("tokens_per_step", "tokens per step", fixed(0)), ("eta", "achieved fraction of peak %", percent(1)),
+    ("compute_s", "compute s", fixed(4)), ("comm_s", "communication s (hidden or not)", fixed(4)),
+    ("exposed_comm_s", "exposed communication s", fixed(4)), ("optimizer_s", "optimizer s", fixed(4)),
+    ("data_s", "input pipeline s (exposed)", fixed(4)), ("checkpoint_s", "checkpoint s (per step)", fixed(4)),
+    ("step_time_s", "step s", fixed(4)), ("tokens_per_s", "tokens/s", fixed(0)),
+    ("tokens_per_s_per_gpu", "tokens/s/GPU", fixed(0)), ("mfu", "MFU %", percent(1)),
+    ("hfu", "HFU %", percent(1)), ("comm_hidden", "communication hidden", yes_no),
+    ("energy_per_step_j", "energy per step J", fixed(0)), ("memory_gib", "memory per GPU GiB", fixed(1)),
+]
+
+
+def _count(v: float) -> str:
+    """1e9 -> '1,000,000,000'; non-integral or huge values in short scientific form."""
+    return f"{int(v):,}" if float(v).is_integer() and abs(v) < 1e15 else f"{v:.4g}"
+
+
+def calibration_kind(kind: str) -> str:
+    return "default (uncalibrated)" if kind == "default" else kind
+
+
+def projection_header(d: Mapping[str, Any]) -> str:
+    """One line: model, hardware, strategy, batch, job, calibration (from Projection.to_dict())."""
+    cfg, job = d.get("config", {}), d.get("job", {})
+    parts = []
+    what = []
+    if "model" in d:
+        what.append(f"{d['model']['name']} ({d['model']['parameters']:,} parameters)")
+    if "hardware" in d:
+        what.append(f"on {d['hardware']['name']}")
+    if what:
+        parts.append(" ".join(what))
+    if cfg:
+        gpn = cfg["gpus_per_node"] or (d.get("hardware") or {}).get("gpus_per_node")
+        parts.append(f"{cfg['strategy']}, {gpn} GPUs/node")
+        rows = d.get("rows") or []
+        batch = rows[0]["tokens_per_step"] if rows else cfg["global_batch_tokens"]
+        parts.append(f"global batch {batch:,.0f} tokens (seq len {cfg['seq_len']:,}, "
+                     f"micro-batch {cfg['micro_batch']})")
+        parts.append(f"activation checkpointing {cfg['activation_checkpointing']}")
+    parts.append(f"{d.get('scaling', 'strong')} scaling")
+    if job:
+        epochs = job["epochs"]
+        parts.append(f"job {_count(job['tokens'])} tokens × {epochs:g} epoch{'' if epochs == 1 else 's'} "
+                     f"at ${d.get('price_per_gpu_hour_usd', 0):,.2f}/GPU-h")
+    if "calibration" in d:
+        parts.append(f"calibration {calibration_kind(d['calibration']['kind'])}")
+    return ", ".join(parts)
+
+
+def comm_sentence(d: Mapping[str, Any]) -> str:
+    """Where communication stops hiding under compute (from Projection.to_dict())."""
+    rows = d.get("rows") or []
+    n = d.get("comm_exposed_from_gpus")
+    if not rows:
+        return ""
+    if n is None:
+        return ("communication hides under compute at every GPU count shown (only the first "
+                "all-gather and the last reduce-scatter are exposed)")
+    row = next(r for r in rows if r["gpus"] == n)
+    where = (f"{n} GPUs on {row['nodes']} nodes (the ring crosses the node boundary)"
+             if row["nodes"] > 1 else f"{n} GPUs within one node")
+    before = [r["gpus"] for r in rows if r["gpus"] < n]
+    lead = (f"communication hides under compute up to {before[-1]} GPUs and stops hiding from "
+            if before else "communication does not hide under compute even at the smallest count, ")
+    return (f"{lead}{where}: {row['exposed_comm_s']:.3f} s of the {row['step_time_s']:.3f} s step "
+            f"is exposed communication")

@@ -1,0 +1,412 @@
+"""The ``libscale`` command line.
+
+    libscale project  --model M --hardware H --gpus 4,8,16 [options] [--json]
+    libscale sweep    --model M --hardware H --gpus 8,16 --micro-batch 1,2 --seq-len 4096,8192 [--json]
+    libscale solve    --model M --hardware H (--deadline-h H | --max-gpu-hours G | --max-cost-usd C) [--json]
+    libscale models   [--json]
+    libscale hardware [NAME] [--json]
+
+Tables for people by default (every column header carries its unit), one JSON object
+with ``--json``. Bad input exits with status 2 and one line on stderr,
+``libscale: error: ...``; ``solve`` exits with 1 when no GPU count meets the target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from typing import Any, Callable, NoReturn, Optional, Sequence
+
+import numpy as np
+
+from . import _api, _core, _format
+from ._results import to_jsonable
+
+PROG = "libscale"
+
+
+class CliError(Exception):
+    """Bad command-line input: reported as one line, exit status 2."""
+
+
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
+def _fail(message: str) -> NoReturn:
+    sys.stderr.write(f"{PROG}: error: {_one_line(message)}\n")
+    sys.stderr.flush()
+    raise SystemExit(2)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but errors are a single line (no usage block) and name the option
+    the way it was typed: '--gpus: ...' rather than 'argument --gpus: ...'."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        _fail(re.sub(r"^argument ([^:]+): ", r"\1: ", message))
+
+
+# --- option value parsers ------------------------------------------------------------
+
+
+def _int_list(text: str) -> list[int]:
+    items = [s.strip() for s in text.split(",")]
+    if not items or any(not re.fullmatch(r"\+?\d+", s) or int(s) <= 0 for s in items):
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a comma-separated list of positive integers (e.g. 4,8,16)")
+    return [int(s) for s in items]
+
+
+def _integer(text: str) -> int:
+    if not re.fullmatch(r"[+-]?\d+", text.strip()):
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer")
+    return int(text)
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number (e.g. 1e9)") from None
+    return value
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    source = text
+    if not text.lstrip().startswith("{") and os.path.exists(text):
+        with open(text, encoding="utf-8") as f:
+            source = f.read()
+    try:
+        value = json.loads(source)
+    except json.JSONDecodeError as e:
+        raise argparse.ArgumentTypeError(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("expected a JSON object of field: value pairs")
+    return value
+
+
+# --- parser --------------------------------------------------------------------------
+
+
+def _add_target(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", required=True,
+                   help="catalog name (see `libscale models`) or a path to a Hugging Face config.json")
+    p.add_argument("--hardware", required=True,
+                   help="catalog name (see `libscale hardware`) or a path to a libscale.hardware/1 JSON file")
+
+
+def _add_config(p: argparse.ArgumentParser, *, lists: bool = False) -> None:
+    """Training-configuration options (lists=True: sweep axes take comma lists)."""
+    if not lists:
+        p.add_argument("--gpus-per-node", type=_integer, default=None, metavar="N",
+                       help="GPUs per node (default: the hardware's)")
+        p.add_argument("--seq-len", type=_integer, default=8192, metavar="TOKENS",
+                       help="sequence length, tokens (default 8192)")
+        p.add_argument("--micro-batch", type=_integer, default=1, metavar="SEQS",
+                       help="sequences per micro-batch per GPU (default 1)")
+        p.add_argument("--global-batch-tokens", type=_integer, default=None, metavar="TOKENS",
+                       help="tokens per optimizer step, kept fixed in strong scaling "
+                            "(default: the smallest GPU count with no accumulation)")
+    p.add_argument("--strategy", default="fsdp",
+                   help="fsdp (= zero3, full_shard), hsdp, ddp, zero1, zero2 (default fsdp)")
+    p.add_argument("--activation-checkpointing", default="full", metavar="{none,selective,full}",
+                   help="activation checkpointing (default full)")
+    p.add_argument("--no-reshard-after-forward", dest="reshard_after_forward", action="store_false",
+                   help="keep each unit's parameters gathered from forward to backward (FSDP2 "
+                        "reshard_after_forward=False)")
+    p.add_argument("--reduce-dtype", default="bf16", metavar="{bf16,fp32}",
+                   help="gradient reduction dtype (default bf16)")
+    p.add_argument("--grad-sync", default="every_micro_batch", metavar="{every_micro_batch,last_micro_batch}",
+                   help="when gradients are reduced under accumulation (default every_micro_batch)")
+    p.add_argument("--attention-span-tokens", type=_number, default=None, metavar="TOKENS",
+                   help="mean attended span, tokens (default: causal, seq_len / 2)")
+    p.add_argument("--data", type=_json_object, default=None, metavar="JSON",
+                   help="input pipeline as a JSON object (or file) of DataPipeline fields, e.g. "
+                        "'{\"corpus_in_page_cache\": false, \"storage_read_gbps_per_node\": 2}'")
+    p.add_argument("--checkpoint-every-steps", type=_integer, default=0, metavar="STEPS",
+                   help="write a checkpoint every STEPS optimizer steps (default 0: never)")
+    p.add_argument("--checkpoint-write-gbps", type=_number, default=0.0, metavar="GB/S",
+                   help="checkpoint write bandwidth per node, GB/s")
+
+
+def _add_job(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scaling", default="strong", metavar="{strong,weak}",
+                   help="strong: global batch fixed; weak: per-GPU batch fixed (default strong)")
+    p.add_argument("--tokens", type=_number, default=1e9, help="tokens per epoch (default 1e9)")
+    p.add_argument("--epochs", type=_number, default=1.0, help="epochs (default 1)")
+    p.add_argument("--price-per-gpu-hour", type=_number, default=None, metavar="USD",
+                   help="USD per GPU-hour (default: the hardware's, an assumption to override)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = _Parser(prog=PROG, description="Strong-scaling, GPU-hour and cost calculator for FSDP / ZeRO "
+                                            "training.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("project", help="throughput, wall time, GPU-hours, cost and energy per GPU count",
+                       description="Project a training job over GPU counts.")
+    _add_target(p)
+    p.add_argument("--gpus", type=_int_list, required=True, metavar="LIST", help="GPU counts, e.g. 4,8,16")
+    _add_config(p)
+    _add_job(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_project)
+
+    p = sub.add_parser("sweep", help="vectorized step estimates over the cartesian product of lists",
+                       description="Evaluate every combination of the given lists (one C++ call).")
+    _add_target(p)
+    p.add_argument("--gpus", type=_int_list, required=True, metavar="LIST", help="GPU counts, e.g. 8,16,32")
+    p.add_argument("--micro-batch", type=_int_list, default=[1], metavar="LIST",
+                   help="sequences per micro-batch per GPU (default 1)")
+    p.add_argument("--seq-len", type=_int_list, default=[8192], metavar="LIST",
+                   help="sequence lengths, tokens (default 8192)")
+    p.add_argument("--global-batch-tokens", type=_int_list, default=None, metavar="LIST",
+                   help="tokens per optimizer step (default: no accumulation)")
+    p.add_argument("--gpus-per-node", type=_integer, default=None, metavar="N",
+                   help="GPUs per node (default: the hardware's)")
+    _add_config(p, lists=True)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("solve", help="the cheapest GPU count for a deadline, or the fastest within a budget",
+                       description="Choose a GPU count: the cheapest that meets --deadline-h, or the fastest "
+                                   "within --max-gpu-hours / --max-cost-usd. Exit status 1 when none does.")
+    _add_target(p)
+    p.add_argument("--gpus", type=_int_list, default=list(_api.DEFAULT_CANDIDATES), metavar="LIST",
+                   help="candidate GPU counts (default "
+                        + ",".join(str(g) for g in _api.DEFAULT_CANDIDATES) + ")")
+    p.add_argument("--deadline-h", type=_number, default=None, metavar="HOURS", help="wall-time deadline, hours")
+    p.add_argument("--max-gpu-hours", type=_number, default=None, metavar="GPU_HOURS", help="GPU-hour budget")
+    p.add_argument("--max-cost-usd", type=_number, default=None, metavar="USD", help="cost budget, USD")
+    _add_config(p)
+    _add_job(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_solve)
+
+    p = sub.add_parser("models", help="the shipped models", description="List the shipped models.")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_models)
+
+    p = sub.add_parser("hardware", help="the shipped hardware profiles",
+                       description="List the shipped hardware, or show one profile and its default calibration.")
+    p.add_argument("name", nargs="?", default=None, help="a catalog name or a hardware JSON file")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_hardware)
+    return parser
+
+
+# --- commands ------------------------------------------------------------------------
+
+
+def _config_kwargs(a: argparse.Namespace) -> dict[str, Any]:
+    return dict(
+        strategy=a.strategy, activation_checkpointing=a.activation_checkpointing,
+        reshard_after_forward=a.reshard_after_forward, reduce_dtype=a.reduce_dtype, grad_sync=a.grad_sync,
+        attention_span_tokens=a.attention_span_tokens, data=a.data,
+        checkpoint={"every_steps": a.checkpoint_every_steps, "write_gbps_per_node": a.checkpoint_write_gbps},
+    )
+
+
+def _scalar_kwargs(a: argparse.Namespace) -> dict[str, Any]:
+    return dict(gpus_per_node=a.gpus_per_node, seq_len=a.seq_len, micro_batch=a.micro_batch,
+                global_batch_tokens=a.global_batch_tokens, **_config_kwargs(a))
+
+
+def _job_kwargs(a: argparse.Namespace) -> dict[str, Any]:
+    return dict(scaling=a.scaling, tokens=a.tokens, epochs=a.epochs, price_per_gpu_hour=a.price_per_gpu_hour)
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(to_jsonable(obj), indent=2, allow_nan=False))
+
+
+def _cmd_project(a: argparse.Namespace) -> int:
+    p = _api.project(a.model, a.hardware, gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a))
+    d = p.to_dict()
+    if a.json:
+        _print_json(d)
+        return 0
+    print(_format.projection_header(d))
+    print()
+    print(_format.text_table(_format.PROJECTION_COLUMNS, d["rows"]))
+    print()
+    print(_format.comm_sentence(d))
+    return 0
+
+
+def _cmd_sweep(a: argparse.Namespace) -> int:
+    axes = {"gpus": a.gpus, "micro_batch": a.micro_batch, "seq_len": a.seq_len}
+    if a.global_batch_tokens is not None:
+        axes["global_batch_tokens"] = a.global_batch_tokens
+    grids = np.meshgrid(*[np.asarray(v, dtype=np.int64) for v in axes.values()], indexing="ij")
+    r = _api.sweep(a.model, a.hardware, gpus_per_node=a.gpus_per_node, **dict(zip(axes, grids)),
+                   **_config_kwargs(a))
+    rows = r.records()
+    if a.json:
+        _print_json({
+            "model": r.model.to_dict(), "hardware": r.hardware.to_dict(), "calibration": r.calibration.to_dict(),
+            "config": dict(r.config.to_dict(), **{k: list(v) for k, v in axes.items()}),
+            "axes": list(axes), "shape": list(r.shape), "rows": rows,
+        })
+        return 0
+    cal = r.calibration
+    print(f"{r.model.name} ({r.model.parameters:,} parameters) on {r.hardware.name}, {r.config.strategy}, "
+          f"{r.config.gpus_per_node or r.hardware.gpus_per_node} GPUs/node, activation checkpointing "
+          f"{r.config.activation_checkpointing}, {len(r)} configurations, calibration "
+          f"{_format.calibration_kind(cal.kind)}")
+    print()
+    print(_format.text_table(_format.SWEEP_COLUMNS, rows))
+    return 0
+
+
+def _cmd_solve(a: argparse.Namespace) -> int:
+    budget = a.max_gpu_hours is not None or a.max_cost_usd is not None
+    if a.deadline_h is not None and budget:
+        raise CliError("give either --deadline-h or a budget (--max-gpu-hours / --max-cost-usd), not both")
+    kwargs = dict(gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a))
+    if a.deadline_h is not None:
+        s = _api.solve_deadline(a.model, a.hardware, deadline_h=a.deadline_h, **kwargs)
+        goal = f"the cheapest GPU count that finishes within {a.deadline_h:g} h"
+    elif budget:
+        s = _api.solve_budget(a.model, a.hardware, max_gpu_hours=a.max_gpu_hours, max_cost_usd=a.max_cost_usd,
+                              **kwargs)
+        caps = []
+        if a.max_gpu_hours is not None:
+            caps.append(f"{a.max_gpu_hours:,g} GPU-h")
+        if a.max_cost_usd is not None:
+            caps.append(f"${a.max_cost_usd:,.2f}")
+        goal = f"the fastest GPU count within {' and '.join(caps)}"
+    else:
+        raise CliError("give --deadline-h HOURS, or --max-gpu-hours and/or --max-cost-usd")
+    d = s.to_dict()
+    if a.json:
+        _print_json(d)
+        return 0 if d["found"] else 1
+    header = _format.projection_header(dict(d, rows=d["candidates"]))
+    print(header)
+    print()
+    if d["candidates"]:
+        print(_format.text_table([_format.Column("chosen", "chosen", lambda v: "*" if v else "", "<")]
+                                 + _format.PROJECTION_COLUMNS,
+                                 [dict(r, chosen=d["found"] and r["gpus"] == d["row"]["gpus"])
+                                  for r in d["candidates"]]))
+        print()
+    if d["found"]:
+        row = d["row"]
+        print(f"{goal}: {row['gpus']} GPUs ({row['nodes']} node{'' if row['nodes'] == 1 else 's'}), {row['wall_time_h']:,.2f} h wall, "
+              f"{row['gpu_hours']:,.1f} GPU-h, ${row['cost_usd']:,.2f}, {row['energy_kwh']:,.1f} kWh")
+        return 0
+    print(f"no GPU count among {','.join(str(g) for g in a.gpus)} meets the target ({goal}); "
+          f"{len(d['candidates'])} valid, fitting counts were evaluated", file=sys.stderr)
+    return 1
+
+
+def _cmd_models(a: argparse.Namespace) -> int:
+    specs = [_core.find_model(n) for n in _core.model_names()]
+    if a.json:
+        _print_json({"models": [s.to_dict() for s in specs]})
+        return 0
+    columns = [
+        _format.Column("name", "name", _format.text, "<"),
+        _format.Column("parameters", "parameters", _format.integer),
+        _format.Column("num_layers", "layers", _format.integer),
+        _format.Column("hidden_size", "hidden", _format.integer),
+        _format.Column("intermediate_size", "MLP width", _format.integer),
+        _format.Column("heads", "heads/kv", _format.text),
+        _format.Column("head_dim", "head dim", _format.integer),
+        _format.Column("vocab_size", "vocab tokens", _format.integer),
+        _format.Column("max_position_embeddings", "max positions tokens", _format.integer),
+        _format.Column("tie_word_embeddings", "tied embeddings", _format.yes_no),
+    ]
+    rows = [dict(s.to_dict(), heads=f"{s.num_heads}/{s.num_kv_heads}") for s in specs]
+    print(_format.text_table(columns, rows))
+    return 0
+
+
+_HARDWARE_COLUMNS = [
+    _format.Column("name", "name", _format.text, "<"),
+    _format.Column("peak_bf16_tflops", "bf16 dense TFLOP/s", _format.fixed(1)),
+    _format.Column("hbm_gib", "HBM GiB", _format.fixed(1)),
+    _format.Column("hbm_tbps", "HBM TB/s", _format.fixed(2)),
+    _format.Column("nvlink_gbps_bidir", "NVLink GB/s (bidir)", _format.fixed(0)),
+    _format.Column("nic_gbps_per_gpu", "NIC Gb/s per GPU", _format.fixed(0)),
+    _format.Column("gpus_per_node", "GPUs/node", _format.integer),
+    _format.Column("board_power_w", "board W", _format.fixed(0)),
+    _format.Column("idle_power_w", "idle W", _format.fixed(0)),
+    _format.Column("price_per_gpu_hour_usd", "$/GPU-h (assumed)", _format.fixed(2)),
+    _format.Column("display_name", "description", _format.text, "<"),
+]
+
+
+def _cmd_hardware(a: argparse.Namespace) -> int:
+    if a.name is None:
+        profiles = [_core.find_hardware(n) for n in _core.hardware_names()]
+        if a.json:
+            _print_json({"hardware": [h.to_dict() for h in profiles]})
+            return 0
+        print(_format.text_table(_HARDWARE_COLUMNS, [h.to_dict() for h in profiles]))
+        return 0
+    hw = _api.hardware(a.name)
+    cal = _core.default_calibration(hw)
+    if a.json:
+        _print_json({"hardware": hw.to_dict(), "calibration": cal.to_dict()})
+        return 0
+    print(_format.text_table(_HARDWARE_COLUMNS, [hw.to_dict()]))
+    print()
+    print(f"calibration: {_format.calibration_kind(cal.kind)}, from {cal.source}")
+    c = cal.to_dict()
+    items = [
+        ("eta_max", "achieved fraction of peak, large micro-batches", _format.fixed(3)),
+        ("half_saturation_tokens", "tokens per micro-batch at half of eta_max", _format.fixed(0)),
+        ("hbm_efficiency", "achieved fraction of HBM bandwidth", _format.fixed(3)),
+        ("reserved_gib", "memory reserved per GPU, GiB", _format.fixed(1)),
+        ("power_compute_w", "power while computing, W", _format.fixed(0)),
+        ("power_comm_w", "power during exposed communication, W", _format.fixed(0)),
+        ("power_idle_w", "power while idle, W", _format.fixed(0)),
+    ]
+    for key, label, fmt in items:
+        print(f"  {label}: {fmt(c[key])}")
+    for level in ("intra_node", "inter_node"):
+        link = cal.intra_node if level == "intra_node" else cal.inter_node
+        print(f"  {level.replace('_', '-')} ring: latency per step {link.alpha_s:.2e} s, "
+              f"bus bandwidth {link.busbw_bytes_per_s:,.0f} B/s")
+    return 0
+
+
+# --- entry point ---------------------------------------------------------------------
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; returns the exit status (2: bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except (CliError, _core.LibscaleError, ValueError, TypeError, OSError) as e:
+        if isinstance(e, BrokenPipeError):
+            return _broken_pipe()
+        _fail(str(e))
+    except KeyboardInterrupt:
+        return 130
+
+
+def _broken_pipe() -> int:
+    # The reader went away (e.g. `| head`): stop quietly, as other tools do.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""Shared fixtures: the catalog's Qwen3-32B / B300, and a runner for the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+import libscale
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Qwen3-32B's published parameter count (HF safetensors total), DESIGN.md.
+QWEN3_32B_PARAMETERS = 32_762_123_264
+
+# The budget-script contract command (without --json).
+CONTRACT = ["project", "--model", "qwen3-32b", "--hardware", "b300", "--gpus", "4,8,16",
+            "--gpus-per-node", "8", "--seq-len", "8192", "--micro-batch", "1",
+            "--global-batch-tokens", "1048576", "--activation-checkpointing", "full", "--tokens", "1e9"]
+
+
+@pytest.fixture(scope="session")
+def qwen() -> libscale.ModelSpec:
+    return libscale.model("qwen3-32b")
+
+
+@pytest.fixture(scope="session")
+def b300() -> libscale.HardwareProfile:
+    return libscale.hardware("b300")
+
+
+@pytest.fixture(scope="session")
+def qwen_config_json() -> dict:
+    """The shipped Qwen3-32B config.json, read as plain JSON (independent of the C++ parser)."""
+    return json.loads((ROOT / "calibration" / "data" / "models" / "qwen3-32b.json").read_text())
+
+
+def run_cli(args: Sequence[str], *, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """`python -m libscale ARGS` in a subprocess, as a user would run it."""
+    return subprocess.run([sys.executable, "-m", "libscale", *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd, env=dict(os.environ))
+
+
+@pytest.fixture(scope="session")
+def contract_json() -> dict:
+    out = run_cli(CONTRACT + ["--json"])
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)

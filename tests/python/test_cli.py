@@ -1,0 +1,253 @@
+"""The `libscale` command line: the budget-script JSON contract, the human tables, every
+command's --json, and one line on stderr with status 2 for each kind of bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import libscale
+from conftest import CONTRACT, QWEN3_32B_PARAMETERS, run_cli
+
+ROW_FIELDS = ["gpus", "step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "scaling_efficiency",
+              "speedup", "memory_gib", "wall_time_h", "gpu_hours", "cost_usd", "energy_kwh", "compute_s",
+              "comm_s", "exposed_comm_s", "optimizer_s", "data_s", "checkpoint_s", "grad_accum", "comm_hidden",
+              "memory"]
+
+
+# --- the JSON contract ---------------------------------------------------------------
+
+
+def test_contract_json_has_every_field(contract_json):
+    d = contract_json
+    assert d["model"]["name"] == "qwen3-32b"
+    assert d["model"]["parameters"] == QWEN3_32B_PARAMETERS and isinstance(d["model"]["parameters"], int)
+    assert d["hardware"]["name"] == "b300"
+    assert d["calibration"]["kind"] == "default" and d["calibration"]["source"]
+    cfg = d["config"]
+    assert (cfg["gpus"], cfg["gpus_per_node"], cfg["seq_len"], cfg["micro_batch"], cfg["global_batch_tokens"],
+            cfg["activation_checkpointing"], cfg["strategy"]) == ([4, 8, 16], 8, 8192, 1, 1_048_576, "full", "fsdp")
+    assert [r["gpus"] for r in d["rows"]] == [4, 8, 16]
+    for r in d["rows"]:
+        for f in ROW_FIELDS:
+            assert f in r, f
+        for part in ("weights_gib", "grads_gib", "optimizer_gib", "activations_gib", "logits_gib", "buffers_gib",
+                     "reserved_gib", "total_gib", "available_gib", "fits"):
+            assert part in r["memory"], part
+    assert "comm_exposed_from_gpus" in d
+
+
+def test_contract_json_is_self_consistent(contract_json):
+    d = contract_json
+    price = d["hardware"]["price_per_gpu_hour_usd"]
+    for r in d["rows"]:
+        assert r["gpu_hours"] == pytest.approx(r["gpus"] * r["wall_time_h"])
+        assert 1e9 / r["tokens_per_s"] / 3600 == pytest.approx(r["wall_time_h"])
+        assert r["cost_usd"] == pytest.approx(r["gpu_hours"] * price)
+        assert r["tokens_per_s"] == pytest.approx(1_048_576 / r["step_time_s"])
+        assert r["grad_accum"] == 1_048_576 // (r["gpus"] * 8192)
+        assert r["memory_gib"] == r["memory"]["total_gib"]
+
+
+def test_contract_json_equals_the_python_api(contract_json):
+    p = libscale.project("qwen3-32b", "b300", gpus=[4, 8, 16], gpus_per_node=8, seq_len=8192, micro_batch=1,
+                         global_batch_tokens=1_048_576, activation_checkpointing="full", tokens=1e9)
+    for r, row in zip(contract_json["rows"], p.rows):
+        assert r["step_time_s"] == row.step.step_time_s      # JSON round-trips doubles exactly
+        assert r["gpu_hours"] == row.gpu_hours
+    assert contract_json["comm_exposed_from_gpus"] == p.comm_exposed_from_gpus
+
+
+def test_contract_human_output(contract_json):
+    out = run_cli(CONTRACT)
+    assert out.returncode == 0 and out.stderr == ""
+    lines = out.stdout.splitlines()
+    header = lines[0]
+    assert "qwen3-32b" in header and f"{QWEN3_32B_PARAMETERS:,}" in header and "b300" in header
+    assert "fsdp" in header and "1,048,576" in header and "default (uncalibrated)" in header
+    table_head = next(l for l in lines if l.startswith("GPUs"))
+    for col in ("nodes", "grad accum", "step s", "tokens/s", "tokens/s/GPU", "MFU %", "scaling eff %",
+                "memory GiB", "wall h", "GPU-h", "cost $", "energy kWh"):
+        assert col in table_head, col
+    body = [l.split() for l in lines if l.strip() and l.split()[0] in {"4", "8", "16"}]
+    assert [b[0] for b in body] == ["4", "8", "16"]
+    for cells, r in zip(body, contract_json["rows"]):
+        assert cells[3] == f"{r['step_time_s']:.3f}"
+        assert cells[9] == f"{r['wall_time_h']:.2f}"
+    n = contract_json["comm_exposed_from_gpus"]
+    if n is None:
+        assert "hides under compute at every GPU count" in lines[-1]
+    else:
+        assert f"{n} GPUs" in lines[-1] and "hiding" in lines[-1]
+
+
+def test_price_epochs_and_options(contract_json):
+    args = [("8,16" if a == "4,8,16" else a) for a in CONTRACT]
+    out = run_cli(args + ["--json", "--price-per-gpu-hour", "2", "--epochs", "2", "--reduce-dtype", "fp32",
+                          "--no-reshard-after-forward", "--grad-sync", "last_micro_batch"])
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["config"]["reduce_dtype"] == "fp32" and d["config"]["reshard_after_forward"] is False
+    assert d["config"]["grad_sync"] == "last_micro_batch"
+    for r in d["rows"]:
+        assert r["cost_usd"] == pytest.approx(2 * r["gpu_hours"])
+        assert r["wall_time_h"] == pytest.approx(2e9 / r["tokens_per_s"] / 3600)
+    assert d["rows"][0]["step_time_s"] != contract_json["rows"][1]["step_time_s"]   # 8 GPUs both
+
+
+def test_model_and_hardware_paths(tmp_path, contract_json):
+    model = tmp_path / "qwen.json"
+    model.write_text(libscale._core.catalog_file("models/qwen3-32b.json"))
+    hw = tmp_path / "hw.json"
+    hw.write_text(libscale._core.catalog_file("hardware/b300.json"))
+    args = [str(model) if a == "qwen3-32b" else str(hw) if a == "b300" else a for a in CONTRACT]
+    out = run_cli(args + ["--json"])
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["model"]["parameters"] == QWEN3_32B_PARAMETERS
+    assert [r["step_time_s"] for r in d["rows"]] == [r["step_time_s"] for r in contract_json["rows"]]
+
+
+# --- other commands ------------------------------------------------------------------
+
+
+def test_models_command():
+    out = run_cli(["models"])
+    assert out.returncode == 0
+    assert "parameters" in out.stdout and "heads/kv" in out.stdout
+    assert f"{QWEN3_32B_PARAMETERS:,}" in out.stdout
+    d = json.loads(run_cli(["models", "--json"]).stdout)
+    names = [m["name"] for m in d["models"]]
+    assert names == libscale.models()
+    assert d["models"][names.index("qwen3-32b")]["parameters"] == QWEN3_32B_PARAMETERS
+
+
+def test_hardware_command(b300):
+    out = run_cli(["hardware"])
+    assert out.returncode == 0
+    for name in libscale.hardware_names():
+        assert name in out.stdout
+    assert "TFLOP/s" in out.stdout and "HBM GiB" in out.stdout
+    d = json.loads(run_cli(["hardware", "--json"]).stdout)
+    assert [h["name"] for h in d["hardware"]] == libscale.hardware_names()
+    one = json.loads(run_cli(["hardware", "b300", "--json"]).stdout)
+    assert one["hardware"]["hbm_gib"] == b300.hbm_gib and one["calibration"]["kind"] == "default"
+    assert "default (uncalibrated)" in run_cli(["hardware", "b300"]).stdout
+
+
+def test_sweep_command_is_the_cartesian_product():
+    args = ["sweep", "--model", "qwen3-32b", "--hardware", "b300", "--gpus", "8,12,16", "--micro-batch", "1,2",
+            "--seq-len", "4096,8192", "--global-batch-tokens", "1048576"]
+    out = run_cli(args + ["--json"])
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    rows = d["rows"]
+    assert len(rows) == 12 and d["shape"] == [3, 2, 2, 1]
+    combos = [(r["gpus"], r["micro_batch"], r["seq_len"]) for r in rows]
+    assert combos == [(g, m, s) for g in (8, 12, 16) for m in (1, 2) for s in (4096, 8192)]
+    for r in rows:
+        if r["gpus"] == 12:
+            assert r["issue"] != 0 and r["step_time_s"] is None and "multiple" in r["issue_text"]
+        else:
+            e = libscale.estimate_step(gpus=r["gpus"], micro_batch=r["micro_batch"], seq_len=r["seq_len"],
+                                       global_batch_tokens=1_048_576)
+            assert r["step_time_s"] == e.step_time_s and r["grad_accum"] == e.grad_accum
+    human = run_cli(args)
+    assert human.returncode == 0 and "tokens/s/GPU" in human.stdout and "memory GiB" in human.stdout
+
+
+def test_solve_command():
+    base = ["solve", "--model", "qwen3-32b", "--hardware", "b300", "--gpus", "4,8,16,32",
+            "--global-batch-tokens", "1048576"]
+    p = libscale.project(gpus=[4, 8, 16, 32], global_batch_tokens=1_048_576)
+    deadline = p.rows[2].wall_time_h * 1.01
+    out = run_cli(base + ["--deadline-h", str(deadline), "--json"])
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["found"] and d["row"]["gpus"] == 16
+    human = run_cli(base + ["--deadline-h", str(deadline)])
+    assert human.returncode == 0 and "16 GPUs" in human.stdout.splitlines()[-1]
+    budget = json.loads(run_cli(base + ["--max-cost-usd", "1e6", "--json"]).stdout)
+    assert budget["row"]["gpus"] == 32
+    missed = run_cli(base + ["--deadline-h", "0.01"])
+    assert missed.returncode == 1 and "no GPU count" in missed.stderr
+
+
+def test_version_and_help():
+    out = run_cli(["--version"])
+    assert out.returncode == 0 and libscale.__version__ in out.stdout
+    assert run_cli(["project", "--help"]).returncode == 0
+
+
+def test_installed_console_script():
+    exe = shutil.which("libscale") or str(Path(sys.executable).parent / "libscale")
+    if not Path(exe).exists():
+        pytest.skip("the libscale console script is not installed (development build)")
+    out = subprocess.run([exe, *CONTRACT, "--json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["model"]["parameters"] == QWEN3_32B_PARAMETERS
+
+
+# --- bad input: status 2, one line on stderr ---------------------------------------------
+
+PROJECT = ["project", "--model", "qwen3-32b", "--hardware", "b300"]
+
+
+def bad_json(tmp_path: Path) -> str:
+    p = tmp_path / "broken.json"
+    p.write_text('{\n  "hidden_size": 5120,\n  "num_hidden_layers": 64,,\n}\n')
+    return str(p)
+
+
+BAD_INPUTS = {
+    "unknown model": (["project", "--model", "qwen3-31b", "--hardware", "b300", "--gpus", "8"],
+                      ["unknown model 'qwen3-31b'", "qwen3-32b"]),
+    "unknown hardware": (["project", "--model", "qwen3-32b", "--hardware", "b301", "--gpus", "8"],
+                         ["unknown hardware 'b301'", "b300"]),
+    "gpus not integers": (PROJECT + ["--gpus", "4,x"], ["--gpus: '4,x'", "positive integers"]),
+    "gpus not positive": (PROJECT + ["--gpus", "4,0"], ["--gpus: '4,0'"]),
+    "hsdp partial node": (PROJECT + ["--gpus", "12", "--gpus-per-node", "8", "--strategy", "hsdp"],
+                          ["does not fill whole nodes", "multiple of 8"]),
+    "global batch not divisible": (PROJECT + ["--gpus", "4,8,16", "--global-batch-tokens", "1000000"],
+                                   ["global_batch_tokens = 1000000", "nearest valid"]),
+    "seq len too long": (PROJECT + ["--gpus", "8", "--seq-len", "65536"],
+                         ["seq_len = 65536", "max_position_embeddings = 40960"]),
+    "does not fit": (["project", "--model", "qwen3-32b", "--hardware", "h100", "--gpus", "4"],
+                     ["does not fit on 4 × h100", "GiB per GPU", "80.0 GiB available", "to fit, try"]),
+    "bad strategy": (PROJECT + ["--gpus", "8", "--strategy", "zero4"], ["strategy = 'zero4'"]),
+    "bad number": (PROJECT + ["--gpus", "8", "--tokens", "lots"], ["--tokens: 'lots'"]),
+    "missing option": (["project", "--model", "qwen3-32b", "--gpus", "8"], ["--hardware"]),
+    "unknown command": (["frobnicate"], ["invalid choice"]),
+    "solve without target": (["solve", "--model", "qwen3-32b", "--hardware", "b300"], ["--deadline-h"]),
+    "sweep bad list": (["sweep", "--model", "qwen3-32b", "--hardware", "b300", "--gpus", "8",
+                        "--micro-batch", "1,two"], ["--micro-batch: '1,two'"]),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_exits_2_with_one_line(case):
+    args, expected = BAD_INPUTS[case]
+    out = run_cli(args)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith("libscale: error: ")
+    for text in expected:
+        assert text in lines[0], (text, lines[0])
+    assert out.stdout == ""
+
+
+@pytest.mark.parametrize("flag", ["--model", "--hardware"])
+def test_malformed_json_file_names_file_and_line(tmp_path, flag):
+    args = {"--model": "qwen3-32b", "--hardware": "b300"}
+    args[flag] = bad_json(tmp_path)
+    out = run_cli(["project", "--model", args["--model"], "--hardware", args["--hardware"], "--gpus", "8"])
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and f"{args[flag]}:3:" in lines[0] and "malformed JSON" in lines[0]

@@ -1,0 +1,99 @@
+"""Result conversions: repr (from the C++ operator<<), to_dict, to_pandas, _repr_html_,
+and the message when pandas is missing."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+import libscale
+
+
+@pytest.fixture(scope="module")
+def projection():
+    return libscale.project("qwen3-32b", "b300", gpus=[4, 8, 16], gpus_per_node=8,
+                            global_batch_tokens=1_048_576, tokens=1e9)
+
+
+def test_repr_comes_from_the_cpp_stream_operators(qwen, b300, projection):
+    assert repr(qwen).startswith("ModelSpec(name='qwen3-32b'")
+    assert f"num_layers={qwen.num_layers}" in repr(qwen)
+    assert repr(b300).startswith("HardwareProfile(name='b300'")
+    s = projection.rows[0].step
+    assert repr(s).startswith(f"StepBreakdown(gpus={s.gpus}, nodes={s.nodes}, grad_accum={s.grad_accum}")
+    assert repr(s.memory).startswith("MemoryBreakdown(total_gib=")
+    assert repr(projection).startswith("Projection(scaling='strong', rows=[ProjectionRow(gpus=4")
+    assert repr(libscale.TrainingConfig(strategy="hsdp")).count("strategy='hsdp'") == 1
+    assert repr(libscale.Job()) == "Job(tokens=1e+09, epochs=1, price_per_gpu_hour_usd=None)"
+    assert repr(libscale.count_parameters(qwen)).startswith(f"ParameterCounts(total={qwen.parameters}")
+    assert "FlopsPerToken(forward=" in repr(libscale.flops_per_token(qwen))
+    assert repr(libscale.default_calibration(b300)).startswith("Calibration(hardware='b300', kind='default'")
+
+
+def test_step_to_dict_has_every_field_and_nested_memory():
+    s = libscale.estimate_step(gpus=8)
+    d = s.to_dict()
+    for k in ("gpus", "nodes", "grad_accum", "step_time_s", "tokens_per_s", "mfu", "hfu", "compute_s", "comm_s",
+              "exposed_comm_s", "optimizer_s", "data_s", "checkpoint_s", "comm_hidden", "memory_gib"):
+        assert d[k] == getattr(s, k), k
+    assert d["memory"]["total_gib"] == s.memory.total_gib
+    json.dumps(d)  # plain Python values only
+
+
+def test_projection_to_dict_carries_context(projection, qwen):
+    d = projection.to_dict()
+    assert d["model"]["name"] == "qwen3-32b" and d["model"]["parameters"] == qwen.parameters
+    assert d["hardware"]["name"] == "b300" and d["calibration"]["kind"] == "default"
+    assert d["config"]["gpus"] == [4, 8, 16] and d["config"]["global_batch_tokens"] == 1_048_576
+    assert [r["gpus"] for r in d["rows"]] == [4, 8, 16]
+    assert d["rows"][2]["gpu_hours"] == projection.rows[2].gpu_hours
+    assert d["comm_exposed_from_gpus"] == projection.comm_exposed_from_gpus
+
+
+def test_projection_to_pandas_one_row_per_gpu_count(projection):
+    pd = pytest.importorskip("pandas")
+    df = projection.to_pandas()
+    assert isinstance(df, pd.DataFrame)
+    assert df["gpus"].tolist() == [4, 8, 16]
+    assert list(df.columns[:4]) == ["gpus", "nodes", "grad_accum", "step_time_s"]
+    for col in ("tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "scaling_efficiency", "speedup",
+                "memory_gib", "wall_time_h", "gpu_hours", "cost_usd", "energy_kwh", "memory_weights_gib"):
+        assert col in df.columns, col
+    assert (df["gpu_hours"] == [r.gpu_hours for r in projection.rows]).all()
+
+
+def test_html_reprs(projection):
+    html = projection._repr_html_()
+    assert html.count("<tr>") == 4                      # header + 3 GPU counts
+    assert "default (uncalibrated)" in html and "MFU %" in html
+    assert "<table>" in libscale.estimate_step(gpus=8)._repr_html_()
+    s = libscale.solve_deadline(deadline_h=100, gpus=[4, 8], global_batch_tokens=1_048_576)
+    assert "chosen: 4 GPUs" in s._repr_html_()
+
+
+def test_solution_to_dict_and_pandas():
+    s = libscale.solve_budget(max_gpu_hours=1e6, gpus=[4, 8, 16], global_batch_tokens=1_048_576)
+    d = s.to_dict()
+    assert d["found"] and d["row"]["gpus"] == 16
+    assert d["target"] == {"max_gpu_hours": 1e6, "max_cost_usd": None}
+    assert [r["gpus"] for r in d["candidates"]] == [4, 8, 16]
+    pytest.importorskip("pandas")
+    df = s.to_pandas()
+    assert df["chosen"].tolist() == [False, False, True]
+
+
+def test_to_pandas_without_pandas_says_how_to_install(monkeypatch, projection):
+    monkeypatch.setitem(sys.modules, "pandas", None)     # import pandas -> ImportError
+    with pytest.raises(ImportError, match="pip install pandas"):
+        projection.to_pandas()
+    with pytest.raises(ImportError, match="pip install pandas"):
+        libscale.sweep(gpus=8).to_pandas()
+
+
+def test_to_jsonable_turns_nan_into_null():
+    r = libscale.sweep(gpus=[8, 12], global_batch_tokens=1_048_576)
+    text = json.dumps(libscale.to_jsonable(r.records()), allow_nan=False)
+    rows = json.loads(text)
+    assert rows[1]["step_time_s"] is None and rows[0]["step_time_s"] == r.step_time_s[0]
