@@ -33,7 +33,7 @@ if ! .venv/bin/python -c "import numpy, pandas, pytest, hypothesis, pybind11, sc
 fi
 
 # Rebuild the package only when something that goes into it changed.
-stamp=$(find libscale bindings calibration/data cmake CMakeLists.txt pyproject.toml README.md -type f \
+stamp=$(find libscale bindings calibration/data cmake CMakeLists.txt pyproject.toml -type f \
           -not -path '*/__pycache__/*' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
 if [ "$(cat .venv/.libscale-stamp 2>/dev/null)" != "$stamp" ]; then
   echo "setup: building and installing libscale (pip install .)"
