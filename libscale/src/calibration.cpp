@@ -42,6 +42,8 @@ void Calibration::validate() const {
             "it must be >= 0 W");
     require(fin(power_comm_w) && power_comm_w >= 0, hardware, "power.comm", power_comm_w, "it must be >= 0 W");
     require(fin(power_idle_w) && power_idle_w >= 0, hardware, "power.idle", power_idle_w, "it must be >= 0 W");
+    require(fin(step_overhead_s) && step_overhead_s >= 0, hardware, "step_overhead_s", step_overhead_s,
+            "it must be >= 0 seconds");
 }
 
 Calibration resolve_calibration(const CalibrationFractions& f, const HardwareProfile& hw,

@@ -107,6 +107,20 @@ double price_of(const Job& job, const HardwareProfile& hw) {
 
 }  // namespace
 
+std::vector<TrainingConfig> projection_configs(const TrainingConfig& base, std::vector<std::int64_t> gpu_counts,
+                                               Scaling scaling) {
+    const std::vector<std::int64_t> counts = sorted_counts(std::move(gpu_counts));
+    const std::int64_t shared = shared_gpus(counts);
+    std::vector<TrainingConfig> out;
+    out.reserve(counts.size());
+    for (const std::int64_t g : counts) out.push_back(config_at(base, counts.front(), shared, g, scaling));
+    return out;
+}
+
+ProjectionRow projection_row(const StepBreakdown& s, const Job& job, double price_per_gpu_hour_usd) {
+    return make_row(s, job, price_per_gpu_hour_usd);
+}
+
 Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                    const TrainingConfig& base, std::vector<std::int64_t> gpu_counts, Scaling scaling,
                    const Job& job) {

@@ -302,7 +302,7 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     const double opt_params = P / static_cast<double>(sh.optimizer);
     s.optimizer_s = opt_params * kOptimizerTrafficBytes / (hw.hbm_bytes_per_s() * cal.hbm_efficiency);
 
-    const double busy = micro + per_step_exposed + s.optimizer_s;
+    const double busy = micro + per_step_exposed + s.optimizer_s + cal.step_overhead_s;
 
     // Input pipeline: loader workers prefetch, so only what exceeds the step is exposed.
     const double ranks_per_node = static_cast<double>(std::min(n, gpn));
@@ -333,7 +333,7 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     s.energy_per_step_j = static_cast<double>(n) *
                           ((s.compute_s + s.optimizer_s) * cal.power_compute_w +
                            s.exposed_comm_s * cal.power_comm_w +
-                           (s.data_s + s.checkpoint_s) * cal.power_idle_w);
+                           (s.data_s + s.checkpoint_s + cal.step_overhead_s) * cal.power_idle_w);
 
     // Memory per GPU.
     MemoryBreakdown& mem = s.memory;

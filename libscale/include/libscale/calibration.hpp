@@ -30,6 +30,7 @@ struct Calibration {
     double power_compute_w = 0;     // board watts while computing
     double power_comm_w = 0;        // while waiting on exposed communication
     double power_idle_w = 0;        // while idle (data wait, checkpoint)
+    double step_overhead_s = 0;     // fixed time per step nothing else explains (fitted)
 
     void validate() const;
     double eta(double tokens_per_micro_batch) const {

@@ -56,6 +56,13 @@ Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibrat
                    const TrainingConfig& base, std::vector<std::int64_t> gpu_counts,
                    Scaling scaling, const Job& job);
 
+// What project() evaluates, for callers that re-run the step model at the same points
+// (projection_quantiles): the configuration at each count (ascending, duplicates
+// removed; counts validated, configurations not), and a row's job totals from a step.
+std::vector<TrainingConfig> projection_configs(const TrainingConfig& base, std::vector<std::int64_t> gpu_counts,
+                                               Scaling scaling);
+ProjectionRow projection_row(const StepBreakdown& s, const Job& job, double price_per_gpu_hour_usd);
+
 enum class Objective { cheapest, fastest };
 
 struct Solution {

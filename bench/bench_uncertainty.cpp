@@ -1,0 +1,36 @@
+// P10/P50/P90 projections: 2000 coefficient samples through the step model for 4, 8
+// and 16 GPUs (Qwen3-32B on B300).
+//   build/cpp/bench/bench_uncertainty --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include "libscale/catalog.hpp"
+#include "libscale/uncertainty.hpp"
+
+namespace {
+
+using namespace libscale;
+
+void BM_ProjectionQuantiles(benchmark::State& state) {
+    const ModelSpec m = find_model("qwen3-32b");
+    const HardwareProfile hw = find_hardware("b300");
+    TrainingConfig base;
+    base.gpus_per_node = 8;
+    base.seq_len = 8192;
+    base.global_batch_tokens = 1'048'576;
+    Job job;
+    CalibrationFile f;
+    f.calibration = default_calibration(hw);
+    f.parameters = {"eta_max", "inter_node.busbw_bytes_per_s", "inter_node.alpha_s"};
+    f.covariance = Eigen::MatrixXd::Zero(3, 3);
+    f.covariance.diagonal() << 4e-4, 1e20, 1e-12;
+    UncertaintyOptions o;
+    o.samples = static_cast<int>(state.range(0));
+    for (auto _ : state) {
+        auto q = projection_quantiles(m, hw, f, base, {4, 8, 16}, Scaling::strong, job, o);
+        benchmark::DoNotOptimize(q.data());
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0) * 3);
+}
+BENCHMARK(BM_ProjectionQuantiles)->Arg(2000)->Unit(benchmark::kMillisecond);
+
+}  // namespace

@@ -1,0 +1,41 @@
+// Calibration files (schema libscale.calibration/1). Two forms:
+// - "default": fractions of the hardware's figures (calibration/data/calibrations);
+// - "fitted" / "derived": absolute coefficients with their covariance, the fit's quality
+//   (residuals, leave-one-out error, unidentified coefficients) and provenance
+//   (hardware, driver / CUDA / NCCL versions, date, source).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <nlohmann/json.hpp>
+
+#include "libscale/calibration.hpp"
+#include "libscale/fit.hpp"
+#include "libscale/hardware.hpp"
+
+namespace libscale {
+
+struct CalibrationFile {
+    Calibration calibration;
+    std::vector<std::string> parameters;  // names with uncertainty, covariance order
+    Eigen::MatrixXd covariance;           // empty: no uncertainty known
+    nlohmann::json quality;               // residuals, rms / leave-one-out error, families
+    nlohmann::json provenance;            // hardware, versions, date, source, notes
+    nlohmann::json sources;               // coefficient name → where its value came from
+};
+
+// Reads either form; a default file is resolved against `hw`. Throws ParseError naming
+// the file and field (unknown schema or version, non-positive-definite covariance, a
+// hardware mismatch).
+CalibrationFile calibration_from_json(const nlohmann::json& j, const HardwareProfile& hw, std::string_view origin);
+// PATH may also name a shipped calibration ("derived-b300-qwen3-32b") when no such file exists.
+CalibrationFile read_calibration_file(const std::string& path, const HardwareProfile& hw);
+
+// The fitted form, ready to write (write_file_atomic: no partial file on failure).
+nlohmann::json calibration_to_json(const FitResult& fit, const nlohmann::json& provenance);
+nlohmann::json calibration_to_json(const CalibrationFile& file);
+
+}  // namespace libscale
