@@ -16,6 +16,7 @@ import numpy as np
 from . import _core
 from ._core import (
     Calibration,
+    CalibrationFile,
     CheckpointPolicy,
     DataPipeline,
     HardwareProfile,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 PathLike = Union[str, "os.PathLike[str]"]
 ModelLike = Union[str, "os.PathLike[str]", ModelSpec]
 HardwareLike = Union[str, "os.PathLike[str]", HardwareProfile]
+CalibrationLike = Union[None, str, "os.PathLike[str]", Calibration, CalibrationFile]
 
 __all__ = [
     "model",
@@ -46,6 +48,9 @@ __all__ = [
     "solve_deadline",
     "solve_budget",
     "describe_issue",
+    "read_measurements",
+    "fit",
+    "read_calibration",
 ]
 
 #: Defaults shared by estimate_step, project, sweep and the solvers.
@@ -98,13 +103,30 @@ def _hardware(value: HardwareLike) -> HardwareProfile:
                     f"HardwareProfile, got {type(value).__name__}")
 
 
-def _calibration(value: Optional[Calibration], hw: HardwareProfile) -> Calibration:
+def _calibration_file(value: CalibrationLike, hw: HardwareProfile) -> CalibrationFile:
+    """A CalibrationFile from None (the hardware's default), a Calibration, a CalibrationFile
+    or a path / shipped name (read and checked against hw by the core)."""
+    if value is None:
+        return CalibrationFile(_core.default_calibration(hw))
+    if isinstance(value, CalibrationFile):
+        if value.hardware != hw.name:
+            raise ValueError(f"calibration: made for hardware {value.hardware!r}, but it is being used for "
+                             f"hardware {hw.name!r}; a calibration applies only to the hardware it was made on")
+        return value
+    if isinstance(value, Calibration):
+        return CalibrationFile(value)
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return _core.read_calibration_file(_name_or_path("calibration", value), hw)
+    raise TypeError(f"calibration: expected a Calibration, a CalibrationFile, a calibration file path or "
+                    f"shipped name, or None (the hardware's default), got {type(value).__name__}")
+
+
+def _calibration(value: CalibrationLike, hw: HardwareProfile) -> Calibration:
     if value is None:
         return _core.default_calibration(hw)
     if isinstance(value, Calibration):
         return value
-    raise TypeError(f"calibration: expected a Calibration or None (the hardware's default), "
-                    f"got {type(value).__name__}")
+    return _calibration_file(value, hw).calibration
 
 
 _INT64 = np.iinfo(np.int64)
@@ -311,7 +333,7 @@ def estimate_step(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
-    calibration: Optional[Calibration] = None,
+    calibration: CalibrationLike = None,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
     require_fit: bool = False,
@@ -360,18 +382,30 @@ def project(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
-    calibration: Optional[Calibration] = None,
+    calibration: CalibrationLike = None,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
+    quantiles: bool = False,
+    samples: int = 2000,
+    seed: Optional[int] = None,
 ) -> "_core.Projection":
     """Throughput, wall time, GPU-hours, cost and energy of a job at each GPU count.
 
     Strong scaling keeps global_batch_tokens fixed (None: the smallest count with no
     accumulation); weak scaling keeps the per-GPU batch. price_per_gpu_hour None: the
     hardware's default (an assumption to override). Raises DoesNotFitError when a count
-    does not fit, ValueError on an invalid configuration."""
+    does not fit, ValueError on an invalid configuration.
+
+    calibration: a Calibration, a CalibrationFile, a calibration file path or a shipped
+    name such as "derived-b300-qwen3-32b" (None: the hardware's default). quantiles=True
+    adds ``.quantiles`` (one RowQuantiles per row, P10/P50/P90 sampled from the
+    calibration's covariance with `samples` draws and `seed`) and ``<figure>_p10`` /
+    ``<figure>_p90`` to to_dict() rows and to_pandas() columns."""
+    if not isinstance(quantiles, (bool, np.bool_)):
+        raise TypeError(f"quantiles: expected True or False, got {quantiles!r}")
     m, hw = _model(model), _hardware(hardware)
-    cal = _calibration(calibration, hw)
+    cal_file = _calibration_file(calibration, hw) if not isinstance(calibration, Calibration) else None
+    cal = cal_file.calibration if cal_file is not None else _calibration(calibration, hw)
     counts = _gpu_counts(gpus)
     cfg = training_config(
         gpus=counts[0], gpus_per_node=gpus_per_node, seq_len=seq_len, micro_batch=micro_batch,
@@ -380,8 +414,23 @@ def project(
         reduce_dtype=reduce_dtype, grad_sync=grad_sync, attention_span_tokens=attention_span_tokens,
         data=data, checkpoint=checkpoint)
     job = _job(tokens, epochs, price_per_gpu_hour)
-    p = _core.project(m, hw, cfg, counts, scaling=_str("scaling", scaling, "strong"), job=job, calibration=cal)
-    return _attach(p, m, hw, cal, cfg, gpus_requested=counts)
+    scaling = _str("scaling", scaling, "strong")
+    p = _core.project(m, hw, cfg, counts, scaling=scaling, job=job, calibration=cal)
+    extra: dict[str, Any] = {}
+    if quantiles:
+        if cal_file is None:
+            cal_file = CalibrationFile(cal)
+        options = _core.UncertaintyOptions(samples=_int("samples", samples))
+        if seed is not None:
+            seed_value = _int("seed", seed)
+            if seed_value < 0:
+                raise ValueError(f"seed = {seed_value}; it must be a non-negative integer")
+            options.seed = seed_value
+        extra["quantiles"] = _core.projection_quantiles(m, hw, cal_file, cfg, counts, scaling=scaling, job=job,
+                                                        options=options)
+        extra["uncertainty"] = {"samples": options.samples, "seed": options.seed,
+                                "parameters": list(cal_file.parameters)}
+    return _attach(p, m, hw, cal, cfg, gpus_requested=counts, **extra)
 
 
 def solve_deadline(
@@ -404,7 +453,7 @@ def solve_deadline(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
-    calibration: Optional[Calibration] = None,
+    calibration: CalibrationLike = None,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
 ) -> "_core.Solution":
@@ -449,7 +498,7 @@ def solve_budget(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
-    calibration: Optional[Calibration] = None,
+    calibration: CalibrationLike = None,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
 ) -> "_core.Solution":
@@ -509,7 +558,7 @@ def sweep(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
-    calibration: Optional[Calibration] = None,
+    calibration: CalibrationLike = None,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
     threads: int = 0,
@@ -551,3 +600,71 @@ def sweep(
                for k in _SWEEP_INPUTS}
     columns.update(outputs)
     return SweepResult(columns, model=m, hardware=hw, calibration=cal, config=cfg)
+
+
+# --- measurements, fitting, calibration files ---------------------------------------
+
+
+def _measurement_source(src: Any, i: int) -> "_core.MeasurementSet":
+    if isinstance(src, _core.MeasurementSet):
+        return src
+    if isinstance(src, (str, bytes, os.PathLike)):
+        return _core.read_measurements(_name_or_path("measurements", src))
+    if isinstance(src, Mapping) or (isinstance(src, (list, tuple)) and all(isinstance(r, Mapping) for r in src)):
+        return _core.measurements_from_json(src if isinstance(src, Mapping) else list(src),
+                                            origin=f"<records {i}>")
+    raise TypeError(f"measurements: source {i}: expected a path to a libscale.measurements/1 JSON file, a list "
+                    f"of record dicts or a MeasurementSet, got {type(src).__name__}")
+
+
+def read_measurements(*sources: Any) -> "_core.MeasurementSet":
+    """Measurement records (schema libscale.measurements/1) from JSON files, lists of
+    record dicts (e.g. what libscale.logs.parse_log returns) or MeasurementSets, merged
+    in order. Raises ParseError naming the file (or source), record and field."""
+    if not sources:
+        raise ValueError("read_measurements: give at least one file or list of records")
+    out = _core.MeasurementSet()
+    names: list[str] = []
+    for i, src in enumerate(sources):
+        out.merge(_measurement_source(src, i))
+        names.extend(getattr(src, "sources", []) if isinstance(src, _core.MeasurementSet)
+                     else [os.fsdecode(src)] if isinstance(src, (str, bytes, os.PathLike)) else [])
+    out.sources = names
+    return out
+
+
+def fit(
+    measurements: Any,
+    hardware: Optional[HardwareLike] = None,
+    *,
+    prior: CalibrationLike = None,
+    fit_overhead: bool = True,
+) -> "_core.FitResult":
+    """Fit a calibration to measurements (a MeasurementSet, a file path or a list of
+    record dicts; see read_measurements). hardware None: the one the records name, when
+    they all agree. prior: the calibration whose values the data cannot pin down are kept
+    (None: the hardware's default). The result has .to_dict(), .write(path) and
+    .calibration (usable as calibration= anywhere)."""
+    if not isinstance(fit_overhead, (bool, np.bool_)):
+        raise TypeError(f"fit_overhead: expected True or False, got {fit_overhead!r}")
+    data = measurements if isinstance(measurements, _core.MeasurementSet) else read_measurements(measurements)
+    if hardware is None:
+        names = list(data.hardware)
+        if len(names) != 1:
+            raise ValueError("fit: the records name " + (f"several hardware profiles ({', '.join(names)})"
+                                                         if names else "no hardware")
+                             + "; give hardware=")
+        hardware = names[0]
+    hw = _hardware(hardware)
+    prior_cal = None if prior is None else _calibration(prior, hw)
+    result = _core.fit(data, hw, prior=prior_cal, options=_core.FitOptions(fit_overhead=bool(fit_overhead)))
+    result.hardware = hw
+    result.sources = list(getattr(data, "sources", []))
+    return result
+
+
+def read_calibration(path_or_name: PathLike, hardware: HardwareLike) -> CalibrationFile:
+    """A calibration file (default, derived or fitted) or a shipped one by name, such as
+    "derived-b300-qwen3-32b", checked against the hardware. Pass the result (or its
+    .calibration) as calibration= to estimate_step / project / sweep / the solvers."""
+    return _core.read_calibration_file(_name_or_path("calibration", path_or_name), _hardware(hardware))

@@ -135,6 +135,14 @@ def calibration_kind(kind: str) -> str:
     return "default (uncalibrated)" if kind == "default" else kind
 
 
+def calibration_label(c: Mapping[str, Any]) -> str:
+    """'default (uncalibrated)', or the kind and where it came from: 'derived (path)'."""
+    kind = calibration_kind(c["kind"])
+    if c["kind"] != "default" and c.get("source"):
+        return f"{kind} ({c['source']})"
+    return kind
+
+
 def projection_header(d: Mapping[str, Any]) -> str:
     """One line: model, hardware, strategy, batch, job, calibration (from Projection.to_dict())."""
     cfg, job = d.get("config", {}), d.get("job", {})
@@ -160,7 +168,7 @@ def projection_header(d: Mapping[str, Any]) -> str:
         parts.append(f"job {_count(job['tokens'])} tokens × {epochs:g} epoch{'' if epochs == 1 else 's'} "
                      f"at ${d.get('price_per_gpu_hour_usd', 0):,.2f}/GPU-h")
     if "calibration" in d:
-        parts.append(f"calibration {calibration_kind(d['calibration']['kind'])}")
+        parts.append(f"calibration {calibration_label(d['calibration'])}")
     return ", ".join(parts)
 
 
@@ -181,3 +189,82 @@ def comm_sentence(d: Mapping[str, Any]) -> str:
             if before else "communication does not hide under compute even at the smallest count, ")
     return (f"{lead}{where}: {row['exposed_comm_s']:.3f} s of the {row['step_time_s']:.3f} s step "
             f"is exposed communication")
+
+
+# --- quantiles (project --quantiles) -------------------------------------------------
+
+
+def _range(fmt: Formatter, lo: Any, hi: Any) -> str:
+    return f"{fmt(lo)}–{fmt(hi)}"
+
+
+def quantile_ranges(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row with '<figure>_range' texts 'P10–P90' for the table."""
+    out = dict(row)
+    for key, digits in (("tokens_per_s", 0), ("gpu_hours", 1), ("wall_time_h", 2), ("cost_usd", 2)):
+        if f"{key}_p10" in row:
+            out[f"{key}_range"] = _range(fixed(digits), row[f"{key}_p10"], row[f"{key}_p90"])
+    return out
+
+
+def _insert_after(columns: Sequence[Column], key: str, extra: Column) -> list[Column]:
+    out: list[Column] = []
+    for c in columns:
+        out.append(c)
+        if c.key == key:
+            out.append(extra)
+    return out
+
+
+QUANTILE_PROJECTION_COLUMNS = _insert_after(
+    _insert_after(_insert_after(PROJECTION_COLUMNS, "tokens_per_s", Column("tokens_per_s_range", "tokens/s P10–P90", text)),
+                  "wall_time_h", Column("wall_time_h_range", "wall h P10–P90", text)),
+    "gpu_hours", Column("gpu_hours_range", "GPU-h P10–P90", text))
+
+
+def uncertainty_sentence(d: Mapping[str, Any]) -> str:
+    u = d.get("uncertainty") or {}
+    params = u.get("parameters") or []
+    if not params:
+        return ("P10–P90: the calibration carries no covariance, so every interval is the point value "
+                "(no uncertainty is known)")
+    return (f"P10–P90: 80% interval propagated from the calibration's covariance of {', '.join(params)} "
+            f"({u.get('samples')} samples, seed {u.get('seed')}); other coefficients are held fixed")
+
+
+# --- fit (libscale fit) --------------------------------------------------------------
+
+
+def _general(v: Any) -> str:
+    return "" if _missing(v) else f"{v:.4g}"
+
+
+def coefficient_row(c: Any) -> dict[str, Any]:
+    """A fitted Coefficient as table texts (value, 80% interval from the binding, status)."""
+    interval = c.interval_80
+    if not c.fitted:
+        status, rng = "kept from default", ""
+    elif interval is None:
+        status, rng = "exact (one point)", ""
+    else:
+        status, rng = "fitted", f"[{interval[0]:.4g}, {interval[1]:.4g}]"
+    return {"name": c.name, "value": _general(c.value), "std_error": "" if not c.fitted or interval is None
+            else _general(c.std_error), "interval": rng, "status": status, "note": c.note}
+
+
+COEFFICIENT_COLUMNS = [
+    Column("name", "coefficient", text, "<"),
+    Column("value", "value", text),
+    Column("std_error", "std error", text),
+    Column("interval", "80% interval", text),
+    Column("status", "status", text, "<"),
+    Column("note", "note", text, "<"),
+]
+
+FAMILY_COLUMNS = [
+    Column("family", "family", text, "<"),
+    Column("parameters", "parameters", integer),
+    Column("loo_relative_error", "LOO error %", percent(2)),
+    Column("applicable", "applicable", yes_no),
+    Column("note", "note", text, "<"),
+]

@@ -107,16 +107,46 @@ def _context(self: Any, d: dict[str, Any]) -> None:
         d["config"] = cfg
 
 
+#: The projected figures that gain <figure>_p10 / <figure>_p90 with quantiles=True.
+QUANTILE_FIGURES = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "wall_time_h", "gpu_hours",
+                    "cost_usd", "energy_kwh")
+
+
+def _with_quantiles(row: dict[str, Any], q: Any) -> dict[str, Any]:
+    """The row with <figure>_p10 / <figure>_p90 inserted right after each figure."""
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        out[k] = v
+        if k in QUANTILE_FIGURES:
+            figure = getattr(q, k)
+            out[f"{k}_p10"] = figure.p10
+            out[f"{k}_p90"] = figure.p90
+    return out
+
+
+def _projection_rows(self: Any) -> list[dict[str, Any]]:
+    rows = [r.to_dict() for r in self.rows]
+    quantiles = getattr(self, "quantiles", None)
+    if quantiles:
+        by_gpus = {q.gpus: q for q in quantiles}
+        rows = [_with_quantiles(r, by_gpus[r["gpus"]]) for r in rows]
+    return rows
+
+
 def _projection_to_dict(self: _core.Projection) -> dict[str, Any]:
     """model, hardware, calibration, config (when made by libscale.project), scaling,
-    job, price, one dict per GPU count in ``rows``, and comm_exposed_from_gpus."""
+    job, price, one dict per GPU count in ``rows``, and comm_exposed_from_gpus. With
+    quantiles, each row carries <figure>_p10 / <figure>_p90 next to each projected
+    figure, and ``uncertainty`` says how they were sampled."""
     d: dict[str, Any] = {}
     _context(self, d)
     d["scaling"] = self.scaling
     d["job"] = self.job.to_dict()
     d["price_per_gpu_hour_usd"] = self.price_per_gpu_hour_usd
-    d["rows"] = [r.to_dict() for r in self.rows]
+    d["rows"] = _projection_rows(self)
     d["comm_exposed_from_gpus"] = self.comm_exposed_from_gpus
+    if getattr(self, "uncertainty", None) is not None:
+        d["uncertainty"] = dict(self.uncertainty)
     return d
 
 
@@ -131,7 +161,7 @@ def _rows_to_pandas(rows: list[dict[str, Any]]) -> Any:
 def _projection_to_pandas(self: _core.Projection) -> Any:
     """One row per GPU count: the table's columns first, then every other field
     (memory parts as memory_<part>)."""
-    return _rows_to_pandas([r.to_dict() for r in self.rows])
+    return _rows_to_pandas(_projection_rows(self))
 
 
 def _projection_repr_html(self: _core.Projection) -> str:
@@ -178,11 +208,75 @@ def _solution_repr_html(self: _core.Solution) -> str:
     return _format.html_table(_format.PROJECTION_COLUMNS, d["candidates"], caption=caption)
 
 
+# --- FitResult / CalibrationFile ----------------------------------------------------
+
+
+def _fit_to_dict(self: _core.FitResult) -> dict[str, Any]:
+    """Every field as plain Python values (covariance as nested lists)."""
+    return {
+        "hardware": self.calibration.hardware,
+        "calibration": self.calibration.to_dict(),
+        "parameters": list(self.parameters),
+        "covariance": self.covariance.tolist(),
+        "coefficients": [c.to_dict() for c in self.coefficients],
+        "unidentified": list(self.unidentified),
+        "relative_residuals": self.relative_residuals.tolist(),
+        "rms_relative_error": self.rms_relative_error,
+        "loo_relative_error": self.loo_relative_error,
+        "families": [f.to_dict() for f in self.families],
+        "chosen_family": self.chosen_family,
+        "family_reason": self.family_reason,
+        "records_used": self.records_used,
+        "sources": list(getattr(self, "sources", [])),
+    }
+
+
+def default_provenance(fit: Any) -> dict[str, Any]:
+    """hardware, date (UTC), libscale version and the measurement sources of a fit."""
+    import datetime
+
+    hw = getattr(fit, "hardware", None)
+    return {
+        "hardware": hw.name if hw is not None else fit.calibration.hardware,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "libscale_version": _core.__version__,
+        "source": list(getattr(fit, "sources", [])),
+    }
+
+
+def _fit_write(self: _core.FitResult, path: Any, *, provenance: Optional[Mapping[str, Any]] = None) -> None:
+    """Write the calibration file (libscale.calibration/1, kind "fitted") atomically: a
+    temporary file renamed into place, so a failure never leaves a partial file.
+    provenance: fields added to (and overriding) the default hardware / date / version /
+    source."""
+    import os
+
+    prov = default_provenance(self)
+    if provenance:
+        prov.update(to_jsonable(dict(provenance)))
+    _core.write_fit_calibration(os.fsdecode(path), self, prov)
+
+
+def _fit_calibration_file(self: _core.FitResult, *, provenance: Optional[Mapping[str, Any]] = None) -> Any:
+    """The fit as a CalibrationFile (what reading the written file gives)."""
+    prov = default_provenance(self)
+    if provenance:
+        prov.update(to_jsonable(dict(provenance)))
+    hw = getattr(self, "hardware", None) or _core.find_hardware(self.calibration.hardware)
+    return _core.calibration_from_json(self.calibration_json(prov), hw, origin="<fit>")
+
+
+def _calfile_to_dict(self: _core.CalibrationFile) -> dict[str, Any]:
+    return self.to_json()
+
+
 # --- attach --------------------------------------------------------------------------
 
 for _cls in (_core.ModelSpec, _core.ParameterCounts, _core.FlopsPerToken, _core.HardwareProfile,
              _core.LinkLevel, _core.Calibration, _core.DataPipeline, _core.CheckpointPolicy,
-             _core.TrainingConfig, _core.MemoryBreakdown, _core.StepBreakdown, _core.Job):
+             _core.TrainingConfig, _core.MemoryBreakdown, _core.StepBreakdown, _core.Job,
+             _core.Coefficient, _core.FamilyScore, _core.FitOptions, _core.Quantiles, _core.RowQuantiles,
+             _core.UncertaintyOptions):
     _cls.to_dict = _struct_to_dict  # type: ignore[attr-defined]
 _core.StepBreakdown._repr_html_ = _step_repr_html  # type: ignore[attr-defined]
 _core.ProjectionRow.to_dict = _row_to_dict  # type: ignore[attr-defined]
@@ -192,6 +286,10 @@ _core.Projection._repr_html_ = _projection_repr_html  # type: ignore[attr-define
 _core.Solution.to_dict = _solution_to_dict  # type: ignore[attr-defined]
 _core.Solution.to_pandas = _solution_to_pandas  # type: ignore[attr-defined]
 _core.Solution._repr_html_ = _solution_repr_html  # type: ignore[attr-defined]
+_core.FitResult.to_dict = _fit_to_dict  # type: ignore[attr-defined]
+_core.FitResult.write = _fit_write  # type: ignore[attr-defined]
+_core.FitResult.calibration_file = _fit_calibration_file  # type: ignore[attr-defined]
+_core.CalibrationFile.to_dict = _calfile_to_dict  # type: ignore[attr-defined]
 
 
 # --- SweepResult ---------------------------------------------------------------------

@@ -1,14 +1,16 @@
 """The ``libscale`` command line.
 
-    libscale project  --model M --hardware H --gpus 4,8,16 [options] [--json]
+    libscale project  --model M --hardware H --gpus 4,8,16 [--calibration C [--quantiles]] [options] [--json]
     libscale sweep    --model M --hardware H --gpus 8,16 --micro-batch 1,2 --seq-len 4096,8192 [--json]
     libscale solve    --model M --hardware H (--deadline-h H | --max-gpu-hours G | --max-cost-usd C) [--json]
     libscale models   [--json]
     libscale hardware [NAME] [--json]
+    libscale fit      MEASUREMENTS... -o calibration.json [--hardware H] [--format F] [config] [--json]
 
 Tables for people by default (every column header carries its unit), one JSON object
 with ``--json``. Bad input exits with status 2 and one line on stderr,
-``libscale: error: ...``; ``solve`` exits with 1 when no GPU count meets the target.
+``libscale: error: ...`` (and ``fit`` writes no file); ``solve`` exits with 1 when no GPU
+count meets the target.
 """
 
 from __future__ import annotations
@@ -133,6 +135,12 @@ def _add_config(p: argparse.ArgumentParser, *, lists: bool = False) -> None:
                    help="checkpoint write bandwidth per node, GB/s")
 
 
+def _add_calibration(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--calibration", default=None, metavar="PATH_OR_NAME",
+                   help="a calibration file (from `libscale fit`) or a shipped one by name, e.g. "
+                        "derived-b300-qwen3-32b (default: the hardware's uncalibrated default)")
+
+
 def _add_job(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scaling", default="strong", metavar="{strong,weak}",
                    help="strong: global batch fixed; weak: per-GPU batch fixed (default strong)")
@@ -156,6 +164,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus", type=_int_list, required=True, metavar="LIST", help="GPU counts, e.g. 4,8,16")
     _add_config(p)
     _add_job(p)
+    _add_calibration(p)
+    p.add_argument("--quantiles", action="store_true",
+                   help="P10 / P90 of each projected figure from the calibration's covariance")
+    p.add_argument("--samples", type=_integer, default=2000, metavar="N",
+                   help="samples for --quantiles (default 2000)")
+    p.add_argument("--seed", type=_integer, default=None, metavar="SEED",
+                   help="random seed for --quantiles (default: a fixed seed)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_project)
 
@@ -172,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus-per-node", type=_integer, default=None, metavar="N",
                    help="GPUs per node (default: the hardware's)")
     _add_config(p, lists=True)
+    _add_calibration(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_sweep)
 
@@ -187,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-cost-usd", type=_number, default=None, metavar="USD", help="cost budget, USD")
     _add_config(p)
     _add_job(p)
+    _add_calibration(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_solve)
 
@@ -199,6 +216,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", default=None, help="a catalog name or a hardware JSON file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_hardware)
+
+    p = sub.add_parser("fit", help="fit a calibration to measurements or trainer logs",
+                       description="Fit the step model's coefficients to measurement records (JSON, schema "
+                                   "libscale.measurements/1) or trainer logs (Hugging Face, torchtitan, CSV), "
+                                   "and write a calibration file for `project --calibration`. On any error "
+                                   "no file is written.")
+    p.add_argument("measurements", nargs="+", metavar="MEASUREMENTS",
+                   help="measurement JSON files and/or trainer logs")
+    p.add_argument("-o", "--output", required=True, metavar="CALIBRATION_JSON",
+                   help="calibration file to write (atomically)")
+    p.add_argument("--hardware", default=None,
+                   help="hardware to fit (default: the one the records name, when they all agree)")
+    p.add_argument("--format", default="auto", choices=("auto", "json") + tuple(f for f in _LOG_FORMATS),
+                   metavar="{auto,json,hf,torchtitan,csv}",
+                   help="how to read the files (default auto: JSON measurement files as such, logs by content)")
+    g = p.add_argument_group("configuration of logs (what the log does not say)")
+    g.add_argument("--model", default=None, help="catalog name or config.json path")
+    g.add_argument("--gpus", type=_integer, default=None, metavar="N", help="GPUs of the run")
+    g.add_argument("--gpus-per-node", type=_integer, default=None, metavar="N")
+    g.add_argument("--seq-len", type=_integer, default=None, metavar="TOKENS")
+    g.add_argument("--micro-batch", type=_integer, default=None, metavar="SEQS")
+    g.add_argument("--grad-accum", type=_integer, default=None, metavar="STEPS")
+    g.add_argument("--activation-checkpointing", default=None, metavar="{none,selective,full}")
+    g.add_argument("--strategy", default=None, help="fsdp, hsdp, ddp, zero1, zero2")
+    p.add_argument("--no-overhead", dest="fit_overhead", action="store_false",
+                   help="do not fit a fixed per-step overhead")
+    p.add_argument("--json", action="store_true", help="print the fit result as one JSON object")
+    p.set_defaults(func=_cmd_fit)
     return parser
 
 
@@ -223,19 +268,34 @@ def _job_kwargs(a: argparse.Namespace) -> dict[str, Any]:
     return dict(scaling=a.scaling, tokens=a.tokens, epochs=a.epochs, price_per_gpu_hour=a.price_per_gpu_hour)
 
 
+def _calibration_kwargs(a: argparse.Namespace) -> dict[str, Any]:
+    return {"calibration": a.calibration} if getattr(a, "calibration", None) is not None else {}
+
+
 def _print_json(obj: Any) -> None:
     print(json.dumps(to_jsonable(obj), indent=2, allow_nan=False))
 
 
 def _cmd_project(a: argparse.Namespace) -> int:
-    p = _api.project(a.model, a.hardware, gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a))
+    extra: dict[str, Any] = {}
+    if a.quantiles:
+        extra = dict(quantiles=True, samples=a.samples, seed=a.seed)
+    elif a.seed is not None or a.samples != 2000:
+        raise CliError("--samples and --seed apply only with --quantiles")
+    p = _api.project(a.model, a.hardware, gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a),
+                     **_calibration_kwargs(a), **extra)
     d = p.to_dict()
     if a.json:
         _print_json(d)
         return 0
     print(_format.projection_header(d))
     print()
-    print(_format.text_table(_format.PROJECTION_COLUMNS, d["rows"]))
+    if a.quantiles:
+        print(_format.text_table(_format.QUANTILE_PROJECTION_COLUMNS, [_format.quantile_ranges(r) for r in d["rows"]]))
+        print()
+        print(_format.uncertainty_sentence(d))
+    else:
+        print(_format.text_table(_format.PROJECTION_COLUMNS, d["rows"]))
     print()
     print(_format.comm_sentence(d))
     return 0
@@ -247,7 +307,7 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
         axes["global_batch_tokens"] = a.global_batch_tokens
     grids = np.meshgrid(*[np.asarray(v, dtype=np.int64) for v in axes.values()], indexing="ij")
     r = _api.sweep(a.model, a.hardware, gpus_per_node=a.gpus_per_node, **dict(zip(axes, grids)),
-                   **_config_kwargs(a))
+                   **_config_kwargs(a), **_calibration_kwargs(a))
     rows = r.records()
     if a.json:
         _print_json({
@@ -260,7 +320,7 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
     print(f"{r.model.name} ({r.model.parameters:,} parameters) on {r.hardware.name}, {r.config.strategy}, "
           f"{r.config.gpus_per_node or r.hardware.gpus_per_node} GPUs/node, activation checkpointing "
           f"{r.config.activation_checkpointing}, {len(r)} configurations, calibration "
-          f"{_format.calibration_kind(cal.kind)}")
+          f"{_format.calibration_label(cal.to_dict())}")
     print()
     print(_format.text_table(_format.SWEEP_COLUMNS, rows))
     return 0
@@ -270,7 +330,7 @@ def _cmd_solve(a: argparse.Namespace) -> int:
     budget = a.max_gpu_hours is not None or a.max_cost_usd is not None
     if a.deadline_h is not None and budget:
         raise CliError("give either --deadline-h or a budget (--max-gpu-hours / --max-cost-usd), not both")
-    kwargs = dict(gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a))
+    kwargs = dict(gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a), **_calibration_kwargs(a))
     if a.deadline_h is not None:
         s = _api.solve_deadline(a.model, a.hardware, deadline_h=a.deadline_h, **kwargs)
         goal = f"the cheapest GPU count that finishes within {a.deadline_h:g} h"
@@ -377,6 +437,119 @@ def _cmd_hardware(a: argparse.Namespace) -> int:
         link = cal.intra_node if level == "intra_node" else cal.inter_node
         print(f"  {level.replace('_', '-')} ring: latency per step {link.alpha_s:.2e} s, "
               f"bus bandwidth {link.busbw_bytes_per_s:,.0f} B/s")
+    return 0
+
+
+_LOG_FORMATS = ("hf", "torchtitan", "csv")
+
+
+def _is_measurement_json(path: str) -> bool:
+    """A JSON measurement file (a list of records or a libscale.measurements object), as
+    opposed to a trainer log, a CSV or a trainer_state.json. A *.json file that does not
+    parse is left to the measurement reader (which names the line)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return True  # let the reader report the missing file
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return path.lower().endswith(".json")
+    if isinstance(value, list):
+        return True
+    return isinstance(value, dict) and ("records" in value or str(value.get("schema", "")).startswith(
+        "libscale.measurements"))
+
+
+def _log_config(a: argparse.Namespace) -> dict[str, Any]:
+    keys = ("model", "hardware", "gpus", "gpus_per_node", "seq_len", "micro_batch", "grad_accum",
+            "activation_checkpointing", "strategy")
+    return {k: getattr(a, k) for k in keys if getattr(a, k) is not None}
+
+
+def _read_fit_inputs(a: argparse.Namespace) -> tuple[Any, list[str]]:
+    from . import logs
+
+    sets = []
+    notes: list[str] = []
+    for path in a.measurements:
+        if a.format == "json" or (a.format == "auto" and _is_measurement_json(path)):
+            sets.append(_core.read_measurements(path))
+            continue
+        try:
+            records = logs.parse_log(path, format=a.format, **_log_config(a))
+        except TypeError as e:  # a keyword the log parser needs, named the Python way
+            raise CliError(str(e)) from None
+        except ValueError as e:
+            # parse_log names the keyword to pass; on the command line that is an option
+            raise CliError(re.sub(r"\b(model|hardware|gpus|gpus_per_node|seq_len|micro_batch|grad_accum|"
+                                  r"activation_checkpointing|strategy)=",
+                                  lambda m: "--" + m.group(1).replace("_", "-") + " ", str(e))) from None
+        notes.extend(n if path in n else f"{path}: {n}" for n in getattr(records, "notes", []))
+        sets.append(_core.measurements_from_json(list(records), origin=path))
+    data = _api.read_measurements(*sets)
+    data.sources = list(a.measurements)
+    return data, notes
+
+
+def _fit_hardware(a: argparse.Namespace, data: Any) -> str:
+    if a.hardware is not None:
+        return a.hardware
+    names = list(data.hardware)
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise CliError("the measurements name no hardware; give --hardware")
+    raise CliError(f"the measurements name several hardware profiles ({', '.join(names)}); "
+                   f"give --hardware to choose one")
+
+
+def _cmd_fit(a: argparse.Namespace) -> int:
+    from . import __version__
+    import datetime
+
+    data, notes = _read_fit_inputs(a)
+    hw = _fit_hardware(a, data)
+    result = _api.fit(data, hw, fit_overhead=a.fit_overhead)
+    provenance = {
+        "hardware": result.hardware.name,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "libscale_version": __version__,
+        "source": [os.path.abspath(p) if not os.path.isabs(p) else p for p in a.measurements],
+        "command": "libscale fit " + " ".join(a.measurements),
+    }
+    out = a.output
+    result.write(out, provenance=provenance)
+    d = result.to_dict()
+    if a.json:
+        _print_json(dict(d, output=out, provenance=provenance, notes=notes))
+        return 0
+    counts = [(data.step_count, "step"), (data.gemm_count, "GEMM"), (data.collective_count, "collective"),
+              (data.power_count, "power")]
+    what = ", ".join(f"{n} {k}" for n, k in counts if n)
+    print(f"fit on {result.hardware.name}: {result.records_used} of {len(data)} records used ({what}) "
+          f"from {', '.join(a.measurements)}")
+    for n in notes:
+        print(f"  note: {n}")
+    print()
+    print("coefficients (80% interval: value ± 1.2816 × standard error):")
+    print(_format.text_table(_format.COEFFICIENT_COLUMNS, [_format.coefficient_row(c) for c in result.coefficients]))
+    print()
+    if d["unidentified"]:
+        print("not identified by the data (kept from the default):")
+        for u in d["unidentified"]:
+            print(f"  - {u}")
+        print()
+    print(f"relative error: rms {_format.percent(2)(d['rms_relative_error'])} %, leave-one-out "
+          + (f"{_format.percent(2)(d['loo_relative_error'])} %" if d["loo_relative_error"] is not None
+             else "n/a (no stage has more points than parameters)"))
+    print()
+    print("model families (leave-one-out relative error):")
+    print(_format.text_table(_format.FAMILY_COLUMNS, d["families"]))
+    print(f"chosen: {d['chosen_family']} ({d['family_reason']})")
+    print()
+    print(f"wrote {out} (libscale.calibration/1, kind {result.calibration.kind}, hardware {result.hardware.name})")
     return 0
 
 

@@ -55,5 +55,7 @@ void register_catalog(py::module_& m);
 void register_step(py::module_& m);
 void register_projection(py::module_& m);
 void register_sweep(py::module_& m);
+void register_fit(py::module_& m);
+void register_calibration_file(py::module_& m);
 
 }  // namespace libscale_py

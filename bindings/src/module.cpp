@@ -17,4 +17,6 @@ PYBIND11_MODULE(_core, m) {
     libscale_py::register_step(m);
     libscale_py::register_projection(m);
     libscale_py::register_sweep(m);
+    libscale_py::register_fit(m);
+    libscale_py::register_calibration_file(m);
 }

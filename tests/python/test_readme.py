@@ -57,8 +57,8 @@ def test_main_job_output_matches_readme():
 
 
 @pytest.mark.parametrize("code", blocks("python"), ids=lambda c: c.strip().splitlines()[-1][:40])
-def test_python_examples_run(code: str, tmp_path: Path):
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env(),
+def test_python_examples_run(code: str):
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env(),
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip(), "the example printed nothing"

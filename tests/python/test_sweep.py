@@ -3,7 +3,6 @@ flagged (never raised), numpy broadcasting, and speed."""
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -102,15 +101,14 @@ def test_to_dict_and_to_pandas():
     assert "<table>" in html and "tokens/s" in html
 
 
-def test_a_million_configurations_in_well_under_a_second():
+def test_a_million_configurations_in_one_call():
+    # Speed is measured by bench/bench_sweep.py; here the million-element call must give
+    # the same numbers as single estimates at spot-checked elements.
     n = 1_000_000
     gpus = np.tile(np.array([8, 16, 32, 64, 128, 256, 512, 1024]), n // 8)
     mb = np.tile(np.array([1, 2, 3, 4, 5]), n // 5)
-    libscale.sweep(gpus=gpus[:1000], micro_batch=mb[:1000])      # warm the catalog
-    times = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        r = libscale.sweep("qwen3-32b", "b300", gpus=gpus, micro_batch=mb, seq_len=8192)
-        times.append(time.perf_counter() - t0)
+    r = libscale.sweep("qwen3-32b", "b300", gpus=gpus, micro_batch=mb, seq_len=8192)
     assert len(r) == n and r.valid.all()
-    assert sorted(times)[1] < 1.0, times
+    for i in (0, 7, 123_457, n - 1):
+        s = libscale.estimate_step("qwen3-32b", "b300", gpus=int(gpus[i]), micro_batch=int(mb[i]), seq_len=8192)
+        assert r.step_time_s[i] == s.step_time_s and r.memory_gib[i] == s.memory.total_gib
