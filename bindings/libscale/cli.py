@@ -478,7 +478,7 @@ def _read_fit_inputs(a: argparse.Namespace) -> tuple[Any, list[str]]:
             sets.append(_core.read_measurements(path))
             continue
         try:
-            records = logs.parse_log(path, format=a.format, **_log_config(a))
+            records = logs.parse_log(path, format=a.format, per_step=True, **_log_config(a))
         except TypeError as e:  # a keyword the log parser needs, named the Python way
             raise CliError(str(e)) from None
         except ValueError as e:

@@ -532,7 +532,7 @@ def parse_torchtitan(text_or_path: Any, *, model: Optional[str] = None,
                      gpus_per_node: Optional[int] = None, seq_len: Optional[int] = None,
                      micro_batch: Optional[int] = None, grad_accum: Optional[int] = None,
                      activation_checkpointing: Optional[str] = None, strategy: Optional[str] = None,
-                     source: Optional[str] = None, skip_first: int = 2) -> Records:
+                     source: Optional[str] = None, skip_first: int = 2, per_step: bool = False) -> Records:
     """One step record from a torchtitan log: the median per-GPU ``tps`` (``wps`` in older
     releases) of the logged steps after the first SKIP_FIRST (warm-up: compilation, lazy
     init), as ``tokens_per_s_per_gpu``, with ``samples``, ``p10_tokens_per_s_per_gpu``,
@@ -644,6 +644,12 @@ def parse_torchtitan(text_or_path: Any, *, model: Optional[str] = None,
         extra["reported_tflops"] = _percentile(tfl, 50)
     if skip_first:
         notes.append(f"{src.origin}: skipped the first {skip_first} logged steps as warm-up")
+    if per_step:
+        # One record per logged step: the fitter then sees the step-to-step scatter and
+        # gives the efficiency an interval, where one summarized record is solved exactly.
+        return Records([_record(src, found, given, ("tokens_per_s_per_gpu", r[2]),
+                                f"{src.origin}:{r[0]}: step {r[1]} {rate_name}", line=r[0])
+                        for r in kept], notes=notes, format="torchtitan")
     first_line, last_line = kept[0][0], kept[-1][0]
     where = (f"{src.origin}: lines {first_line}-{last_line}, median {rate_name} of "
              f"{len(kept)} logged steps")
@@ -777,14 +783,15 @@ def detect_format(text: str) -> Optional[str]:
     return None
 
 
-def parse_log(path: Any, *, format: str = "auto", skip_first: Optional[int] = None,
+def parse_log(path: Any, *, format: str = "auto", skip_first: Optional[int] = None, per_step: bool = False,
               **config: Any) -> Records:
     """Step records from a trainer log or CSV at PATH (or its text).
 
     FORMAT: "auto" (by content), "hf", "torchtitan" or "csv". CONFIG: model, hardware, gpus,
     gpus_per_node, seq_len, micro_batch, grad_accum, activation_checkpointing, strategy,
     source -- the configuration the log lacks. SKIP_FIRST: torchtitan warm-up steps to skip
-    (default 2).
+    (default 2). PER_STEP: torchtitan logs give one record per logged step instead of their
+    median (what `libscale fit` uses, so the scatter becomes an interval).
     """
     if format not in FORMATS:
         raise ValueError(f"format = {format!r}; valid: {', '.join(FORMATS)}")
@@ -808,6 +815,7 @@ def parse_log(path: Any, *, format: str = "auto", skip_first: Optional[int] = No
     kwargs = dict(config)
     if format == "torchtitan":
         kwargs["skip_first"] = 2 if skip_first is None else skip_first
+        kwargs["per_step"] = per_step
     elif skip_first is not None:
         notes.append(f"skip_first applies to torchtitan logs; ignored for a {format} file")
     out = _PARSERS[format](text_or_path, **kwargs)

@@ -387,3 +387,11 @@ def test_records_are_plain_json_dicts():
             assert json.loads(json.dumps(r)) == r
             assert sum(k in r for k in ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu")) == 1
             assert all(math.isfinite(r[k]) for k in r if isinstance(r[k], float))
+
+
+def test_torchtitan_per_step_gives_one_record_per_kept_step():
+    recs = logs.parse_torchtitan(DATA / "torchtitan.log", per_step=True, **CFG)
+    # steps 1 and 10 are warm-up; 20..80 remain, each with its own logged tps
+    assert [r["tokens_per_s_per_gpu"] for r in recs] == [5762, 5755, 5790, 5748, 5771, 5702, 5769]
+    assert all(r["gpus"] == 8 and r["seq_len"] == 8192 and r["micro_batch"] == 1 for r in recs)
+    assert recs[0]["source"].endswith("torchtitan.log:19: step 20 tps")  # line 19 of the file
