@@ -25,8 +25,8 @@ def test_version_matches_pyproject():
 def test_typing_marker_and_stubs_present():
     stub_dirs = {Path(p) for p in libscale.__path__}
     assert any((d / "py.typed").is_file() for d in stub_dirs)
-    stub = next(d / "_core.pyi" for d in stub_dirs if (d / "_core.pyi").is_file())
-    tree = ast.parse(stub.read_text())
+    pyi = next(d / "_core.pyi" for d in stub_dirs if (d / "_core.pyi").is_file())
+    tree = ast.parse(pyi.read_text())
     declared = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
     declared |= {t.target.id for t in tree.body if isinstance(t, ast.AnnAssign)}
     public = {n for n in dir(libscale._core) if not n.startswith("__")}
