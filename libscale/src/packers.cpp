@@ -187,6 +187,25 @@ struct SeqBins {
     }
 };
 
+// Concatenates samples [begin, end) and cuts a row every S tokens, a sample running on
+// into the next row (TRL "wrapped" inside a map batch; torchtune split_across_pack).
+void wrap_into(std::span<const std::uint32_t> lengths, std::size_t begin, std::size_t end, std::uint32_t S,
+               SeqBins& out) {
+    std::uint32_t room = 0;  // room left in the current row
+    for (std::size_t i = begin; i < end; ++i) {
+        for (std::uint32_t left = lengths[i]; left > 0;) {
+            if (room == 0) {
+                out.open();
+                room = S;
+            }
+            const std::uint32_t take = std::min(left, room);
+            out.add(static_cast<std::uint32_t>(i), take);
+            left -= take;
+            room -= take;
+        }
+    }
+}
+
 }  // namespace
 
 Packer parse_packer(std::string_view s) {
@@ -344,22 +363,8 @@ PackResult pack_trl_wrapped(std::span<const std::uint32_t> lengths, std::int64_t
     res.input_tokens = sum_of(lengths);
     SeqBins out;
     const auto S = static_cast<std::uint32_t>(seq_len);
-    for (std::size_t c = 0; c + 1 < bounds.size(); ++c) {
-        std::uint32_t room = 0;  // room left in the current row of this batch
-        for (auto i = static_cast<std::size_t>(bounds[c]);
-             i < static_cast<std::size_t>(bounds[c + 1]); ++i) {
-            for (std::uint32_t left = lengths[i]; left > 0;) {
-                if (room == 0) {
-                    out.open();
-                    room = S;
-                }
-                const std::uint32_t take = std::min(left, room);
-                out.add(static_cast<std::uint32_t>(i), take);
-                left -= take;
-                room -= take;
-            }
-        }
-    }
+    for (std::size_t c = 0; c + 1 < bounds.size(); ++c)
+        wrap_into(lengths, static_cast<std::size_t>(bounds[c]), static_cast<std::size_t>(bounds[c + 1]), S, out);
     res.bins = std::move(out.b);
     return res;
 }
@@ -449,20 +454,9 @@ PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t s
             used += L;
         }
     } else {
-        std::uint32_t room = 0;
-        for (std::size_t i = 0; i < lengths.size(); ++i) {
-            if (lengths[i] > S) ++res.overflow.split_samples;
-            for (std::uint32_t left = lengths[i]; left > 0;) {
-                if (room == 0) {
-                    out.open();
-                    room = S;
-                }
-                const std::uint32_t take = std::min(left, room);
-                out.add(static_cast<std::uint32_t>(i), take);
-                left -= take;
-                room -= take;
-            }
-        }
+        for (const std::uint32_t l : lengths)
+            if (l > S) ++res.overflow.split_samples;
+        wrap_into(lengths, 0, lengths.size(), S, out);
     }
     res.bins = std::move(out.b);
     return res;
