@@ -51,6 +51,10 @@ __all__ = [
     "read_measurements",
     "fit",
     "read_calibration",
+    "read_lengths",
+    "pack",
+    "gate",
+    "packing_names",
 ]
 
 #: Defaults shared by estimate_step, project, sweep and the solvers.
@@ -668,3 +672,156 @@ def read_calibration(path_or_name: PathLike, hardware: HardwareLike) -> Calibrat
     "derived-b300-qwen3-32b", checked against the hardware. Pass the result (or its
     .calibration) as calibration= to estimate_step / project / sweep / the solvers."""
     return _core.read_calibration_file(_name_or_path("calibration", path_or_name), _hardware(hardware))
+
+
+# --- sequence packing and the pre-launch packing gate --------------------------------
+
+#: Short names for the packers (the full names, e.g. "trl_bfd", are accepted too).
+PACKING_ALIASES: dict[str, str] = {
+    "bfd": "trl_bfd",
+    "bfd_split": "trl_bfd_split",
+    "wrapped": "trl_wrapped",
+    "ffd": "nemo_ffd",
+    "greedy": "torchtune",
+    "greedy_split": "torchtune_split",
+    "knapsack": "llamafactory",
+    "multipack": "axolotl_multipack",
+}
+
+LengthsLike = Union[np.ndarray, Sequence[int], str, "os.PathLike[str]"]
+
+
+def _packer(packing: Any) -> str:
+    name = _str("packing", packing, "bfd").strip().lower().replace("-", "_")
+    name = PACKING_ALIASES.get(name, name)
+    valid = list(_core.packer_names())
+    if name not in valid:
+        raise ValueError(f"packing = {packing!r}: must be one of {', '.join(valid)} "
+                         f"(or the short names {', '.join(PACKING_ALIASES)})")
+    return name
+
+
+def packing_names() -> list[str]:
+    """The packers pack() and gate() accept (short aliases: PACKING_ALIASES)."""
+    return list(_core.packer_names())
+
+
+def read_lengths(path: PathLike, *, format: str = "auto", dtype: Optional[str] = None,
+                 field: str = "length") -> np.ndarray:
+    """Per-sample token lengths from a file as a uint32 numpy array: .npy (uint16/32/64,
+    int32/64), raw little-endian integers (give dtype, e.g. "uint32") or JSON Lines with an
+    integer field (field=). format "auto" goes by the extension (.npy / .jsonl), then by
+    dtype (raw), then by the .npy magic. Raises ParseError for a malformed, truncated or
+    foreign file and for zero or negative lengths."""
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a file path, got {type(path).__name__}")
+    return _core.read_lengths(os.fspath(path), format=_str("format", format, "npy"),
+                              dtype=None if dtype is None else _str("dtype", dtype, "uint32"),
+                              field=_str("field", field, "length"))
+
+
+def _lengths(lengths: Any, dtype: Optional[str], field: str, format: str) -> Any:
+    """A numpy array of lengths (not copied when it is one), or the file read."""
+    if isinstance(lengths, (str, os.PathLike)):
+        return read_lengths(lengths, format=format, dtype=dtype, field=field)
+    if dtype is not None:
+        raise ValueError("dtype applies only when lengths is a path to a raw file")
+    if isinstance(lengths, np.ndarray):
+        return lengths
+    if isinstance(lengths, (str, bytes, Mapping)) or not isinstance(lengths, Iterable):
+        raise TypeError(f"lengths: expected a numpy array, a sequence of integers or a file path, "
+                        f"got {type(lengths).__name__}")
+    seq = list(lengths)
+    if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) for v in seq):
+        bad = next(i for i, v in enumerate(seq)
+                   if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral))
+        raise TypeError(f"lengths[{bad}] = {seq[bad]!r}: token counts must be integers")
+    return np.asarray(seq, dtype=np.int64) if seq else np.zeros(0, dtype=np.uint32)
+
+
+def pack(
+    lengths: LengthsLike,
+    *,
+    seq_len: int,
+    packing: str = "trl_bfd",
+    map_batch_size: int = 1000,
+    num_proc: int = 1,
+    dtype: Optional[str] = None,
+    field: str = "length",
+    format: str = "auto",
+) -> "_core.PackResult":
+    """Pack per-sample token lengths as the trainer does (packing: trl_bfd / bfd,
+    trl_bfd_split, trl_wrapped, nemo_ffd / ffd, torchtune / greedy, torchtune_split,
+    llamafactory / knapsack, none). The bins come back as numpy CSR arrays: bin b holds
+    samples[offsets[b]:offsets[b+1]] with entry_tokens alongside; bin_tokens per bin.
+    map_batch_size / num_proc: datasets.map's batching (TRL, LLaMA-Factory)."""
+    return _core.pack(_lengths(lengths, dtype, field, format), _packer(packing), _int("seq_len", seq_len),
+                      map_batch_size=_int("map_batch_size", map_batch_size), num_proc=_int("num_proc", num_proc))
+
+
+def _gate_kwargs(*, world_size: Any, seq_len: Any, packing: Any, micro_batch: Any, grad_accum: Any,
+                 shuffle_seed: Any, drop_last: Any, watchdog_s: Any, epoch: Any, dataloader_drop_last: Any,
+                 step_rounding: Any, map_batch_size: Any, num_proc: Any, runtime_equalize: Any,
+                 shard_before_packing: Any = False) -> dict[str, Any]:
+    for name, v in (("drop_last", drop_last), ("dataloader_drop_last", dataloader_drop_last),
+                    ("runtime_equalize", runtime_equalize), ("shard_before_packing", shard_before_packing)):
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{name}: expected True or False, got {v!r}")
+    seed = None if shuffle_seed is None else _int("shuffle_seed", shuffle_seed)
+    if seed is not None and seed < 0:
+        raise ValueError(f"shuffle_seed = {seed}; it must be ≥ 0")
+    return dict(
+        packer=_packer(packing), seq_len=_int("seq_len", seq_len), world_size=_int("world_size", world_size),
+        micro_batch=_int("micro_batch", micro_batch), grad_accum=_int("grad_accum", grad_accum),
+        shuffle=seed is not None, seed=seed or 0, epoch=_int("epoch", epoch), sampler_drop_last=bool(drop_last),
+        dataloader_drop_last=bool(dataloader_drop_last), step_rounding=_str("step_rounding", step_rounding, "ceil"),
+        map_batch_size=_int("map_batch_size", map_batch_size), num_proc=_int("num_proc", num_proc),
+        watchdog_s=_float("watchdog_s", watchdog_s), runtime_equalize=bool(runtime_equalize),
+        shard_before_packing=bool(shard_before_packing))
+
+
+def gate(
+    lengths: LengthsLike,
+    *,
+    world_size: int,
+    seq_len: int,
+    packing: str = "trl_bfd",
+    micro_batch: int = 1,
+    grad_accum: int = 1,
+    shuffle_seed: Optional[int] = None,
+    drop_last: bool = False,
+    watchdog_s: float = 600.0,
+    epoch: int = 0,
+    dataloader_drop_last: bool = False,
+    step_rounding: str = "ceil",
+    map_batch_size: int = 1000,
+    num_proc: int = 1,
+    runtime_equalize: bool = True,
+    shard_before_packing: bool = False,
+    dtype: Optional[str] = None,
+    field: str = "length",
+    format: str = "auto",
+) -> "_core.GateResult":
+    """The pre-launch packing gate: pack the lengths as the trainer does, shard them as
+    DistributedSampler does (shuffle_seed: shuffle=True with that seed; drop_last: the
+    sampler's) and check that every rank runs the same number of micro-batches.
+
+    lengths: a numpy array (uint32 is used without a copy), a list of ints, or a path to a
+    .npy, raw (give dtype) or .jsonl (field) file. packing: a packer name or alias ("bfd",
+    "ffd", "greedy", "knapsack", "multipack", "none", ...). runtime_equalize (multipack
+    only): Axolotl truncates every rank to the minimum at run time; False models a loop
+    without it. shard_before_packing: each rank packs its own DistributedSampler shard
+    (an on-the-fly per-rank packer, the field report's case) instead of the sampler
+    sharding the packed dataset. watchdog_s: the hang-detection time behind the GPU-hours
+    at risk.
+
+    The result has .passed, per-rank numpy arrays (.sequences, .micro_batches,
+    .optimizer_steps, .tokens, .padding_efficiency), the remedy (.micro_batches_dropped,
+    .steps_dropped, .tokens_dropped, .tokens_dropped_pct), .cost_at_risk_gpu_hours,
+    .to_dict(), .to_pandas() (one row per rank) and a Jupyter table."""
+    kwargs = _gate_kwargs(world_size=world_size, seq_len=seq_len, packing=packing, micro_batch=micro_batch,
+                          grad_accum=grad_accum, shuffle_seed=shuffle_seed, drop_last=drop_last,
+                          watchdog_s=watchdog_s, epoch=epoch, dataloader_drop_last=dataloader_drop_last,
+                          step_rounding=step_rounding, map_batch_size=map_batch_size, num_proc=num_proc,
+                          runtime_equalize=runtime_equalize, shard_before_packing=shard_before_packing)
+    return _core.gate(_lengths(lengths, dtype, field, format), **kwargs)

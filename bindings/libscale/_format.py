@@ -268,3 +268,77 @@ FAMILY_COLUMNS = [
     Column("applicable", "applicable", yes_no),
     Column("note", "note", text, "<"),
 ]
+
+
+# --- the packing gate ----------------------------------------------------------------
+
+GATE_COLUMNS = [
+    Column("rank", "rank", text),
+    Column("sequences", "packed seqs", integer),
+    Column("micro_batches", "micro-batches", integer),
+    Column("optimizer_steps", "optimizer steps", integer),
+    Column("tokens", "tokens", integer),
+    Column("padding_efficiency", "padding eff %", percent(1)),
+]
+
+#: Above this many ranks the table shows only the ranks with the fewest and most micro-batches.
+GATE_TABLE_MAX_RANKS = 16
+
+
+def gate_rank_rows(d: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The per-rank rows to show: all of them up to GATE_TABLE_MAX_RANKS, else the
+    min / max rows of each column labelled as such."""
+    ranks = list(d["ranks"])
+    if len(ranks) <= GATE_TABLE_MAX_RANKS:
+        return ranks
+    out = []
+    for label, pick in (("min", min), ("max", max)):
+        row: dict[str, Any] = {"rank": f"{label} of {len(ranks)}"}
+        for c in GATE_COLUMNS[1:]:
+            row[c.key] = pick(r[c.key] for r in ranks)
+        out.append(row)
+    fewest = ranks[d["min_rank"]]
+    most = ranks[d["max_rank"]]
+    if d["difference"]:
+        out.append(dict(fewest, rank=f"{fewest['rank']} (fewest)"))
+        out.append(dict(most, rank=f"{most['rank']} (most)"))
+    return out
+
+
+def gate_header(d: Mapping[str, Any]) -> str:
+    return (f"packing gate: {d['packer']}, seq_len {d['seq_len']:,}, {d['world_size']} ranks, micro-batch "
+            f"{d['micro_batch']}, grad accum {d['grad_accum']}, "
+            + (f"shuffled (seed {d['seed']})" if d["shuffle"] else "not shuffled")
+            + (", sampler drop_last" if d["sampler_drop_last"] else "")
+            + f"; {d['global_bins']:,} packed sequences")
+
+
+def _ranks_phrase(ranks: Sequence[int]) -> str:
+    return f"rank {ranks[0]}" if len(ranks) == 1 else (
+        "ranks " + ", ".join(str(r) for r in ranks[:-1]) + f" and {ranks[-1]}")
+
+
+def gate_verdict(d: Mapping[str, Any]) -> str:
+    """The one verdict line."""
+    lo, hi = d["min_micro_batches"], d["max_micro_batches"]
+    ranks = d["ranks"]
+    remedy = (f"equalize to the minimum (drops {d['micro_batches_dropped']:,} micro-batches, "
+              f"{d['steps_dropped']:,} optimizer steps, {d['tokens_dropped']:,} tokens, "
+              f"{d['tokens_dropped_pct']:.2f} %)")
+    if d["difference"] == 0:
+        steps = ranks[0]["optimizer_steps"]
+        return (f"PASS: all {len(ranks)} ranks run {lo:,} micro-batches ({steps:,} optimizer steps) per epoch")
+    if d["trainer_equalizes"]:
+        return (f"PASS: ranks run {lo:,} to {hi:,} micro-batches but {d['packer']} truncates every rank to "
+                f"{lo:,} at run time (no hang); that drops {d['micro_batches_dropped']:,} micro-batches, "
+                f"{d['tokens_dropped']:,} tokens, {d['tokens_dropped_pct']:.2f} %")
+    fewest = [r["rank"] for r in ranks if r["micro_batches"] == lo]
+    most = [r["rank"] for r in ranks if r["micro_batches"] == hi]
+    shown = fewest[:3] + most[:3]  # fewest first, as in "(610 vs 612)"
+    more = len(fewest) + len(most) - len(shown)
+    who = _ranks_phrase(shown) + (f" (and {more} more)" if more else "")
+    stoppers = _ranks_phrase(fewest[:3]) + (" ..." if len(fewest) > 3 else "")
+    verb = "would" if len(fewest) == 1 else "would"
+    return (f"FAIL: {who} differ by {d['difference']:,} micro-batches ({lo:,} vs {hi:,}): {stoppers} {verb} "
+            f"stop calling collectives and the others hang until the {d['watchdog_s']:g} s watchdog: "
+            f"{d['cost_at_risk_gpu_hours']:.1f} GPU-hours at risk; remedy: {remedy} or torch Join")

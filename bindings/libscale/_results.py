@@ -292,6 +292,56 @@ _core.FitResult.calibration_file = _fit_calibration_file  # type: ignore[attr-de
 _core.CalibrationFile.to_dict = _calfile_to_dict  # type: ignore[attr-defined]
 
 
+# --- the packing gate -----------------------------------------------------------------
+
+_GATE_RANK_FIELDS = ("rank", "sequences", "micro_batches", "optimizer_steps", "tokens", "padding_efficiency")
+_GATE_SCALARS = ("passed", "verdict", "packer", "seq_len", "world_size", "micro_batch", "grad_accum", "shuffle",
+                 "seed", "sampler_drop_last", "watchdog_s", "global_bins", "min_rank", "max_rank",
+                 "min_micro_batches", "max_micro_batches", "difference", "trainer_equalizes",
+                 "micro_batches_dropped", "steps_dropped", "tokens_dropped", "total_tokens", "tokens_dropped_pct",
+                 "hang_cost_gpu_hours", "cost_at_risk_gpu_hours", "gpu_hours_saved")
+
+
+def _gate_to_dict(self: _core.GateResult) -> dict[str, Any]:
+    """Scalars, the overflow counts and the per-rank table as lists (JSON-ready)."""
+    d: dict[str, Any] = {k: getattr(self, k) for k in _GATE_SCALARS}
+    d["overflow"] = self.overflow.to_dict()
+    cols = {k: getattr(self, k).tolist() for k in _GATE_RANK_FIELDS}
+    d["ranks"] = [dict(zip(cols, vals)) for vals in zip(*cols.values())]
+    return d
+
+
+def _gate_to_pandas(self: _core.GateResult) -> Any:
+    """One row per rank."""
+    return _pandas().DataFrame({k: getattr(self, k) for k in _GATE_RANK_FIELDS}).set_index("rank")
+
+
+def _gate_repr_html(self: _core.GateResult) -> str:
+    d = self.to_dict()
+    rows = _format.gate_rank_rows(d)
+    return _format.html_table(_format.GATE_COLUMNS, rows, caption=_format.gate_header(d),
+                              footer=_format.gate_verdict(d))
+
+
+def _pack_to_dict(self: _core.PackResult) -> dict[str, Any]:
+    return {"packer": self.packer, "seq_len": self.seq_len, "num_bins": self.num_bins,
+            "input_tokens": self.input_tokens, "overflow": self.overflow.to_dict(),
+            "offsets": self.offsets, "samples": self.samples, "entry_tokens": self.entry_tokens,
+            "bin_tokens": self.bin_tokens}
+
+
+def _pack_bins(self: _core.PackResult) -> list[np.ndarray]:
+    """The bins as a list of arrays of sample indices (views, no copy)."""
+    return np.split(self.samples, self.offsets[1:-1]) if self.num_bins else []
+
+
+_core.GateResult.to_dict = _gate_to_dict  # type: ignore[attr-defined]
+_core.GateResult.to_pandas = _gate_to_pandas  # type: ignore[attr-defined]
+_core.GateResult._repr_html_ = _gate_repr_html  # type: ignore[attr-defined]
+_core.PackResult.to_dict = _pack_to_dict  # type: ignore[attr-defined]
+_core.PackResult.bins = _pack_bins  # type: ignore[attr-defined]
+
+
 # --- SweepResult ---------------------------------------------------------------------
 
 

@@ -57,5 +57,6 @@ void register_projection(py::module_& m);
 void register_sweep(py::module_& m);
 void register_fit(py::module_& m);
 void register_calibration_file(py::module_& m);
+void register_packing(py::module_& m);
 
 }  // namespace libscale_py

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -128,7 +129,7 @@ RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig
     if (n == 0) throw std::invalid_argument("lengths: empty dataset (0 samples)");
     RankBins out;
     out.rank_bin_tokens.resize(static_cast<std::size_t>(c.world_size));
-    if (c.packer == Packer::axolotl_multipack) {
+    if (c.packer == Packer::axolotl_multipack || c.shard_before_packing) {
         if (c.world_size > n)
             throw std::invalid_argument("world_size = " + std::to_string(c.world_size) +
                                         " exceeds the " + std::to_string(n) + " samples");
@@ -136,10 +137,22 @@ RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig
             if (lengths[i] == 0)
                 throw std::invalid_argument("lengths[" + std::to_string(i) +
                                             "] = 0: every sample must have at least 1 token");
+        std::vector<std::uint32_t> shard;
         for (std::int64_t r = 0; r < c.world_size; ++r) {
             const auto idx = distributed_sampler_indices(n, c.world_size, r, c.shuffle, c.seed,
                                                          c.epoch, c.sampler_drop_last);
-            Bins bins = pack_axolotl_rank(lengths, idx, c.seq_len);
+            Bins bins;
+            if (c.packer == Packer::axolotl_multipack) {
+                bins = pack_axolotl_rank(lengths, idx, c.seq_len);
+            } else {
+                // The rank's own samples, in sampler order, packed as the trainer packs
+                // a whole dataset.
+                shard.clear();
+                for (const std::int64_t i : idx) shard.push_back(lengths[static_cast<std::size_t>(i)]);
+                PackResult p = pack(c.packer, shard, c.seq_len, c.map_batch_size, c.num_proc);
+                out.overflow += p.overflow;
+                bins = std::move(p.bins);
+            }
             out.global_bins += bins.num_bins();
             out.rank_bin_tokens[static_cast<std::size_t>(r)] = std::move(bins.bin_tokens);
         }
@@ -178,6 +191,24 @@ GateResult run_gate(std::span<const std::uint32_t> lengths, const GateConfig& c)
     g.global_bins = rb.global_bins;
     g.overflow = rb.overflow;
     return g;
+}
+
+std::ostream& operator<<(std::ostream& os, const OverflowCounts& o) {
+    return os << "OverflowCounts(truncated_samples=" << o.truncated_samples
+              << ", truncated_tokens=" << o.truncated_tokens << ", split_samples=" << o.split_samples
+              << ", dropped_samples=" << o.dropped_samples << ", dropped_tokens=" << o.dropped_tokens
+              << ')';
+}
+
+std::ostream& operator<<(std::ostream& os, const PackResult& p) {
+    return os << "PackResult(bins=" << p.bins.num_bins() << ", entries=" << p.bins.samples.size()
+              << ", input_tokens=" << p.input_tokens << ", " << p.overflow << ')';
+}
+
+std::ostream& operator<<(std::ostream& os, const GateResult& g) {
+    return os << "GateResult(pass=" << (g.pass ? "True" : "False") << ", ranks=" << g.ranks.size()
+              << ", micro_batches=" << g.min_micro_batches << ".." << g.max_micro_batches
+              << ", difference=" << g.difference << ", verdict='" << g.verdict() << "')";
 }
 
 }  // namespace libscale

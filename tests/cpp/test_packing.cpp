@@ -450,5 +450,38 @@ TEST(Gate, ImbalancedPerRankPackingFailsAndRemedyPasses) {
     EXPECT_EQ(a.tokens_dropped, 30);
 }
 
+// The field report's case: each rank packs its own shard. Lengths
+// {5, 5, 5, 5, 9, 1, 9, 1}, seq_len 10, 2 ranks, unshuffled DistributedSampler:
+//   rank 0 gets samples 0, 2, 4, 6 → {5, 5, 9, 9}: BFD bins 9 | 9 | 5+5 = 3 rows
+//   rank 1 gets samples 1, 3, 5, 7 → {5, 5, 1, 1}: BFD bins 5+5 | 1+1   = 2 rows
+// so rank 1 runs out one micro-batch early: FAIL. Packed globally first, BFD makes
+// 9+1 | 9+1 | 5+5 | 5+5 = 4 rows and the sampler deals 2 to each rank: PASS.
+TEST(Gate, ShardingBeforePackingCanFailWhereGlobalPackingPasses) {
+    const std::vector<std::uint32_t> lengths{5, 5, 5, 5, 9, 1, 9, 1};
+    GateConfig c;
+    c.packer = Packer::trl_bfd;
+    c.seq_len = 10;
+    c.world_size = 2;
+    const GateResult global = run_gate(lengths, c);
+    EXPECT_TRUE(global.pass);
+    EXPECT_EQ(global.global_bins, 4);
+    EXPECT_EQ(global.ranks[0].micro_batches, 2);
+    EXPECT_EQ(global.ranks[1].micro_batches, 2);
+
+    c.shard_before_packing = true;
+    const GateResult per_rank = run_gate(lengths, c);
+    EXPECT_FALSE(per_rank.pass);
+    EXPECT_EQ(per_rank.ranks[0].micro_batches, 3);
+    EXPECT_EQ(per_rank.ranks[1].micro_batches, 2);
+    EXPECT_EQ(per_rank.difference, 1);
+    EXPECT_EQ(per_rank.min_rank, 1);
+    EXPECT_EQ(per_rank.max_rank, 0);
+    // Equalizing to 2 micro-batches drops rank 0's third row: 5+5 = 10 of 40 tokens.
+    EXPECT_EQ(per_rank.tokens_dropped, 10);
+    EXPECT_EQ(per_rank.total_tokens, 40);
+    // 2 GPUs hang until the 10-minute NCCL watchdog: 2 · 600 / 3600 GPU-hours.
+    EXPECT_DOUBLE_EQ(per_rank.cost_at_risk_gpu_hours, 2 * 600.0 / 3600.0);
+}
+
 }  // namespace
 }  // namespace libscale

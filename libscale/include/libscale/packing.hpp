@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,6 +57,14 @@ struct OverflowCounts {
     std::int64_t split_samples = 0;     // samples cut into ≥ 2 pieces (no tokens lost)
     std::int64_t dropped_samples = 0;   // samples the trainer filters out whole
     std::int64_t dropped_tokens = 0;
+    OverflowCounts& operator+=(const OverflowCounts& o) {
+        truncated_samples += o.truncated_samples;
+        truncated_tokens += o.truncated_tokens;
+        split_samples += o.split_samples;
+        dropped_samples += o.dropped_samples;
+        dropped_tokens += o.dropped_tokens;
+        return *this;
+    }
 };
 
 struct PackResult {
@@ -176,6 +185,12 @@ struct GateConfig {
     // run time (MultipackBatchSampler.gather_len_batches). false models a loop without it
     // (Axolotl before PR #461/#494, or a custom loop over the same sampler).
     bool runtime_equalize = true;
+    // Shard the samples with DistributedSampler first and let each rank pack its own
+    // shard with `packer` (an IterableDataset or per-rank collator that packs on the fly:
+    // the field report's case). Rank shards hold different lengths, so their packed
+    // counts can differ. false: the trainer's own order (global packers pack the whole
+    // dataset, then the sampler shards the packed rows, which equalizes the counts).
+    bool shard_before_packing = false;
 };
 void validate(const GateConfig& c);
 
@@ -213,8 +228,8 @@ struct GateResult {
 };
 
 // Per-rank packed rows (their token counts, in iteration order) as the trainer would
-// feed them: global packers pack, then DistributedSampler shards the rows; axolotl
-// shards samples first and packs per rank.
+// feed them: global packers pack, then DistributedSampler shards the rows; axolotl (and
+// any packer with shard_before_packing) shards samples first and packs per rank.
 struct RankBins {
     std::vector<std::vector<std::int64_t>> rank_bin_tokens;
     std::int64_t global_bins = 0;
@@ -236,5 +251,10 @@ GateResult run_gate(std::span<const std::uint32_t> lengths, const GateConfig& co
 // tokens in order. Fills everything but global_bins and overflow.
 GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens,
                  const GateConfig& config);
+
+// One-line summaries (Python __repr__).
+std::ostream& operator<<(std::ostream& os, const OverflowCounts& o);
+std::ostream& operator<<(std::ostream& os, const PackResult& p);
+std::ostream& operator<<(std::ostream& os, const GateResult& g);
 
 }  // namespace libscale
