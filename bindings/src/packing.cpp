@@ -361,15 +361,8 @@ void register_packing(py::module_& m) {
         .def_property_readonly("difference", [](const PyGate& g) { return g.r.difference; })
         .def_property_readonly("trainer_equalizes", [](const PyGate& g) { return g.r.trainer_equalizes; })
         .def_property_readonly("micro_batches_dropped", [](const PyGate& g) { return g.r.micro_batches_dropped; })
-        .def_property_readonly("steps_dropped",
-                               [](const PyGate& g) {
-                                   // optimizer steps the remedy drops, summed over ranks
-                                   std::int64_t min_steps = g.r.ranks.empty() ? 0 : g.r.ranks[0].optimizer_steps;
-                                   for (const auto& r : g.r.ranks) min_steps = std::min(min_steps, r.optimizer_steps);
-                                   std::int64_t s = 0;
-                                   for (const auto& r : g.r.ranks) s += r.optimizer_steps - min_steps;
-                                   return s;
-                               })
+        .def_property_readonly("steps_dropped", [](const PyGate& g) { return g.r.optimizer_steps_dropped; },
+                               "optimizer steps the remedy drops, summed over ranks")
         .def_property_readonly("tokens_dropped", [](const PyGate& g) { return g.r.tokens_dropped; })
         .def_property_readonly("total_tokens", [](const PyGate& g) { return g.r.total_tokens; })
         .def_property_readonly("tokens_dropped_pct", [](const PyGate& g) { return g.r.tokens_dropped_pct; })

@@ -80,9 +80,12 @@ GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens,
     g.difference = g.max_micro_batches - g.min_micro_batches;
     g.pass = g.difference == 0 || g.trainer_equalizes;
 
+    std::int64_t min_steps = g.ranks.front().optimizer_steps;
+    for (const auto& rep : g.ranks) min_steps = std::min(min_steps, rep.optimizer_steps);
     for (std::size_t r = 0; r < g.ranks.size(); ++r) {
         const auto& rep = g.ranks[r];
         g.micro_batches_dropped += rep.micro_batches - g.min_micro_batches;
+        g.optimizer_steps_dropped += rep.optimizer_steps - min_steps;
         const std::int64_t keep_rows = std::min(rep.packed_sequences, g.min_micro_batches * B);
         for (std::int64_t k = keep_rows; k < rep.packed_sequences; ++k)
             g.tokens_dropped += rank_bin_tokens[r][static_cast<std::size_t>(k)];

@@ -476,8 +476,10 @@ TEST(Gate, ShardingBeforePackingCanFailWhereGlobalPackingPasses) {
     EXPECT_EQ(per_rank.difference, 1);
     EXPECT_EQ(per_rank.min_rank, 1);
     EXPECT_EQ(per_rank.max_rank, 0);
-    // Equalizing to 2 micro-batches drops rank 0's third row: 5+5 = 10 of 40 tokens.
+    // Equalizing to 2 micro-batches drops rank 0's third row: 5+5 = 10 of 40 tokens, and
+    // (grad_accum 1) one optimizer step.
     EXPECT_EQ(per_rank.tokens_dropped, 10);
+    EXPECT_EQ(per_rank.optimizer_steps_dropped, 1);
     EXPECT_EQ(per_rank.total_tokens, 40);
     // 2 GPUs hang until the 10-minute NCCL watchdog: 2 · 600 / 3600 GPU-hours.
     EXPECT_DOUBLE_EQ(per_rank.cost_at_risk_gpu_hours, 2 * 600.0 / 3600.0);

@@ -216,6 +216,7 @@ struct GateResult {
     bool trainer_equalizes = false;
     // Equalize-to-minimum remedy: every rank keeps min_micro_batches.
     std::int64_t micro_batches_dropped = 0;  // summed over ranks
+    std::int64_t optimizer_steps_dropped = 0;  // summed over ranks, to the fewest steps
     std::int64_t tokens_dropped = 0;
     std::int64_t total_tokens = 0;  // tokens over all ranks before equalizing
     double tokens_dropped_pct = 0;
