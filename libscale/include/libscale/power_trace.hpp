@@ -1,0 +1,100 @@
+// GPU power telemetry as a columnar trace (one row per GPU per sample) and the parsers
+// for the two text formats a cluster already writes: nvidia-smi CSV logs and
+// dcgm-exporter Prometheus text. Bad lines never abort a parse: they are skipped,
+// counted, and the first is reported in ParseReport (line number and text). ParseError
+// (error.hpp) only for an unreadable file, a header without the needed columns, or a
+// file in which not one line parsed (a foreign file).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace libscale {
+
+struct PowerSample {
+    double time_s = 0;           // seconds (nvidia-smi wall clock read as UTC epoch seconds)
+    int gpu = 0;                 // nvidia-smi index / dcgm `gpu` label
+    double power_w = 0;          // board power draw, finite
+    double utilization_pct = 0;  // NaN: not reported ("[N/A]" or column absent)
+};
+
+// Columnar: row i is (time_s[i], gpu[i], power_w[i], utilization_pct[i]). Rows keep file
+// order (GPUs interleaved); the parsers guarantee strictly increasing time per GPU.
+struct PowerTrace {
+    std::vector<double> time_s;
+    std::vector<int> gpu;
+    std::vector<double> power_w;
+    std::vector<double> utilization_pct;
+
+    std::size_t size() const { return time_s.size(); }
+    bool empty() const { return time_s.empty(); }
+    void reserve(std::size_t n);
+    void push_back(const PowerSample& s);
+    PowerSample operator[](std::size_t i) const {
+        return {time_s[i], gpu[i], power_w[i], utilization_pct[i]};
+    }
+    std::vector<int> gpus() const;  // distinct GPU ids, ascending
+};
+
+struct ParseReport {
+    std::string source;                  // file path or "<string>"
+    std::size_t lines = 0;               // lines read, blank ones included
+    std::size_t samples = 0;             // rows in the trace
+    std::size_t skipped_lines = 0;       // unparseable lines (skipped)
+    std::size_t first_skipped_line = 0;  // 1-based; 0 when none
+    std::string first_skipped_text;
+    std::string first_skipped_reason;
+    std::size_t na_values = 0;  // "[N/A]", "[Not Supported]", NaN, or a GPU with no power value
+    std::size_t duplicate_timestamps = 0;     // same GPU, same time: the later row is dropped
+    std::size_t non_monotonic_timestamps = 0; // same GPU, earlier time: the row is dropped
+    std::size_t first_bad_timestamp_line = 0; // 1-based; 0 when none
+    std::size_t scrapes = 0;                  // dcgm only: scrapes seen
+    bool synthetic_time = false;  // dcgm only: no timestamps, time_s = scrape ordinal (0, 1, ...)
+
+    bool clean() const {
+        return skipped_lines == 0 && na_values == 0 && duplicate_timestamps == 0 &&
+               non_monotonic_timestamps == 0;
+    }
+    std::string summary() const;  // one line for logs
+};
+
+struct ParsedTrace {
+    PowerTrace trace;
+    ParseReport report;
+};
+
+// nvidia-smi --query-gpu=timestamp,index,power.draw,utilization.gpu --format=csv[,noheader][,nounits]
+//  * Header (any line containing "power.draw"): columns are taken from it in its order,
+//    extra columns are ignored; the units in brackets are dropped from the names. The
+//    power column is power.draw, else power.draw.average, else power.draw.instant;
+//    timestamp, index and a power column are required (ParseError otherwise);
+//    utilization.gpu is optional (NaN when absent). A repeated header (concatenated
+//    logs) re-reads the column order.
+//  * No header: the order timestamp, index, power.draw, utilization.gpu.
+//  * Values with or without units: "75.20 W" or "75.20"; "0 %" or "0". A unit that is not
+//    the column's (e.g. "75 %" for power) makes the line unparseable.
+//  * timestamp: "YYYY/MM/DD HH:MM:SS[.fff]" (or '-' separators), read as UTC epoch
+//    seconds, or a plain number of seconds.
+//  * "[N/A]"/"N/A"/"[Not Supported]"/"[Unknown Error]": in power, the row is dropped; in
+//    utilization, the row is kept with NaN utilization; both counted in na_values.
+ParsedTrace parse_nvidia_smi_csv(std::string_view text, std::string_view source = "<string>");
+ParsedTrace read_nvidia_smi_csv(const std::string& path);
+
+// dcgm-exporter Prometheus text exposition. What is accepted:
+//  * Sample lines `DCGM_FI_DEV_POWER_USAGE{...,gpu="0",...} 312.5 [timestamp_ms]` and
+//    `DCGM_FI_DEV_GPU_UTIL{...,gpu="0",...} 100 [timestamp_ms]`; the `gpu` label is
+//    required. Other metric names are ignored (not counted as bad).
+//  * A file holds one or more scrapes. A scrape ends at a blank line or at a comment
+//    `# scrape t=<seconds>`, which also gives the time of the scrape that follows.
+//    Other `#` comments (HELP, TYPE) are ignored.
+//  * Time of a sample: the line's own timestamp (ms since the epoch) if present, else the
+//    scrape's t=, else the scrape's ordinal 0, 1, 2, ... (report.synthetic_time).
+//  * Power and utilization of the same GPU and time in one scrape join into one row;
+//    utilization without power is dropped and counted in na_values; power without
+//    utilization gives NaN utilization. A value "NaN" counts in na_values.
+ParsedTrace parse_dcgm_prometheus(std::string_view text, std::string_view source = "<string>");
+ParsedTrace read_dcgm_prometheus(const std::string& path);
+
+}  // namespace libscale

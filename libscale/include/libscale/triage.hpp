@@ -1,0 +1,142 @@
+// Power triage: classify each GPU's power draw into five phases, combine the GPUs into
+// a job-level phase, and detect deadlocks (NCCL hangs: utilization 100% at near-idle
+// watts, NVIDIA/nccl#968), sustained data starvation and stragglers. Offline over a
+// PowerTrace (power_trace.hpp); the classifier kernel is causal, so a live watcher can
+// feed it the same way.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "libscale/hardware.hpp"
+#include "libscale/power_trace.hpp"
+
+namespace libscale {
+
+enum class Phase : std::uint8_t { compute, communication, data_starvation, checkpoint_or_deadlock, idle };
+inline constexpr int kPhaseCount = 5;
+const char* to_string(Phase p);
+
+// Band edges as fractions of the board power limit, low to high:
+//   p ≤ idle_max:          idle, or checkpoint_or_deadlock when utilization > idle_util_max_pct
+//                          (kernels spinning at idle watts = a hang or a checkpoint)
+//   p ≤ checkpoint_max:    checkpoint_or_deadlock
+//   p ≤ starvation_max:    data_starvation
+//   p ≤ communication_max: communication
+//   above:                 compute
+struct PowerBands {
+    double board_power_w = 0;
+    double idle_max_fraction = 0.10;
+    double checkpoint_max_fraction = 0.25;
+    double starvation_max_fraction = 0.40;
+    double communication_max_fraction = 0.60;
+    double idle_util_max_pct = 50;
+    std::string label;  // "default, uncalibrated: ..." or the calibration file
+
+    void validate() const;  // std::invalid_argument naming field, value, valid range
+};
+
+// Defaults for any catalog GPU, labelled "default, uncalibrated" (reasoning in triage.cpp).
+PowerBands default_power_bands(const HardwareProfile& hw);
+
+// Band edges in watts, precomputed once for the per-sample loop.
+struct BandThresholdsW {
+    double idle_max_w, checkpoint_max_w, starvation_max_w, communication_max_w, idle_util_max_pct;
+};
+BandThresholdsW thresholds_w(const PowerBands& b);
+
+inline Phase raw_phase(double power_w, double util_pct, const BandThresholdsW& t) {
+    if (power_w > t.communication_max_w) return Phase::compute;
+    if (power_w > t.starvation_max_w) return Phase::communication;
+    if (power_w > t.checkpoint_max_w) return Phase::data_starvation;
+    if (power_w > t.idle_max_w) return Phase::checkpoint_or_deadlock;
+    return util_pct > t.idle_util_max_pct ? Phase::checkpoint_or_deadlock : Phase::idle;  // NaN → idle
+}
+
+struct ClassifierOptions {
+    // Trailing moving average of power over (t − window, t]. NVML/nvidia-smi power is
+    // already a 1 s average on Ampere and newer, so 1 s only removes sample noise.
+    double smoothing_window_s = 1.0;
+    // A new phase must hold this long (from its first sample) before it is adopted; once
+    // adopted, the phase change is dated back to that first sample.
+    double min_dwell_s = 2.0;
+    void validate() const;
+};
+
+// One GPU's samples, time strictly increasing. Writes the phase of every sample to
+// `out` (same length). No allocation; O(n).
+void classify_gpu(std::span<const double> time_s, std::span<const double> power_w,
+                  std::span<const double> utilization_pct, const BandThresholdsW& bands,
+                  const ClassifierOptions& opt, std::span<Phase> out);
+
+// Declared checkpoint saves: every interval_s from first_start_s for duration_s, and/or
+// explicit [start, end) windows. The deadlock detector is silent inside them.
+struct CheckpointSchedule {
+    double first_start_s = 0;
+    double interval_s = 0;  // 0: no periodic schedule
+    double duration_s = 0;
+    std::vector<std::pair<double, double>> windows;
+    bool covers(double t_s) const;
+    void validate() const;
+};
+
+struct DetectorOptions {
+    double util_threshold_pct = 90;
+    double expected_checkpoint_s = 0;  // 0: unknown
+    double deadlock_after_s = 0;       // T; 0: default_deadlock_after_s(expected_checkpoint_s)
+    double starvation_after_s = 120;   // assumption
+    double straggler_after_s = 60;     // assumption
+    CheckpointSchedule checkpoints;
+    double deadlock_threshold_s() const;
+    void validate() const;
+};
+
+// T = max(2 × expected checkpoint, 60 s); 600 s (PyTorch's NCCL watchdog default) when the
+// checkpoint duration is unknown. Assumptions, to be replaced by calibration.
+double default_deadlock_after_s(double expected_checkpoint_s);
+
+enum class AlertKind { deadlock, data_starvation, straggler };
+const char* to_string(AlertKind k);
+
+struct Alert {
+    AlertKind kind;
+    double time_s;          // when it fired (a sample time)
+    std::vector<int> gpus;  // deadlock/starvation: the GPUs in that phase; straggler: the straggler
+    std::string message;
+};
+
+struct PhaseSegment {
+    int gpu;  // −1 for the job timeline
+    double start_s, end_s;
+    Phase phase;
+    double mean_power_w;  // GPU: trapezoidal energy / duration; job: mean of summed GPU power
+};
+
+struct PhaseTotals {
+    std::array<double, kPhaseCount> seconds{};
+    std::array<double, kPhaseCount> energy_j{};
+};
+
+struct TriageResult {
+    std::vector<Phase> sample_phase;  // per trace row
+    std::vector<PhaseSegment> gpu_segments;  // by GPU, then time
+    std::vector<PhaseSegment> job_segments;
+    std::vector<Alert> alerts;  // in time order
+    std::map<int, PhaseTotals> per_gpu;
+    // seconds: from the job timeline; energy_j: sum over GPUs of each GPU's energy by its
+    // own phase (so it adds up to the job's total energy).
+    PhaseTotals job;
+};
+
+// Job phase at each time: the phase most GPUs share (ties: enum order), except that
+// checkpoint_or_deadlock is the job phase only when every GPU with data is in it.
+// A GPU has data from its first to its last sample.
+TriageResult triage(const PowerTrace& trace, const PowerBands& bands,
+                    const ClassifierOptions& classifier = {}, const DetectorOptions& detector = {});
+
+}  // namespace libscale
