@@ -43,6 +43,12 @@ from ._core import (  # noqa: E402
     ModelSpec,
     ParameterCounts,
     ParseError,
+    ParseReport,
+    PowerBands,
+    PowerTrace,
+    Alert,
+    TriageResult,
+    PHASE_NAMES,
     Projection,
     ProjectionRow,
     Solution,
@@ -53,6 +59,7 @@ from ._core import (  # noqa: E402
 from ._api import (  # noqa: E402
     count_parameters,
     default_calibration,
+    default_power_bands,
     describe_issue,
     estimate_step,
     fit,
@@ -68,10 +75,12 @@ from ._api import (  # noqa: E402
     read_calibration,
     read_lengths,
     read_measurements,
+    read_trace,
     solve_budget,
     solve_deadline,
     sweep,
     training_config,
+    triage,
 )
 from ._results import SweepResult, to_jsonable  # noqa: E402  (also attaches to_dict / to_pandas)
 
@@ -109,6 +118,16 @@ __all__ = [
     "GateResult",
     "PackResult",
     "OverflowCounts",
+    # power triage
+    "read_trace",
+    "triage",
+    "default_power_bands",
+    "PowerTrace",
+    "ParseReport",
+    "PowerBands",
+    "Alert",
+    "TriageResult",
+    "PHASE_NAMES",
     # types
     "ModelSpec",
     "ParameterCounts",

@@ -34,6 +34,9 @@ HardwareLike = Union[str, "os.PathLike[str]", HardwareProfile]
 CalibrationLike = Union[None, str, "os.PathLike[str]", Calibration, CalibrationFile]
 
 __all__ = [
+    "read_trace",
+    "triage",
+    "default_power_bands",
     "model",
     "models",
     "hardware",
@@ -825,3 +828,81 @@ def gate(
                           step_rounding=step_rounding, map_batch_size=map_batch_size, num_proc=num_proc,
                           runtime_equalize=runtime_equalize, shard_before_packing=shard_before_packing)
     return _core.gate(_lengths(lengths, dtype, field, format), **kwargs)
+
+
+# --- power triage --------------------------------------------------------------------
+
+_TRACE_FORMATS = ("auto", "nvidia-smi", "dcgm")
+
+
+def read_trace(path: PathLike, *, format: str = "auto") -> "_core.PowerTrace":
+    """A GPU power trace from an nvidia-smi CSV log or dcgm-exporter Prometheus text.
+
+    format: "auto" (dcgm when the file names DCGM_FI_DEV_ metrics, else nvidia-smi),
+    "nvidia-smi" or "dcgm". Unparseable lines are skipped and counted in ``.report``;
+    raises ParseError for an unreadable or foreign file (no line parsed)."""
+    fmt = _str("format", format, "nvidia-smi")
+    if fmt not in _TRACE_FORMATS:
+        raise ValueError(f"format: {fmt!r} is not one of {', '.join(_TRACE_FORMATS)}")
+    return _core.read_trace(_name_or_path("path", path), fmt)
+
+
+def default_power_bands(hardware: HardwareLike) -> "_core.PowerBands":
+    """The default (uncalibrated) power bands of a hardware profile."""
+    return _core.default_power_bands(_hardware(hardware))
+
+
+def triage(
+    trace: Union[PathLike, "_core.PowerTrace"],
+    *,
+    hardware: HardwareLike = "h100",
+    bands: Optional["_core.PowerBands"] = None,
+    format: str = "auto",
+    smoothing_s: float = 1.0,
+    min_dwell_s: float = 2.0,
+    util_threshold_pct: float = 90.0,
+    deadlock_after_s: Optional[float] = None,
+    expected_checkpoint_s: Optional[float] = None,
+    starvation_after_s: float = 120.0,
+    straggler_after_s: float = 60.0,
+    checkpoint_first_start_s: float = 0.0,
+    checkpoint_interval_s: Optional[float] = None,
+    checkpoint_duration_s: Optional[float] = None,
+    checkpoint_windows: Optional[Sequence[tuple[float, float]]] = None,
+) -> "_core.TriageResult":
+    """Classify a power trace into phases and detect deadlocks, starvation and stragglers.
+
+    trace: a PowerTrace (read_trace) or a path (read with ``format``). bands: PowerBands
+    (default: default_power_bands(hardware)). deadlock_after_s: T (None: from
+    expected_checkpoint_s, which defaults to checkpoint_duration_s; 600 s when unknown).
+    checkpoint_interval_s / checkpoint_duration_s / checkpoint_windows [(start, end), ...]
+    declare checkpoint saves, inside which the deadlock detector is silent."""
+    if not isinstance(trace, _core.PowerTrace):
+        trace = read_trace(trace, format=format)
+    if bands is None:
+        bands = _core.default_power_bands(_hardware(hardware))
+    elif not isinstance(bands, _core.PowerBands):
+        raise TypeError(f"bands: expected a PowerBands, got {type(bands).__name__}")
+    if (checkpoint_interval_s is None) != (checkpoint_duration_s is None) and checkpoint_interval_s is not None:
+        raise ValueError("checkpoint_interval_s needs checkpoint_duration_s (how long each save lasts)")
+    if expected_checkpoint_s is None:
+        expected_checkpoint_s = checkpoint_duration_s
+    windows = [(_float("checkpoint_windows start", a), _float("checkpoint_windows end", b))
+               for a, b in (checkpoint_windows or [])]
+    result = _core.triage(
+        trace, bands,
+        smoothing_window_s=_float("smoothing_s", smoothing_s),
+        min_dwell_s=_float("min_dwell_s", min_dwell_s),
+        util_threshold_pct=_float("util_threshold_pct", util_threshold_pct),
+        expected_checkpoint_s=_opt_float("expected_checkpoint_s", expected_checkpoint_s) or 0.0,
+        deadlock_after_s=_opt_float("deadlock_after_s", deadlock_after_s) or 0.0,
+        starvation_after_s=_float("starvation_after_s", starvation_after_s),
+        straggler_after_s=_float("straggler_after_s", straggler_after_s),
+        checkpoint_first_start_s=_float("checkpoint_first_start_s", checkpoint_first_start_s),
+        checkpoint_interval_s=_opt_float("checkpoint_interval_s", checkpoint_interval_s) or 0.0,
+        checkpoint_duration_s=_opt_float("checkpoint_duration_s", checkpoint_duration_s) or 0.0,
+        checkpoint_windows=windows,
+    )
+    result.trace = trace
+    result.bands = bands
+    return result

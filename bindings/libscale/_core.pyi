@@ -772,3 +772,90 @@ def equalize_to_minimum(rank_bin_tokens: Sequence[Any], *, packer: str, seq_len:
                         **config: Any) -> list[npt.NDArray[np.int64]]: ...
 def judge(rank_bin_tokens: Sequence[Any], *, packer: str, seq_len: int, world_size: int,
           **config: Any) -> GateResult: ...
+
+# --- power triage (triage.cpp) ---
+
+PHASE_NAMES: tuple[str, ...]
+DEFAULT_DEADLOCK_AFTER_S: float
+
+class ParseReport:
+    source: str
+    lines: int
+    samples: int
+    skipped_lines: int
+    first_skipped_line: int
+    first_skipped_text: str
+    first_skipped_reason: str
+    na_values: int
+    duplicate_timestamps: int
+    non_monotonic_timestamps: int
+    first_bad_timestamp_line: int
+    scrapes: int
+    synthetic_time: bool
+    @property
+    def clean(self) -> bool: ...
+    def summary(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+class PowerTrace:
+    @property
+    def time_s(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def gpu(self) -> npt.NDArray[np.int32]: ...
+    @property
+    def power_w(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def utilization_pct(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def report(self) -> ParseReport: ...
+    @property
+    def gpus(self) -> list[int]: ...
+    def __len__(self) -> int: ...
+
+def read_trace(path: str, format: str = "auto") -> PowerTrace: ...
+
+class PowerBands:
+    board_power_w: float
+    idle_max_fraction: float
+    checkpoint_max_fraction: float
+    starvation_max_fraction: float
+    communication_max_fraction: float
+    idle_util_max_pct: float
+    label: str
+    def validate(self) -> None: ...
+
+def default_power_bands(hardware: HardwareProfile) -> PowerBands: ...
+
+class Alert:
+    @property
+    def kind(self) -> str: ...
+    time_s: float
+    gpus: list[int]
+    message: str
+    def to_dict(self) -> dict[str, Any]: ...
+
+class TriageResult:
+    trace: PowerTrace
+    bands: PowerBands
+    @property
+    def sample_phase(self) -> npt.NDArray[np.uint8]: ...
+    @property
+    def gpu_segments(self) -> dict[str, npt.NDArray[Any]]: ...
+    @property
+    def job_segments(self) -> dict[str, npt.NDArray[Any]]: ...
+    @property
+    def alerts(self) -> list[Alert]: ...
+    @property
+    def job_totals(self) -> dict[str, dict[str, float]]: ...
+    @property
+    def gpu_totals(self) -> dict[int, dict[str, dict[str, float]]]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def to_pandas(self, *, job: bool = False) -> Any: ...
+    def timeline_frame(self, *, job: bool = False) -> Any: ...
+
+def triage(trace: PowerTrace, bands: PowerBands, *, smoothing_window_s: float = 1.0, min_dwell_s: float = 2.0,
+           util_threshold_pct: float = 90.0, expected_checkpoint_s: float = 0.0, deadlock_after_s: float = 0.0,
+           starvation_after_s: float = 120.0, straggler_after_s: float = 60.0,
+           checkpoint_first_start_s: float = 0.0, checkpoint_interval_s: float = 0.0,
+           checkpoint_duration_s: float = 0.0,
+           checkpoint_windows: Sequence[tuple[float, float]] = ...) -> TriageResult: ...

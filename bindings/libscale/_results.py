@@ -443,3 +443,67 @@ class SweepResult:
         rows = self.records(limit=max_rows)
         footer = f"showing {len(rows)} of {len(self)} configurations" if len(rows) < len(self) else None
         return _format.html_table(_format.SWEEP_COLUMNS, rows, caption=self._summary(), footer=footer)
+
+
+# --- power triage --------------------------------------------------------------------
+
+
+def _segments_frame(seg: Mapping[str, np.ndarray]) -> Any:
+    pd = _pandas()
+    cols = dict(seg)
+    cols["phase"] = pd.Categorical.from_codes(np.asarray(seg["phase"], dtype=np.int64),
+                                              categories=list(_core.PHASE_NAMES))
+    cols["duration_s"] = seg["end_s"] - seg["start_s"]
+    return pd.DataFrame(cols, columns=["gpu", "start_s", "end_s", "duration_s", "phase", "mean_power_w"])
+
+
+def _segments_records(seg: Mapping[str, np.ndarray]) -> list[dict[str, Any]]:
+    names = _core.PHASE_NAMES
+    return [{"gpu": int(g), "start_s": float(a), "end_s": float(b), "phase": names[int(p)],
+             "mean_power_w": float(w)}
+            for g, a, b, p, w in zip(seg["gpu"], seg["start_s"], seg["end_s"], seg["phase"], seg["mean_power_w"])]
+
+
+def _alert_to_dict(self: _core.Alert) -> dict[str, Any]:
+    return {"kind": self.kind, "time_s": self.time_s, "gpus": list(self.gpus), "message": self.message}
+
+
+def _report_to_dict(self: _core.ParseReport) -> dict[str, Any]:
+    keys = ["source", "lines", "samples", "skipped_lines", "first_skipped_line", "first_skipped_text",
+            "first_skipped_reason", "na_values", "duplicate_timestamps", "non_monotonic_timestamps",
+            "first_bad_timestamp_line", "scrapes", "synthetic_time", "clean"]
+    d = {k: getattr(self, k) for k in keys}
+    d["summary"] = self.summary()
+    return d
+
+
+def _triage_timeline_frame(self: _core.TriageResult, *, job: bool = False) -> Any:
+    """The phase timeline as a DataFrame: per-GPU segments, or the job's (job=True)."""
+    return _segments_frame(self.job_segments if job else self.gpu_segments)
+
+
+def _triage_to_dict(self: _core.TriageResult) -> dict[str, Any]:
+    trace = getattr(self, "trace", None)
+    bands = getattr(self, "bands", None)
+    d: dict[str, Any] = {
+        "phases": list(_core.PHASE_NAMES),
+        "job": self.job_totals,
+        "gpus": {str(g): t for g, t in self.gpu_totals.items()},
+        "alerts": [a.to_dict() for a in self.alerts],
+        "job_timeline": _segments_records(self.job_segments),
+        "timeline": _segments_records(self.gpu_segments),
+    }
+    if bands is not None:
+        d["bands"] = {k: getattr(bands, k) for k in (
+            "board_power_w", "idle_max_fraction", "checkpoint_max_fraction", "starvation_max_fraction",
+            "communication_max_fraction", "idle_util_max_pct", "label")}
+    if trace is not None:
+        d["parse_report"] = trace.report.to_dict()
+    return d
+
+
+_core.Alert.to_dict = _alert_to_dict  # type: ignore[attr-defined]
+_core.ParseReport.to_dict = _report_to_dict  # type: ignore[attr-defined]
+_core.TriageResult.to_dict = _triage_to_dict  # type: ignore[attr-defined]
+_core.TriageResult.timeline_frame = _triage_timeline_frame  # type: ignore[attr-defined]
+_core.TriageResult.to_pandas = _triage_timeline_frame  # type: ignore[attr-defined]

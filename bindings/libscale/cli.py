@@ -7,6 +7,8 @@
     libscale hardware [NAME] [--json]
     libscale gate     --lengths FILE --world-size N --seq-len T [--packing bfd] [options] [--json]
     libscale fit      MEASUREMENTS... -o calibration.json [--hardware H] [--format F] [config] [--json]
+    libscale triage   TRACE [--hardware H] [--format auto|nvidia-smi|dcgm]
+                      [--checkpoint-interval-s S --checkpoint-duration-s D] [--json]
 
 Tables for people by default (every column header carries its unit), one JSON object
 with ``--json``. Bad input exits with status 2 and one line on stderr,
@@ -252,6 +254,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", default=None, help="a catalog name or a hardware JSON file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_hardware)
+
+    p = sub.add_parser("triage", help="offline power triage of an nvidia-smi / dcgm-exporter trace",
+                       description="Classify GPU power into compute / communication / data_starvation / "
+                                   "checkpoint_or_deadlock / idle, and report deadlock, data-starvation and "
+                                   "straggler alerts with timestamps. Alerts are reported, not errors (exit 0).")
+    p.add_argument("trace", metavar="TRACE", help="nvidia-smi --query-gpu CSV log or dcgm-exporter text")
+    p.add_argument("--hardware", default="h100",
+                   help="catalog name or hardware JSON file whose power bands apply (default h100)")
+    p.add_argument("--format", default="auto", choices=["auto", "nvidia-smi", "dcgm"],
+                   help="trace format (default auto)")
+    p.add_argument("--checkpoint-interval-s", type=_number, default=None, metavar="S",
+                   help="declared checkpoint saves every S seconds from the trace start (needs "
+                        "--checkpoint-duration-s)")
+    p.add_argument("--checkpoint-duration-s", type=_number, default=None, metavar="D",
+                   help="how long one checkpoint save lasts, s (also sets the deadlock threshold "
+                        "T = max(2 D, 60 s); default T 600 s)")
+    p.add_argument("--deadlock-after-s", type=_number, default=None, metavar="T",
+                   help="deadlock threshold T, s (default: from --checkpoint-duration-s, else 600)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_triage)
 
     p = sub.add_parser("fit", help="fit a calibration to measurements or trainer logs",
                        description="Fit the step model's coefficients to measurement records (JSON, schema "
@@ -605,6 +627,49 @@ def _cmd_fit(a: argparse.Namespace) -> int:
     print(f"chosen: {d['chosen_family']} ({d['family_reason']})")
     print()
     print(f"wrote {out} (libscale.calibration/1, kind {result.calibration.kind}, hardware {result.hardware.name})")
+    return 0
+
+
+_TRIAGE_COLUMNS = [
+    _format.Column("phase", "phase", _format.text, "<"),
+    _format.Column("seconds", "time (s)", _format.fixed(1)),
+    _format.Column("percent", "time (%)", _format.fixed(1)),
+    _format.Column("energy_kwh", "energy (kWh)", _format.fixed(4)),
+]
+
+
+def _cmd_triage(a: argparse.Namespace) -> int:
+    if not os.path.isfile(a.trace):
+        raise CliError(f"{a.trace}: no such file")
+    if (a.checkpoint_interval_s is None) != (a.checkpoint_duration_s is None):
+        raise CliError("--checkpoint-interval-s and --checkpoint-duration-s go together")
+    trace = _api.read_trace(a.trace, format=a.format)
+    if len(trace) == 0:
+        raise CliError(f"{a.trace}: no samples")
+    first_start = float(np.min(trace.time_s))
+    result = _api.triage(trace, hardware=a.hardware, deadlock_after_s=a.deadlock_after_s,
+                         checkpoint_first_start_s=first_start,
+                         checkpoint_interval_s=a.checkpoint_interval_s,
+                         checkpoint_duration_s=a.checkpoint_duration_s)
+    d = result.to_dict()
+    if a.json:
+        _print_json(d)
+        return 0
+    total_s = sum(v["seconds"] for v in d["job"].values())
+    rows = [{"phase": name, "seconds": v["seconds"],
+             "percent": 100.0 * v["seconds"] / total_s if total_s > 0 else 0.0,
+             "energy_kwh": v["energy_j"] / 3.6e6} for name, v in d["job"].items()]
+    print(f"{a.trace}: {len(trace.gpus)} GPUs, {total_s:.1f} s; bands: {d['bands']['label']}")
+    print(_format.text_table(_TRIAGE_COLUMNS, rows))
+    print()
+    if d["alerts"]:
+        print(f"alerts ({len(d['alerts'])}):")
+        for al in d["alerts"]:
+            print(f"  t = {al['time_s']:.1f} s (+{al['time_s'] - first_start:.1f} s)  {al['kind']}  "
+                  f"GPUs {','.join(str(g) for g in al['gpus'])}: {al['message']}")
+    else:
+        print("alerts: none")
+    print(f"parse: {trace.report.summary()}")
     return 0
 
 

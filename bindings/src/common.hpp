@@ -58,5 +58,6 @@ void register_sweep(py::module_& m);
 void register_fit(py::module_& m);
 void register_calibration_file(py::module_& m);
 void register_packing(py::module_& m);
+void register_triage(py::module_& m);
 
 }  // namespace libscale_py

@@ -20,4 +20,5 @@ PYBIND11_MODULE(_core, m) {
     libscale_py::register_fit(m);
     libscale_py::register_calibration_file(m);
     libscale_py::register_packing(m);
+    libscale_py::register_triage(m);
 }

@@ -185,9 +185,16 @@ void DetectorOptions::validate() const {
 
 namespace {
 
+// Timestamps are epoch seconds (about 1.7e9): six significant digits would round them
+// to the thousand seconds, so large values are printed fixed-point to 0.1 s.
 std::string fmt(double v) {
     std::ostringstream s;
-    s.precision(6);
+    if (std::fabs(v) >= 1e5) {
+        s.setf(std::ios::fixed);
+        s.precision(1);
+    } else {
+        s.precision(6);
+    }
     s << v;
     return s.str();
 }
