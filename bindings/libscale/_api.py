@@ -76,6 +76,11 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "checkpoint": None,
 }
 
+def _config_kwargs(scope: Mapping[str, Any]) -> dict[str, Any]:
+    """The training_config keyword arguments among a front end's parameters (its locals())."""
+    return {k: scope[k] for k in CONFIG_DEFAULTS}
+
+
 # Default GPU counts the solvers choose from.
 DEFAULT_CANDIDATES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
@@ -351,14 +356,10 @@ def estimate_step(
     a dict of DataPipeline / CheckpointPolicy fields or the struct. A configuration that
     does not fit is returned with ``memory.fits == False``; with require_fit=True it
     raises DoesNotFitError instead."""
+    config = _config_kwargs(locals())
     m, hw = _model(model), _hardware(hardware)
     cal = _calibration(calibration, hw)
-    cfg = training_config(
-        gpus=gpus, gpus_per_node=gpus_per_node, seq_len=seq_len, micro_batch=micro_batch,
-        global_batch_tokens=global_batch_tokens, strategy=strategy,
-        activation_checkpointing=activation_checkpointing, reshard_after_forward=reshard_after_forward,
-        reduce_dtype=reduce_dtype, grad_sync=grad_sync, attention_span_tokens=attention_span_tokens,
-        data=data, checkpoint=checkpoint)
+    cfg = training_config(gpus=gpus, **config)
     step = _core.estimate_step(m, hw, cfg, calibration=cal)
     if require_fit:
         _core.require_fit(m, hw, cfg, step, calibration=cal)
@@ -408,18 +409,14 @@ def project(
     adds ``.quantiles`` (one RowQuantiles per row, P10/P50/P90 sampled from the
     calibration's covariance with `samples` draws and `seed`) and ``<figure>_p10`` /
     ``<figure>_p90`` to to_dict() rows and to_pandas() columns."""
+    config = _config_kwargs(locals())
     if not isinstance(quantiles, (bool, np.bool_)):
         raise TypeError(f"quantiles: expected True or False, got {quantiles!r}")
     m, hw = _model(model), _hardware(hardware)
     cal_file = _calibration_file(calibration, hw) if not isinstance(calibration, Calibration) else None
     cal = cal_file.calibration if cal_file is not None else _calibration(calibration, hw)
     counts = _gpu_counts(gpus)
-    cfg = training_config(
-        gpus=counts[0], gpus_per_node=gpus_per_node, seq_len=seq_len, micro_batch=micro_batch,
-        global_batch_tokens=global_batch_tokens, strategy=strategy,
-        activation_checkpointing=activation_checkpointing, reshard_after_forward=reshard_after_forward,
-        reduce_dtype=reduce_dtype, grad_sync=grad_sync, attention_span_tokens=attention_span_tokens,
-        data=data, checkpoint=checkpoint)
+    cfg = training_config(gpus=counts[0], **config)
     job = _job(tokens, epochs, price_per_gpu_hour)
     scaling = _str("scaling", scaling, "strong")
     p = _core.project(m, hw, cfg, counts, scaling=scaling, job=job, calibration=cal)
@@ -468,15 +465,11 @@ def solve_deadline(
 
     Counts that are invalid for the configuration or do not fit are skipped;
     ``.found`` is False when none meets the deadline (``.candidates`` lists the rest)."""
+    config = _config_kwargs(locals())
     m, hw = _model(model), _hardware(hardware)
     cal = _calibration(calibration, hw)
     counts = _gpu_counts(gpus)
-    cfg = training_config(
-        gpus=counts[0], gpus_per_node=gpus_per_node, seq_len=seq_len, micro_batch=micro_batch,
-        global_batch_tokens=global_batch_tokens, strategy=strategy,
-        activation_checkpointing=activation_checkpointing, reshard_after_forward=reshard_after_forward,
-        reduce_dtype=reduce_dtype, grad_sync=grad_sync, attention_span_tokens=attention_span_tokens,
-        data=data, checkpoint=checkpoint)
+    cfg = training_config(gpus=counts[0], **config)
     job = _job(tokens, epochs, price_per_gpu_hour)
     s = _core.solve_deadline(m, hw, cfg, counts, deadline_h=_float("deadline_h", deadline_h),
                              scaling=_str("scaling", scaling, "strong"), job=job, calibration=cal)
@@ -512,15 +505,11 @@ def solve_budget(
     """The fastest GPU count among ``gpus`` whose GPU-hours and cost stay under the caps.
 
     Give max_gpu_hours, max_cost_usd or both (None: no cap)."""
+    config = _config_kwargs(locals())
     m, hw = _model(model), _hardware(hardware)
     cal = _calibration(calibration, hw)
     counts = _gpu_counts(gpus)
-    cfg = training_config(
-        gpus=counts[0], gpus_per_node=gpus_per_node, seq_len=seq_len, micro_batch=micro_batch,
-        global_batch_tokens=global_batch_tokens, strategy=strategy,
-        activation_checkpointing=activation_checkpointing, reshard_after_forward=reshard_after_forward,
-        reduce_dtype=reduce_dtype, grad_sync=grad_sync, attention_span_tokens=attention_span_tokens,
-        data=data, checkpoint=checkpoint)
+    cfg = training_config(gpus=counts[0], **config)
     job = _job(tokens, epochs, price_per_gpu_hour)
     caps = {"max_gpu_hours": _opt_float("max_gpu_hours", max_gpu_hours),
             "max_cost_usd": _opt_float("max_cost_usd", max_cost_usd)}
