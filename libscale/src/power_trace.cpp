@@ -9,7 +9,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
-#include <unordered_map>
+#include <stdexcept>
 #include <utility>
 
 #include "libscale/error.hpp"
@@ -125,40 +125,32 @@ ValueStatus parse_value(std::string_view s, std::string_view unit, double& out) 
     return ValueStatus::ok;
 }
 
-// Appends rows, dropping duplicate and non-monotonic timestamps per GPU.
-class Builder {
-public:
-    explicit Builder(ParsedTrace& r) : r_(r) {}
-
-    void skip(std::size_t line, std::string_view text, const char* why) {
-        auto& rep = r_.report;
-        if (rep.skipped_lines++ == 0) {
-            rep.first_skipped_line = line;
-            rep.first_skipped_text = std::string(text.substr(0, 200));
-            rep.first_skipped_reason = why;
-        }
+void skip(ParseReport& rep, std::size_t line, std::string_view text, const char* why) {
+    if (rep.skipped_lines++ == 0) {
+        rep.first_skipped_line = line;
+        rep.first_skipped_text = std::string(text.substr(0, 200));
+        rep.first_skipped_reason = why;
     }
+}
 
-    void add(std::size_t line, const PowerSample& s) {
-        auto [it, fresh] = last_.try_emplace(s.gpu, s.time_s);
-        if (!fresh) {
-            if (s.time_s <= it->second) {
-                auto& rep = r_.report;
-                if (s.time_s == it->second) ++rep.duplicate_timestamps;
-                else ++rep.non_monotonic_timestamps;
-                if (rep.first_bad_timestamp_line == 0) rep.first_bad_timestamp_line = line;
-                return;
-            }
-            it->second = s.time_s;
+// Appends s unless its GPU already has a row at the same or a later time (dropped and
+// counted); `last` maps each GPU to the time of its last row and is kept up to date.
+bool append_monotonic(std::map<int, double>& last, std::size_t line, const PowerSample& s,
+                      PowerTrace& out, ParseReport& rep) {
+    auto [it, fresh] = last.try_emplace(s.gpu, s.time_s);
+    if (!fresh) {
+        if (s.time_s <= it->second) {
+            if (s.time_s == it->second) ++rep.duplicate_timestamps;
+            else ++rep.non_monotonic_timestamps;
+            if (rep.first_bad_timestamp_line == 0) rep.first_bad_timestamp_line = line;
+            return false;
         }
-        r_.trace.push_back(s);
-        ++r_.report.samples;
+        it->second = s.time_s;
     }
-
-private:
-    ParsedTrace& r_;
-    std::unordered_map<int, double> last_;
-};
+    out.push_back(s);
+    ++rep.samples;
+    return true;
+}
 
 std::vector<std::string_view> split_lines(std::string_view text) {
     std::vector<std::string_view> lines;
@@ -184,8 +176,7 @@ std::vector<std::string_view> split_csv(std::string_view line) {
     return f;
 }
 
-void foreign_if_empty(const ParsedTrace& r, const char* what) {
-    const auto& rep = r.report;
+void foreign_if_empty(const ParseReport& rep, const char* what) {
     if (rep.samples == 0 && rep.skipped_lines > 0 && rep.na_values == 0 &&
         rep.duplicate_timestamps == 0 && rep.non_monotonic_timestamps == 0)
         throw ParseError(rep.source + ": not " + what + ": no line parsed; line " +
@@ -201,65 +192,190 @@ std::string slurp(const std::string& path) {
     return s.str();
 }
 
+// The samples of one dcgm scrape; power and utilization of a (GPU, own timestamp) are
+// only joined into a row when the scrape is complete.
+class DcgmScrape {
+public:
+    // One non-blank, non-comment line. True for a well-formed metric line of any name:
+    // that is what tells Prometheus text from a foreign file.
+    bool add(std::size_t line_no, std::string_view line, ParseReport& rep);
+    bool empty() const { return samples_.empty(); }
+    bool all_own_timestamps() const {
+        return std::all_of(samples_.begin(), samples_.end(), [](const auto& kv) { return kv.first.second >= 0; });
+    }
+    // t0: the time of the samples without their own timestamp. Returns the rows appended.
+    std::size_t flush(double t0, PowerTrace& out, ParseReport& rep);
+
+private:
+    struct Pending { double power = kNaN, util = kNaN; bool has_power = false, has_util = false; std::size_t line = 0; };
+    std::map<std::pair<int, long long>, Pending> samples_;  // key: (gpu, own timestamp in ms or -1)
+};
+
+bool DcgmScrape::add(std::size_t line_no, std::string_view line, ParseReport& rep) {
+    // name{labels} value [timestamp]
+    std::size_t name_end = 0;
+    while (name_end < line.size() && (std::isalnum(static_cast<unsigned char>(line[name_end])) ||
+                                      line[name_end] == '_' || line[name_end] == ':'))
+        ++name_end;
+    if (name_end == 0 || std::isdigit(static_cast<unsigned char>(line[0]))) { skip(rep, line_no, line, "not a metric line"); return false; }
+    const std::string_view name = line.substr(0, name_end);
+    std::string_view labels;
+    std::size_t pos = name_end;
+    if (pos < line.size() && line[pos] == '{') {
+        const auto close = line.find('}', pos);
+        if (close == std::string_view::npos) { skip(rep, line_no, line, "unclosed label set"); return false; }
+        labels = line.substr(pos + 1, close - pos - 1);
+        pos = close + 1;
+    }
+    std::string_view rest = trim(line.substr(pos));
+    const auto sp = rest.find_first_of(" \t");
+    const std::string_view value_text = rest.substr(0, sp);
+    const std::string_view ts_text = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp));
+    double value = 0;
+    const bool value_nan = lower(value_text) == "nan";
+    if (!value_nan && !parse_double(value_text, value)) { skip(rep, line_no, line, "bad sample value"); return false; }
+    long long ts_ms = -1;
+    if (!ts_text.empty() && (!parse_int(ts_text, ts_ms) || ts_ms < 0)) { skip(rep, line_no, line, "bad sample timestamp"); return false; }
+    const bool is_power = name == "DCGM_FI_DEV_POWER_USAGE";
+    const bool is_util = name == "DCGM_FI_DEV_GPU_UTIL";
+    if (!is_power && !is_util) return true;
+    const auto g = labels.find("gpu=\"");
+    long long gpu = -1;
+    if (g == std::string_view::npos || (g > 0 && labels[g - 1] != ',' && labels[g - 1] != ' ')) { skip(rep, line_no, line, "no gpu label"); return true; }
+    const auto start = g + 5;
+    const auto end = labels.find('"', start);
+    if (end == std::string_view::npos || !parse_int(labels.substr(start, end - start), gpu) || gpu < 0 || gpu > 1'000'000) {
+        skip(rep, line_no, line, "bad gpu label");
+        return true;
+    }
+    Pending& p = samples_[{static_cast<int>(gpu), ts_ms}];
+    if ((is_power && p.has_power) || (is_util && p.has_util)) {
+        ++rep.duplicate_timestamps;
+        if (rep.first_bad_timestamp_line == 0) rep.first_bad_timestamp_line = line_no;
+        return true;
+    }
+    if (value_nan || !std::isfinite(value) || value < 0) {
+        if (is_util) { ++rep.na_values; p.has_util = true; p.util = kNaN; }
+        else { p.has_power = true; p.power = kNaN; p.line = line_no; }  // counted at flush
+        return true;
+    }
+    if (is_power) { p.has_power = true; p.power = value; p.line = line_no; }
+    else { p.has_util = true; p.util = value; if (p.line == 0) p.line = line_no; }
+    return true;
+}
+
+std::size_t DcgmScrape::flush(double t0, PowerTrace& out, ParseReport& rep) {
+    const auto has_power = [](const Pending& v) { return v.has_power && !std::isnan(v.power); };
+    std::vector<std::pair<std::pair<double, int>, const Pending*>> rows;  // sorted by time, then GPU
+    std::vector<int> gpus;
+    for (const auto& [k, v] : samples_) {
+        rows.push_back({{k.second >= 0 ? static_cast<double>(k.second) / 1000.0 : t0, k.first}, &v});
+        if (has_power(v)) gpus.push_back(k.first);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
+    std::sort(gpus.begin(), gpus.end());
+    gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+    // `out` is the only state between scrapes (parse_dcgm_scrape keeps none), so the last
+    // time of each GPU comes from it; the scan back stops once all of this scrape's GPUs
+    // are found, usually within the previous scrape's rows.
+    std::map<int, double> last;
+    for (std::size_t i = out.size(); i-- > 0 && last.size() < gpus.size();)
+        if (std::binary_search(gpus.begin(), gpus.end(), out.gpu[i])) last.try_emplace(out.gpu[i], out.time_s[i]);
+    std::size_t n = 0;
+    for (const auto& [k, v] : rows) {
+        if (!has_power(*v)) { ++rep.na_values; continue; }
+        n += append_monotonic(last, v->line, {k.first, k.second, v->power, v->has_util ? v->util : kNaN}, out, rep);
+    }
+    samples_.clear();
+    return n;
+}
+
 }  // namespace
 
-ParsedTrace parse_nvidia_smi_csv(std::string_view text, std::string_view source) {
-    ParsedTrace r;
-    r.report.source = std::string(source);
-    Builder b(r);
-    // Column positions; -1 = absent. Default: the documented noheader order.
-    int c_time = 0, c_gpu = 1, c_power = 2, c_util = 3;
-    const auto lines = split_lines(text);
-    r.report.lines = lines.size();
-    r.trace.reserve(lines.size());
-    for (std::size_t li = 0; li < lines.size(); ++li) {
-        const std::size_t line_no = li + 1;
-        const std::string_view line = trim(lines[li]);
-        if (line.empty()) continue;
-        const auto f = split_csv(line);
-        if (lower(line).find("power.draw") != std::string::npos) {  // header
-            int t = -1, g = -1, p = -1, pa = -1, pi = -1, u = -1;
-            for (std::size_t i = 0; i < f.size(); ++i) {
-                std::string_view name = f[i];
-                if (const auto br = name.find('['); br != std::string_view::npos) name = trim(name.substr(0, br));
-                const std::string n = lower(name);
-                const int ci = static_cast<int>(i);
-                if (n == "timestamp") t = ci;
-                else if (n == "index") g = ci;
-                else if (n == "power.draw") p = ci;
-                else if (n == "power.draw.average") pa = ci;
-                else if (n == "power.draw.instant") pi = ci;
-                else if (n == "utilization.gpu") u = ci;
-            }
-            if (p < 0) p = pa >= 0 ? pa : pi;
-            if (t < 0 || g < 0 || p < 0)
-                throw ParseError(r.report.source + ":" + std::to_string(line_no) +
-                                 ": nvidia-smi header '" + std::string(line) +
-                                 "' lacks timestamp, index or power.draw; query them with "
-                                 "--query-gpu=timestamp,index,power.draw,utilization.gpu");
-            c_time = t; c_gpu = g; c_power = p; c_util = u;
-            continue;
-        }
-        const int need = std::max({c_time, c_gpu, c_power, c_util});
-        if (static_cast<int>(f.size()) <= need) { b.skip(line_no, line, "too few columns"); continue; }
-        PowerSample s;
-        if (!parse_timestamp(f[static_cast<std::size_t>(c_time)], s.time_s)) { b.skip(line_no, line, "bad timestamp"); continue; }
-        long long idx = 0;
-        if (!parse_int(f[static_cast<std::size_t>(c_gpu)], idx) || idx < 0 || idx > 1'000'000) { b.skip(line_no, line, "bad GPU index"); continue; }
-        s.gpu = static_cast<int>(idx);
-        const ValueStatus ps = parse_value(f[static_cast<std::size_t>(c_power)], "W", s.power_w);
-        if (ps == ValueStatus::bad) { b.skip(line_no, line, "bad power.draw"); continue; }
-        ValueStatus us = ValueStatus::na;
-        s.utilization_pct = kNaN;
-        if (c_util >= 0) {
-            us = parse_value(f[static_cast<std::size_t>(c_util)], "%", s.utilization_pct);
-            if (us == ValueStatus::bad) { b.skip(line_no, line, "bad utilization.gpu"); continue; }
-            if (us == ValueStatus::na) { s.utilization_pct = kNaN; ++r.report.na_values; }
-        }
-        if (ps == ValueStatus::na) { ++r.report.na_values; continue; }
-        b.add(line_no, s);
+NvidiaSmiCsvReader::NvidiaSmiCsvReader(std::string source) { report_.source = std::move(source); }
+
+std::size_t NvidiaSmiCsvReader::feed(std::string_view chunk, PowerTrace& out) {
+    std::size_t n = 0;
+    for (std::size_t nl; (nl = chunk.find('\n')) != std::string_view::npos; chunk.remove_prefix(nl + 1)) {
+        if (partial_.empty()) { n += parse_line(chunk.substr(0, nl), out); continue; }
+        // Taken out before parsing so that a throwing header leaves no stale tail behind.
+        const std::string line = std::move(partial_.append(chunk.substr(0, nl)));
+        partial_.clear();
+        n += parse_line(line, out);
     }
-    foreign_if_empty(r, "nvidia-smi CSV");
+    partial_.append(chunk);
+    return n;
+}
+
+std::size_t NvidiaSmiCsvReader::finish(PowerTrace& out) {
+    if (partial_.empty()) return 0;
+    const std::string line = std::move(partial_);
+    partial_.clear();
+    return parse_line(line, out);
+}
+
+std::size_t NvidiaSmiCsvReader::parse_line(std::string_view raw, PowerTrace& out) {
+    auto& rep = report_;
+    const std::size_t line_no = ++rep.lines;
+    const std::string_view line = trim(raw);
+    if (line.empty()) return 0;
+    const auto f = split_csv(line);
+    if (lower(line).find("power.draw") != std::string::npos) {  // header
+        int t = -1, g = -1, p = -1, pa = -1, pi = -1, u = -1;
+        for (std::size_t i = 0; i < f.size(); ++i) {
+            std::string_view name = f[i];
+            if (const auto br = name.find('['); br != std::string_view::npos) name = trim(name.substr(0, br));
+            const std::string nm = lower(name);
+            const int ci = static_cast<int>(i);
+            if (nm == "timestamp") t = ci;
+            else if (nm == "index") g = ci;
+            else if (nm == "power.draw") p = ci;
+            else if (nm == "power.draw.average") pa = ci;
+            else if (nm == "power.draw.instant") pi = ci;
+            else if (nm == "utilization.gpu") u = ci;
+        }
+        if (p < 0) p = pa >= 0 ? pa : pi;
+        std::string missing;
+        const auto require = [&](int col, const char* what) {
+            if (col < 0) missing += std::string(missing.empty() ? "" : ", ") + what;
+        };
+        require(t, "timestamp");
+        require(g, "index");
+        require(p, "power.draw");
+        if (!missing.empty())
+            throw ParseError(rep.source + ":" + std::to_string(line_no) + ": nvidia-smi header '" +
+                             std::string(line) + "' lacks " + missing + "; query it with "
+                             "--query-gpu=timestamp,index,power.draw,utilization.gpu");
+        c_time_ = t; c_gpu_ = g; c_power_ = p; c_util_ = u;
+        return 0;
+    }
+    const int need = std::max({c_time_, c_gpu_, c_power_, c_util_});
+    if (static_cast<int>(f.size()) <= need) { skip(rep, line_no, line, "too few columns"); return 0; }
+    PowerSample s;
+    if (!parse_timestamp(f[static_cast<std::size_t>(c_time_)], s.time_s)) { skip(rep, line_no, line, "bad timestamp"); return 0; }
+    long long idx = 0;
+    if (!parse_int(f[static_cast<std::size_t>(c_gpu_)], idx) || idx < 0 || idx > 1'000'000) { skip(rep, line_no, line, "bad GPU index"); return 0; }
+    s.gpu = static_cast<int>(idx);
+    const ValueStatus ps = parse_value(f[static_cast<std::size_t>(c_power_)], "W", s.power_w);
+    if (ps == ValueStatus::bad) { skip(rep, line_no, line, "bad power.draw"); return 0; }
+    s.utilization_pct = kNaN;
+    if (c_util_ >= 0) {
+        const ValueStatus us = parse_value(f[static_cast<std::size_t>(c_util_)], "%", s.utilization_pct);
+        if (us == ValueStatus::bad) { skip(rep, line_no, line, "bad utilization.gpu"); return 0; }
+        if (us == ValueStatus::na) { s.utilization_pct = kNaN; ++rep.na_values; }
+    }
+    if (ps == ValueStatus::na) { ++rep.na_values; return 0; }
+    return append_monotonic(last_time_, line_no, s, out, rep) ? 1 : 0;
+}
+
+ParsedTrace parse_nvidia_smi_csv(std::string_view text, std::string_view source) {
+    NvidiaSmiCsvReader reader{std::string(source)};
+    ParsedTrace r;
+    r.trace.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+    reader.feed(text, r.trace);
+    reader.finish(r.trace);
+    r.report = reader.report();
+    foreign_if_empty(r.report, "nvidia-smi CSV");
     return r;
 }
 
@@ -270,42 +386,25 @@ ParsedTrace read_nvidia_smi_csv(const std::string& path) {
 
 ParsedTrace parse_dcgm_prometheus(std::string_view text, std::string_view source) {
     ParsedTrace r;
-    r.report.source = std::string(source);
-    Builder b(r);
-    struct Pending { double power = kNaN, util = kNaN; bool has_power = false, has_util = false; std::size_t line = 0; };
-    // key: (gpu, own timestamp in ms or -1)
-    std::map<std::pair<int, long long>, Pending> scrape;
-    double scrape_t = kNaN;
+    auto& rep = r.report;
+    rep.source = std::string(source);
+    DcgmScrape scrape;
+    double scrape_t = kNaN;  // from `# scrape t=`
     std::size_t ordinal = 0;
     bool any_metric = false;
-
     const auto flush = [&]() {
-        if (scrape.empty()) { scrape_t = kNaN; return; }
-        ++r.report.scrapes;
-        double t0 = scrape_t;
-        if (std::isnan(t0)) {
-            bool all_own = true;
-            for (const auto& [k, v] : scrape) all_own = all_own && k.second >= 0;
-            if (!all_own) { r.report.synthetic_time = true; t0 = static_cast<double>(ordinal); }
+        if (!scrape.empty()) {
+            ++rep.scrapes;
+            double t0 = scrape_t;
+            if (std::isnan(t0) && !scrape.all_own_timestamps()) { rep.synthetic_time = true; t0 = static_cast<double>(ordinal); }
+            scrape.flush(t0, r.trace, rep);
+            ++ordinal;
         }
-        // rows in time order, then GPU order
-        std::vector<std::pair<std::pair<double, int>, const Pending*>> rows;
-        for (const auto& [k, v] : scrape) {
-            const double t = k.second >= 0 ? static_cast<double>(k.second) / 1000.0 : t0;
-            rows.push_back({{t, k.first}, &v});
-        }
-        std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
-        for (const auto& [k, v] : rows) {
-            if (!v->has_power || std::isnan(v->power)) { ++r.report.na_values; continue; }
-            b.add(v->line, {k.first, k.second, v->power, v->has_util ? v->util : kNaN});
-        }
-        scrape.clear();
         scrape_t = kNaN;
-        ++ordinal;
     };
 
     const auto lines = split_lines(text);
-    r.report.lines = lines.size();
+    rep.lines = lines.size();
     for (std::size_t li = 0; li < lines.size(); ++li) {
         const std::size_t line_no = li + 1;
         const std::string_view line = trim(lines[li]);
@@ -320,72 +419,34 @@ ParsedTrace parse_dcgm_prometheus(std::string_view text, std::string_view source
                     std::string_view v = rest.substr(eq + 2);
                     v = v.substr(0, v.find_first_of(" \t"));
                     if (parse_double(v, t) && std::isfinite(t)) scrape_t = t;
-                    else b.skip(line_no, line, "bad scrape time");
+                    else skip(rep, line_no, line, "bad scrape time");
                 }
             }
             continue;
         }
-        // name{labels} value [timestamp]
-        std::size_t name_end = 0;
-        while (name_end < line.size() && (std::isalnum(static_cast<unsigned char>(line[name_end])) ||
-                                          line[name_end] == '_' || line[name_end] == ':'))
-            ++name_end;
-        if (name_end == 0 || std::isdigit(static_cast<unsigned char>(line[0]))) { b.skip(line_no, line, "not a metric line"); continue; }
-        const std::string_view name = line.substr(0, name_end);
-        std::string_view labels;
-        std::size_t pos = name_end;
-        if (pos < line.size() && line[pos] == '{') {
-            const auto close = line.find('}', pos);
-            if (close == std::string_view::npos) { b.skip(line_no, line, "unclosed label set"); continue; }
-            labels = line.substr(pos + 1, close - pos - 1);
-            pos = close + 1;
-        }
-        std::string_view rest = trim(line.substr(pos));
-        const auto sp = rest.find_first_of(" \t");
-        const std::string_view value_text = rest.substr(0, sp);
-        const std::string_view ts_text = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp));
-        double value = 0;
-        const bool value_nan = lower(value_text) == "nan";
-        if (!value_nan && !parse_double(value_text, value)) { b.skip(line_no, line, "bad sample value"); continue; }
-        long long ts_ms = -1;
-        if (!ts_text.empty() && (!parse_int(ts_text, ts_ms) || ts_ms < 0)) { b.skip(line_no, line, "bad sample timestamp"); continue; }
-        any_metric = true;
-        const bool is_power = name == "DCGM_FI_DEV_POWER_USAGE";
-        const bool is_util = name == "DCGM_FI_DEV_GPU_UTIL";
-        if (!is_power && !is_util) continue;
-        const auto g = labels.find("gpu=\"");
-        long long gpu = -1;
-        if (g == std::string_view::npos || (g > 0 && labels[g - 1] != ',' && labels[g - 1] != ' ')) { b.skip(line_no, line, "no gpu label"); continue; }
-        {
-            const auto start = g + 5;
-            const auto end = labels.find('"', start);
-            if (end == std::string_view::npos || !parse_int(labels.substr(start, end - start), gpu) || gpu < 0 || gpu > 1'000'000) {
-                b.skip(line_no, line, "bad gpu label");
-                continue;
-            }
-        }
-        Pending& p = scrape[{static_cast<int>(gpu), ts_ms}];
-        if ((is_power && p.has_power) || (is_util && p.has_util)) {
-            ++r.report.duplicate_timestamps;
-            if (r.report.first_bad_timestamp_line == 0) r.report.first_bad_timestamp_line = line_no;
-            continue;
-        }
-        if (value_nan || !std::isfinite(value) || value < 0) {
-            if (is_util) { ++r.report.na_values; p.has_util = true; p.util = kNaN; }
-            else { p.has_power = true; p.power = kNaN; p.line = line_no; }  // counted at flush
-            continue;
-        }
-        if (is_power) { p.has_power = true; p.power = value; p.line = line_no; }
-        else { p.has_util = true; p.util = value; if (p.line == 0) p.line = line_no; }
+        any_metric = scrape.add(line_no, line, rep) || any_metric;
     }
     flush();
-    if (!any_metric) foreign_if_empty(r, "Prometheus text");
+    if (!any_metric) foreign_if_empty(rep, "Prometheus text");
     return r;
 }
 
 ParsedTrace read_dcgm_prometheus(const std::string& path) {
     const std::string text = slurp(path);
     return parse_dcgm_prometheus(text, path);
+}
+
+std::size_t parse_dcgm_scrape(std::string_view text, double time_s, PowerTrace& out, ParseReport& report) {
+    if (!std::isfinite(time_s))
+        throw std::invalid_argument("parse_dcgm_scrape: time_s must be finite, got " + std::to_string(time_s));
+    DcgmScrape scrape;
+    for (const std::string_view raw : split_lines(text)) {
+        const std::string_view line = trim(raw);
+        ++report.lines;
+        if (!line.empty() && line.front() != '#') scrape.add(report.lines, line, report);
+    }
+    ++report.scrapes;
+    return scrape.flush(time_s, out, report);
 }
 
 }  // namespace libscale

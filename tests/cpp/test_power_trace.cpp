@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <fstream>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "libscale/error.hpp"
 #include "libscale/power_trace.hpp"
@@ -180,4 +182,248 @@ TEST(DcgmPrometheus, BadLinesNaNAndMissingPower) {
     EXPECT_EQ(r.report.duplicate_timestamps, 1u);
     EXPECT_EQ(r.report.non_monotonic_timestamps, 1u);
     EXPECT_THROW(parse_dcgm_prometheus("{{{ not prometheus\n"), ParseError);
+}
+
+namespace {
+
+auto fields(const ParseReport& r) {
+    return std::make_tuple(r.source, r.lines, r.samples, r.skipped_lines, r.first_skipped_line,
+                           r.first_skipped_text, r.first_skipped_reason, r.na_values, r.duplicate_timestamps,
+                           r.non_monotonic_timestamps, r.first_bad_timestamp_line, r.scrapes, r.synthetic_time);
+}
+
+void expect_same_trace(const PowerTrace& a, const PowerTrace& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a.time_s[i], b.time_s[i]) << "row " << i;
+        EXPECT_EQ(a.gpu[i], b.gpu[i]) << "row " << i;
+        EXPECT_EQ(a.power_w[i], b.power_w[i]) << "row " << i;
+        EXPECT_TRUE(a.utilization_pct[i] == b.utilization_pct[i] ||
+                    (std::isnan(a.utilization_pct[i]) && std::isnan(b.utilization_pct[i])))
+            << "row " << i;
+    }
+}
+
+// Header with \r\n, units, a utilization N/A, a garbage line, a blank line, a duplicate
+// timestamp, a power N/A and an unterminated last line.
+const std::string kSmiLog =
+    "timestamp, index, power.draw [W], utilization.gpu [%]\r\n"
+    "2026/05/07 22:08:19.005, 0, 75.20 W, 0 %\n"
+    "2026/05/07 22:08:19.005, 1, 612.40 W, [N/A]\n"
+    "Killed\n"
+    "\n"
+    "2026/05/07 22:08:19.005, 1, 613.00 W, 99 %\n"
+    "2026/05/07 22:08:19.505, 0, [N/A], 5 %\n"
+    "2026/05/07 22:08:20.005, 0, 80 W, 7 %\n"
+    "2026/05/07 22:08:20.005, 1, 600 W, 100 %";
+
+}  // namespace
+
+TEST(NvidiaSmiCsvReader, EverySplitPointGivesTheBatchResult) {
+    const auto batch = parse_nvidia_smi_csv(kSmiLog);
+    ASSERT_EQ(batch.trace.size(), 4u);
+    EXPECT_DOUBLE_EQ(batch.trace.power_w[1], 612.4);
+    EXPECT_TRUE(std::isnan(batch.trace.utilization_pct[1]));
+    EXPECT_DOUBLE_EQ(batch.trace.power_w[3], 600);
+    EXPECT_EQ(batch.report.lines, 9u);
+    EXPECT_EQ(batch.report.na_values, 2u);
+    EXPECT_EQ(batch.report.skipped_lines, 1u);
+    EXPECT_EQ(batch.report.first_skipped_line, 4u);
+    EXPECT_EQ(batch.report.duplicate_timestamps, 1u);
+    EXPECT_EQ(batch.report.first_bad_timestamp_line, 6u);
+
+    for (std::size_t cut = 0; cut <= kSmiLog.size(); ++cut) {
+        SCOPED_TRACE("split at byte " + std::to_string(cut));
+        NvidiaSmiCsvReader reader("<string>");
+        PowerTrace out;
+        const std::string_view text(kSmiLog);
+        std::size_t n = reader.feed(text.substr(0, cut), out);
+        n += reader.feed(text.substr(cut), out);
+        n += reader.finish(out);
+        EXPECT_EQ(n, 4u);
+        expect_same_trace(out, batch.trace);
+        EXPECT_EQ(fields(reader.report()), fields(batch.report));
+    }
+    NvidiaSmiCsvReader bytewise("<string>");
+    PowerTrace out;
+    for (const char c : kSmiLog) bytewise.feed(std::string_view(&c, 1), out);
+    bytewise.finish(out);
+    expect_same_trace(out, batch.trace);
+    EXPECT_EQ(fields(bytewise.report()), fields(batch.report));
+}
+
+TEST(NvidiaSmiCsvReader, LineSplitAcrossFeedsWaitsForItsNewline) {
+    NvidiaSmiCsvReader reader;
+    PowerTrace out;
+    EXPECT_EQ(reader.feed("2026/05/07 22:08:19.005, 0, 75.", out), 0u);
+    EXPECT_TRUE(out.empty());
+    EXPECT_EQ(reader.report().lines, 0u);
+    EXPECT_EQ(reader.feed("20 W, 0 %\n2026/05/07 22:08:19.505, 0, 8", out), 1u);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_DOUBLE_EQ(out.power_w[0], 75.2);
+    EXPECT_EQ(reader.feed("1 W, 3 %\n", out), 1u);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_DOUBLE_EQ(out.power_w[1], 81);
+    EXPECT_DOUBLE_EQ(out.utilization_pct[1], 3);
+    EXPECT_NEAR(out.time_s[1] - out.time_s[0], 0.5, 1e-6);
+    EXPECT_EQ(reader.report().lines, 2u);
+    EXPECT_EQ(reader.report().samples, 2u);
+    EXPECT_EQ(reader.report().source, "<stream>");
+    EXPECT_TRUE(reader.report().clean());
+}
+
+TEST(NvidiaSmiCsvReader, FinishParsesAnUnterminatedLastLine) {
+    NvidiaSmiCsvReader reader;
+    PowerTrace out;
+    EXPECT_EQ(reader.feed("10, 0, 100 W, 5 %\n11, 0, 120 W, 6 %", out), 1u);
+    EXPECT_EQ(reader.finish(out), 1u);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_DOUBLE_EQ(out.time_s[1], 11);
+    EXPECT_DOUBLE_EQ(out.power_w[1], 120);
+    EXPECT_EQ(reader.report().lines, 2u);
+    EXPECT_EQ(reader.finish(out), 0u);  // nothing left
+    EXPECT_EQ(reader.report().lines, 2u);
+}
+
+TEST(NvidiaSmiCsvReader, RepeatedHeaderMidStreamRereadsTheColumns) {
+    NvidiaSmiCsvReader reader;
+    PowerTrace out;
+    reader.feed("timestamp, index, power.draw [W], utilization.gpu [%]\n10, 0, 100 W, 5 %\n", out);
+    // nvidia-smi restarted with another query order, appended to the same log
+    reader.feed("index, utilization.gpu [%], timestamp, power.dr", out);
+    EXPECT_EQ(reader.feed("aw [W]\n1, 50 %, 12, 300 W\n", out), 1u);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out.gpu[1], 1);
+    EXPECT_DOUBLE_EQ(out.time_s[1], 12);
+    EXPECT_DOUBLE_EQ(out.power_w[1], 300);
+    EXPECT_DOUBLE_EQ(out.utilization_pct[1], 50);
+    EXPECT_TRUE(reader.report().clean()) << reader.report().summary();
+}
+
+TEST(NvidiaSmiCsvReader, LineNumbersAndTimestampChecksContinueAcrossFeeds) {
+    NvidiaSmiCsvReader reader("log.csv");
+    PowerTrace first, second;  // a watcher may hand each feed a fresh trace
+    reader.feed("10, 0, 100, 0\n11, 0, 101, 0\n12, 0, 102, 0\n", first);
+    EXPECT_EQ(reader.feed("\nKilled\n12, 0, 103, 0\n13, 0, 104, 0\noops\n", second), 1u);
+    EXPECT_EQ(first.size(), 3u);
+    ASSERT_EQ(second.size(), 1u);
+    EXPECT_DOUBLE_EQ(second.time_s[0], 13);
+    const auto& rep = reader.report();
+    EXPECT_EQ(rep.lines, 8u);
+    EXPECT_EQ(rep.samples, 4u);
+    EXPECT_EQ(rep.skipped_lines, 2u);
+    EXPECT_EQ(rep.first_skipped_line, 5u);
+    EXPECT_EQ(rep.first_skipped_text, "Killed");
+    EXPECT_EQ(rep.duplicate_timestamps, 1u);
+    EXPECT_EQ(rep.first_bad_timestamp_line, 6u);
+}
+
+TEST(NvidiaSmiCsvReader, BadHeaderThrowsButNothingParsedYetDoesNot) {
+    NvidiaSmiCsvReader reader("log.csv");
+    PowerTrace out;
+    EXPECT_EQ(reader.feed("hello world\n", out), 0u);  // batch: foreign file; reader: keep reading
+    EXPECT_EQ(reader.finish(out), 0u);
+    EXPECT_EQ(reader.report().skipped_lines, 1u);
+    try {
+        reader.feed("timestamp, power.draw [W], utilization.gpu [%]\n", out);
+        FAIL() << "no ParseError";
+    } catch (const ParseError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("log.csv:2"), std::string::npos) << what;
+        EXPECT_NE(what.find("lacks index;"), std::string::npos) << what;
+    }
+    try {
+        parse_nvidia_smi_csv("index, power.draw.instant\n");
+        FAIL() << "no ParseError";
+    } catch (const ParseError& e) {
+        EXPECT_NE(std::string(e.what()).find("lacks timestamp;"), std::string::npos) << e.what();
+    }
+}
+
+TEST(DcgmScrape, StampsSamplesWithTheScrapeTimeAndJoinsPowerAndUtilization) {
+    const std::string body =
+        "# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).\n"
+        "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n"
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\",UUID=\"GPU-bbbb\"} 640\n"
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-aaaa\"} 312.5\n"
+        "\n"
+        "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"
+        "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-aaaa\"} 97\n"
+        "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\"} 1980\n";
+    PowerTrace out;
+    ParseReport rep;
+    EXPECT_EQ(parse_dcgm_scrape(body, 100.0, out, rep), 2u);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].gpu, 0);  // GPU order within one time
+    EXPECT_DOUBLE_EQ(out[0].time_s, 100);
+    EXPECT_DOUBLE_EQ(out[0].power_w, 312.5);
+    EXPECT_DOUBLE_EQ(out[0].utilization_pct, 97);
+    EXPECT_DOUBLE_EQ(out[1].power_w, 640);
+    EXPECT_TRUE(std::isnan(out[1].utilization_pct));
+    EXPECT_EQ(rep.scrapes, 1u);
+    EXPECT_EQ(rep.lines, 8u);
+    EXPECT_FALSE(rep.synthetic_time);
+
+    EXPECT_EQ(parse_dcgm_scrape(body, 100.5, out, rep), 2u);
+    EXPECT_EQ(parse_dcgm_scrape(body, 100.5, out, rep), 0u);  // same time again: duplicates
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_DOUBLE_EQ(out[3].time_s, 100.5);
+    EXPECT_EQ(rep.scrapes, 3u);
+    EXPECT_EQ(rep.lines, 24u);
+    EXPECT_EQ(rep.samples, 4u);
+    EXPECT_EQ(rep.duplicate_timestamps, 2u);
+    EXPECT_EQ(rep.first_bad_timestamp_line, 20u);  // GPU 0 comes first in a scrape
+    EXPECT_THROW(parse_dcgm_scrape(body, std::nan(""), out, rep), std::invalid_argument);
+}
+
+TEST(DcgmScrape, HonoursPerLineMillisecondTimestamps) {
+    PowerTrace out;
+    ParseReport rep;
+    EXPECT_EQ(parse_dcgm_scrape("DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 300 1700000000500\n"
+                                "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 40 1700000000500\n"
+                                "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} 200\n",
+                                1700000001.0, out, rep),
+              2u);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_DOUBLE_EQ(out[0].time_s, 1700000000.5);
+    EXPECT_DOUBLE_EQ(out[0].utilization_pct, 40);
+    EXPECT_DOUBLE_EQ(out[1].time_s, 1700000001.0);
+    EXPECT_EQ(out[1].gpu, 1);
+    EXPECT_EQ(rep.scrapes, 1u);
+}
+
+TEST(DcgmScrape, ConsecutiveScrapesEqualTheBatchParseOfTheirConcatenation) {
+    const std::vector<std::pair<double, std::string>> scrapes = {
+        {100.0, "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 300\nDCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} 310\n"
+                "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 90\nDCGM_FI_DEV_GPU_UTIL{gpu=\"1\"} 91\n"},
+        {100.5, "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 305\nDCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} NaN\n"
+                "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 92\ngarbage { here\n"},
+        {101.0, "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} 320\n"
+                "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 306 100400\n"},  // own timestamp, before 100.5
+    };
+    PowerTrace live;
+    ParseReport rep;
+    std::string concatenated;
+    std::size_t appended = 0;
+    for (const auto& [t, body] : scrapes) {
+        appended += parse_dcgm_scrape(body, t, live, rep);
+        concatenated += "# scrape t=" + std::to_string(t) + "\n" + body;
+    }
+    const auto batch = parse_dcgm_prometheus(concatenated);
+    ASSERT_EQ(batch.trace.size(), 4u);
+    EXPECT_DOUBLE_EQ(batch.trace.power_w[2], 305);
+    EXPECT_DOUBLE_EQ(batch.trace.time_s[3], 101);
+    EXPECT_EQ(appended, 4u);
+    expect_same_trace(live, batch.trace);
+    EXPECT_EQ(rep.samples, batch.report.samples);
+    EXPECT_EQ(rep.scrapes, 3u);
+    EXPECT_EQ(batch.report.scrapes, 3u);
+    EXPECT_EQ(rep.na_values, 1u);
+    EXPECT_EQ(batch.report.na_values, 1u);
+    EXPECT_EQ(rep.skipped_lines, 1u);
+    EXPECT_EQ(batch.report.skipped_lines, 1u);
+    EXPECT_EQ(rep.non_monotonic_timestamps, 1u);
+    EXPECT_EQ(batch.report.non_monotonic_timestamps, 1u);
+    EXPECT_EQ(rep.duplicate_timestamps, batch.report.duplicate_timestamps);
+    EXPECT_EQ(rep.lines + scrapes.size(), batch.report.lines);  // the batch text adds a comment per scrape
 }

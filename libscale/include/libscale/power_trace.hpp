@@ -3,10 +3,13 @@
 // dcgm-exporter Prometheus text. Bad lines never abort a parse: they are skipped,
 // counted, and the first is reported in ParseReport (line number and text). ParseError
 // (error.hpp) only for an unreadable file, a header without the needed columns, or a
-// file in which not one line parsed (a foreign file).
+// file in which not one line parsed (a foreign file). A live watcher reads the same
+// formats incrementally: NvidiaSmiCsvReader for a growing log, parse_dcgm_scrape for one
+// GET /metrics at a time.
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +85,32 @@ struct ParsedTrace {
 ParsedTrace parse_nvidia_smi_csv(std::string_view text, std::string_view source = "<string>");
 ParsedTrace read_nvidia_smi_csv(const std::string& path);
 
+// Incremental nvidia-smi CSV reader for a log that is still being written (-f log.csv):
+// feed() arbitrary chunks; only complete lines (ending in '\n') are parsed, the rest is
+// kept for the next feed; finish() parses a final unterminated line. Same rules and
+// counters as parse_nvidia_smi_csv, line numbers continuing across feeds, duplicate and
+// non-monotonic timestamps checked against every row this reader accepted. A header
+// lacking the needed columns throws ParseError (the line is consumed). Unlike the batch
+// parser, nothing parsed yet is not an error: the log may just be empty so far.
+class NvidiaSmiCsvReader {
+public:
+    explicit NvidiaSmiCsvReader(std::string source = "<stream>");
+    // Appends the rows parsed from the complete lines in `chunk` to `out` and returns how
+    // many were appended.
+    std::size_t feed(std::string_view chunk, PowerTrace& out);
+    std::size_t finish(PowerTrace& out);
+    const ParseReport& report() const { return report_; }
+
+private:
+    std::size_t parse_line(std::string_view line, PowerTrace& out);
+
+    ParseReport report_;
+    std::string partial_;  // the unterminated tail of the last chunk
+    // Column positions, -1 = absent; until a header is seen, the noheader order.
+    int c_time_ = 0, c_gpu_ = 1, c_power_ = 2, c_util_ = 3;
+    std::map<int, double> last_time_;  // per GPU, of the last accepted row
+};
+
 // dcgm-exporter Prometheus text exposition. What is accepted:
 //  * Sample lines `DCGM_FI_DEV_POWER_USAGE{...,gpu="0",...} 312.5 [timestamp_ms]` and
 //    `DCGM_FI_DEV_GPU_UTIL{...,gpu="0",...} 100 [timestamp_ms]`; the `gpu` label is
@@ -96,5 +125,14 @@ ParsedTrace read_nvidia_smi_csv(const std::string& path);
 //    utilization gives NaN utilization. A value "NaN" counts in na_values.
 ParsedTrace parse_dcgm_prometheus(std::string_view text, std::string_view source = "<string>");
 ParsedTrace read_dcgm_prometheus(const std::string& path);
+
+// One dcgm-exporter scrape (the body of one GET /metrics), same line rules as above: the
+// whole text is one scrape (blank lines and every `#` comment ignored), its samples
+// stamped at `time_s` (seconds, finite: std::invalid_argument otherwise) unless a line
+// carries its own timestamp (ms). Rows not later than `out`'s last row of their GPU are
+// dropped and counted, so successive scrapes into one trace keep it monotonic. Counts go
+// into `report`, accumulating across calls (line numbers continue from report.lines;
+// report.scrapes += 1 per call). Returns the rows appended to `out`.
+std::size_t parse_dcgm_scrape(std::string_view text, double time_s, PowerTrace& out, ParseReport& report);
 
 }  // namespace libscale
