@@ -1,5 +1,7 @@
 #include "libscale/triage.hpp"
 
+#include "triage_detail.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -22,17 +24,6 @@ constexpr std::size_t idx(Phase p) { return static_cast<std::size_t>(p); }
 
 }  // namespace
 
-const char* to_string(Phase p) {
-    switch (p) {
-        case Phase::compute: return "compute";
-        case Phase::communication: return "communication";
-        case Phase::data_starvation: return "data_starvation";
-        case Phase::checkpoint_or_deadlock: return "checkpoint_or_deadlock";
-        case Phase::idle: return "idle";
-    }
-    return "?";
-}
-
 const char* to_string(AlertKind k) {
     switch (k) {
         case AlertKind::deadlock: return "deadlock";
@@ -40,56 +31,6 @@ const char* to_string(AlertKind k) {
         case AlertKind::straggler: return "straggler";
     }
     return "?";
-}
-
-void PowerBands::validate() const {
-    const char* w = "PowerBands";
-    require(std::isfinite(board_power_w) && board_power_w > 0, w, "board_power_w", board_power_w, "it must be a positive number of watts");
-    require(idle_max_fraction > 0 && idle_max_fraction < checkpoint_max_fraction, w, "idle_max_fraction", idle_max_fraction,
-            "it must be in (0, checkpoint_max_fraction)");
-    require(checkpoint_max_fraction < starvation_max_fraction, w, "checkpoint_max_fraction", checkpoint_max_fraction,
-            "it must be below starvation_max_fraction");
-    require(starvation_max_fraction < communication_max_fraction, w, "starvation_max_fraction", starvation_max_fraction,
-            "it must be below communication_max_fraction");
-    require(communication_max_fraction < 1, w, "communication_max_fraction", communication_max_fraction,
-            "it must be below 1 (the board power limit)");
-    require(idle_util_max_pct >= 0 && idle_util_max_pct < 100, w, "idle_util_max_pct", idle_util_max_pct, "it must be in [0, 100)");
-}
-
-// Default bands, "default, uncalibrated". Evidence and assumptions:
-//  * idle_max = max(1.1 × idle_power_w, 10% of board). Evidence: idle H100s read 69-75 W in
-//    public nvidia-smi snapshots (catalog idle_power_w 70.6 W of 700 W, FACTS.md), i.e.
-//    about 10% of the limit; a hung job "drops to around ~10%" (LambdaLabsML/
-//    distributed-training-guide, 06-diagnosing-errors); NVIDIA/nccl#968 "GPU util is 100%
-//    but the power consumption is pretty low (~70W)". The 1.1 margin (covering the
-//    69-75 W scatter around 70.6 W) is an ASSUMPTION. Below this edge, utilization
-//    separates idle (no kernel) from checkpoint_or_deadlock (kernels spinning on flags);
-//    the 50% utilization edge is an ASSUMPTION.
-//  * checkpoint_max = 25% of board: ASSUMPTION (a save keeps the GPU near idle with a few
-//    copy kernels; a hang spins at ~10%).
-//  * starvation_max = 40% of board: ASSUMPTION (short bursts of compute between waits for
-//    the input pipeline average out low).
-//  * communication_max = 60% of board: ASSUMPTION (collectives keep SMs and HBM busy but
-//    not the tensor cores); compute is above it (dense training runs near the limit).
-PowerBands default_power_bands(const HardwareProfile& hw) {
-    require(std::isfinite(hw.board_power_w) && hw.board_power_w > 0, "HardwareProfile", "board_power_w", hw.board_power_w,
-            "it must be a positive number of watts to derive power bands");
-    PowerBands b;
-    b.board_power_w = hw.board_power_w;
-    double idle_w = 0.10 * hw.board_power_w;
-    if (std::isfinite(hw.idle_power_w)) idle_w = std::max(idle_w, 1.1 * hw.idle_power_w);
-    b.idle_max_fraction = std::min(idle_w / hw.board_power_w, 0.2);
-    b.label = "default, uncalibrated: bands for " + hw.name +
-              " derived from board_power_w and idle_power_w (see triage.cpp for the reasoning)";
-    b.validate();
-    return b;
-}
-
-BandThresholdsW thresholds_w(const PowerBands& b) {
-    b.validate();
-    return {b.idle_max_fraction * b.board_power_w, b.checkpoint_max_fraction * b.board_power_w,
-            b.starvation_max_fraction * b.board_power_w, b.communication_max_fraction * b.board_power_w,
-            b.idle_util_max_pct};
 }
 
 void ClassifierOptions::validate() const {
@@ -111,34 +52,17 @@ void classify_gpu(std::span<const double> time_s, std::span<const double> power_
     const double* u = utilization_pct.data();
     Phase* o = out.data();
     const double window = opt.smoothing_window_s;
-    const double dwell = opt.min_dwell_s;
     double sum = 0;
     std::size_t left = 0;
-    Phase cur = Phase::idle, cand = Phase::idle;
-    bool have_cand = false;
-    std::size_t cand_i = 0;
+    detail::Dwell dwell;
     for (std::size_t i = 0; i < n; ++i) {
         sum += p[i];
         const double lo = t[i] - window;
         while (t[left] <= lo) sum -= p[left++];
         const double mean = sum / static_cast<double>(i - left + 1);
-        const Phase r = raw_phase(mean, u[i], bands);
-        if (i == 0) cur = r;  // nothing to hold against
-        if (r == cur) {
-            have_cand = false;
-        } else {
-            if (!have_cand || r != cand) {
-                cand = r;
-                cand_i = i;
-                have_cand = true;
-            }
-            if (t[i] - t[cand_i] >= dwell) {
-                cur = cand;
-                have_cand = false;
-                for (std::size_t j = cand_i; j < i; ++j) o[j] = cur;  // date the change back
-            }
-        }
-        o[i] = cur;
+        if (dwell.step(raw_phase(mean, u[i], bands), t[i], i, opt.min_dwell_s))
+            for (std::size_t j = dwell.cand_i; j < i; ++j) o[j] = dwell.cur;  // date the change back
+        o[i] = dwell.cur;
     }
 }
 
@@ -163,6 +87,10 @@ void CheckpointSchedule::validate() const {
                 "windows[i].end", windows[i].second, "each window must be a finite [start, end) with start < end");
 }
 
+std::ostream& operator<<(std::ostream& os, const Alert& a) {
+    return os << to_string(a.kind) << " at t = " << detail::fmt_time(a.time_s) << " s: " << a.message;
+}
+
 double default_deadlock_after_s(double expected_checkpoint_s) {
     return expected_checkpoint_s > 0 ? std::max(2.0 * expected_checkpoint_s, 60.0) : 600.0;
 }
@@ -183,11 +111,11 @@ void DetectorOptions::validate() const {
     checkpoints.validate();
 }
 
-namespace {
+namespace detail {
 
 // Timestamps are epoch seconds (about 1.7e9): six significant digits would round them
 // to the thousand seconds, so large values are printed fixed-point to 0.1 s.
-std::string fmt(double v) {
+std::string fmt_time(double v) {
     std::ostringstream s;
     if (std::fabs(v) >= 1e5) {
         s.setf(std::ios::fixed);
@@ -199,21 +127,100 @@ std::string fmt(double v) {
     return s.str();
 }
 
-// Fires once per episode when `active` has held for longer than `after_s`.
-struct Episode {
-    bool active = false, fired = false;
-    double since = 0;
-    int who = -1;
-    bool update(bool on, double t, double after_s, int id = -1) {
-        if (!on || (active && id != who)) { active = false; fired = false; }
-        if (!on) return false;
-        if (!active) { active = true; since = t; who = id; }
-        if (!fired && t - since > after_s) { fired = true; return true; }
-        return false;
-    }
-};
+std::size_t JobTracker::slot(int id) {
+    const auto [it, added] = slots_.try_emplace(id, gpus_.size());
+    if (added) gpus_.push_back({id});
+    return it->second;
+}
 
-}  // namespace
+void JobTracker::set(std::size_t g, Phase p, double since, double power_w, double util_pct) {
+    Gpu& x = gpus_[g];
+    const int q = static_cast<int>(p);
+    if (x.phase != q) {
+        if (x.phase >= 0) --count_[x.phase];
+        ++count_[q];
+        x.phase = q;
+        x.phase_since = since;
+    }
+    x.power_w = power_w;
+    x.util_pct = util_pct;
+}
+
+void JobTracker::clear(std::size_t g) {
+    Gpu& x = gpus_[g];
+    if (x.phase >= 0) --count_[x.phase];
+    x.phase = -1;
+}
+
+JobTracker::Step JobTracker::evaluate(double now, bool data_complete, std::vector<Alert>& out) {
+    int present = 0;
+    for (int c : count_) present += c;
+    const int ck = static_cast<int>(Phase::checkpoint_or_deadlock);
+    int jp = -1;
+    if (present > 0 && count_[ck] == present) {
+        jp = ck;
+    } else if (present > 0) {
+        for (int q = 0; q < kPhaseCount; ++q)
+            if (q != ck && (jp < 0 || count_[q] > count_[jp])) jp = q;
+    }
+    if (jp != job_) {
+        // dated back to when the last of the GPUs now in that phase entered it (their
+        // phases were adopted after the dwell, dated back to their first sample)
+        double entered = -INFINITY;
+        for (const Gpu& x : gpus_)
+            if (x.phase == jp) entered = std::max(entered, x.phase_since);
+        job_ = jp;
+        job_since_ = std::isfinite(entered) ? std::min(entered, now) : now;
+    }
+    double total_p = 0, last_entry = -INFINITY, max_since = -INFINITY;
+    bool all_busy = present > 0;
+    for (const Gpu& x : gpus_)
+        if (x.phase >= 0) {
+            total_p += x.power_w;
+            all_busy = all_busy && x.util_pct >= opt_.util_threshold_pct;  // NaN: not busy
+            max_since = std::max(max_since, x.phase_since);
+        }
+    const auto gpus_in = [&](Phase q) {
+        std::vector<int> v;
+        for (const Gpu& x : gpus_)
+            if (x.phase == static_cast<int>(q)) v.push_back(x.id);
+        return v;
+    };
+    const double T = opt_.deadlock_threshold_s();
+    const bool other = all_busy && data_complete && !opt_.checkpoints.covers(now);
+    if (other && !other_ok_) other_since_ = now;
+    other_ok_ = other;
+    last_entry = std::max(max_since, other_since_);
+    if (dead_.update(jp == ck && other, now, last_entry, T)) {
+        out.push_back({AlertKind::deadlock, now, gpus_in(Phase::checkpoint_or_deadlock),
+                       "deadlock suspected: all " + std::to_string(present) + " GPUs in checkpoint_or_deadlock with utilization >= " +
+                           fmt_time(opt_.util_threshold_pct) + "% at " + fmt_time(total_p / present) +
+                           " W per GPU since t = " + fmt_time(dead_.since) + " s, longer than T = " + fmt_time(T) +
+                           " s, outside any declared checkpoint window"});
+    }
+    if (starve_.update(jp == static_cast<int>(Phase::data_starvation), now, job_since_, opt_.starvation_after_s)) {
+        auto v = gpus_in(Phase::data_starvation);
+        out.push_back({AlertKind::data_starvation, now, v,
+                       "data starvation: " + std::to_string(v.size()) + " of " + std::to_string(present) +
+                           " GPUs waiting for input since t = " + fmt_time(starve_.since) + " s, longer than " +
+                           fmt_time(opt_.starvation_after_s) + " s"});
+    }
+    const int comp = static_cast<int>(Phase::compute), comm = static_cast<int>(Phase::communication);
+    const bool sg = present >= 2 && count_[comp] == 1 && count_[comm] == present - 1;
+    int who = -1;
+    if (sg)
+        for (const Gpu& x : gpus_)
+            if (x.phase == comp) who = x.id;
+    if (strag_.update(sg, now, max_since, opt_.straggler_after_s, who)) {
+        out.push_back({AlertKind::straggler, now, {who},
+                       "straggler: GPU " + std::to_string(who) + " computing while the other " + std::to_string(present - 1) +
+                           " wait in communication since t = " + fmt_time(strag_.since) + " s, longer than " +
+                           fmt_time(opt_.straggler_after_s) + " s"});
+    }
+    return {jp, total_p, present};
+}
+
+}  // namespace detail
 
 TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const ClassifierOptions& copt,
                     const DetectorOptions& dopt) {
@@ -222,8 +229,8 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
     const BandThresholdsW th = thresholds_w(bands);
     const double T = dopt.deadlock_threshold_s();
     if (copt.min_dwell_s >= T)
-        throw std::invalid_argument("ClassifierOptions.min_dwell_s = " + fmt(copt.min_dwell_s) +
-                                    "; it must be below the deadlock threshold T = " + fmt(T) + " s");
+        throw std::invalid_argument("ClassifierOptions.min_dwell_s = " + detail::fmt_time(copt.min_dwell_s) +
+                                    "; it must be below the deadlock threshold T = " + detail::fmt_time(T) + " s");
     const std::size_t n = trace.size();
     if (trace.gpu.size() != n || trace.power_w.size() != n || trace.utilization_pct.size() != n)
         throw std::invalid_argument("PowerTrace: time_s, gpu, power_w and utilization_pct must have the same length");
@@ -253,7 +260,7 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
             p[k] = trace.power_w[r[k]];
             u[k] = trace.utilization_pct[r[k]];
             if (k > 0 && !(t[k] > t[k - 1]))
-                throw std::invalid_argument("PowerTrace: GPU " + std::to_string(ids[g]) + " time_s = " + fmt(t[k]) + " at row " +
+                throw std::invalid_argument("PowerTrace: GPU " + std::to_string(ids[g]) + " time_s = " + detail::fmt_time(t[k]) + " at row " +
                                             std::to_string(r[k]) + " does not increase; times must increase per GPU");
         }
         classify_gpu(t, p, u, th, copt, ph);
@@ -282,96 +289,38 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return trace.time_s[a] < trace.time_s[b]; });
     const std::size_t G = ids.size();
+    detail::JobTracker job(dopt);
+    for (int id : ids) job.slot(id);  // slot g = dense index g
     std::vector<double> last_t(G, -INFINITY);
     for (std::size_t i = 0; i < n; ++i) last_t[dense[trace.gpu[i]]] = std::max(last_t[dense[trace.gpu[i]]], trace.time_s[i]);
-    std::vector<int> state(G, -1);  // phase index, −1: no data yet / gone
-    std::vector<double> cur_p(G, 0), cur_u(G, 0);
-    std::array<int, kPhaseCount> count{};
-    Episode dead, starve, strag;
-    int job = -1;
-    double job_start = 0, seg_power_sum = 0;
+    std::vector<bool> gone(G, false);
+    int cur = -1;
+    double cur_start = 0, seg_power_sum = 0, t_prev = 0;
     std::size_t seg_points = 0;
     const auto close_job = [&](double end) {
-        if (job < 0) return;
-        res.job_segments.push_back({-1, job_start, end, static_cast<Phase>(job), seg_power_sum / static_cast<double>(seg_points)});
-        res.job.seconds[static_cast<std::size_t>(job)] += end - job_start;
+        if (cur < 0) return;
+        res.job_segments.push_back({-1, cur_start, end, static_cast<Phase>(cur), seg_power_sum / static_cast<double>(seg_points)});
+        res.job.seconds[static_cast<std::size_t>(cur)] += end - cur_start;
     };
-    double t_prev = 0;
     for (std::size_t a = 0; a < n;) {
         const double now = trace.time_s[order[a]];
-        for (std::size_t g = 0; g < G; ++g)
-            if (state[g] >= 0 && last_t[g] < now) { --count[static_cast<std::size_t>(state[g])]; state[g] = -1; }
+        for (std::size_t g = 0; g < G; ++g)  // a GPU has data from its first to its last sample
+            if (!gone[g] && last_t[g] < now) { job.clear(g); gone[g] = true; }
         for (; a < n && trace.time_s[order[a]] == now; ++a) {
             const std::size_t i = order[a];
-            const std::size_t g = dense[trace.gpu[i]];
-            if (state[g] >= 0) --count[static_cast<std::size_t>(state[g])];
-            state[g] = static_cast<int>(res.sample_phase[i]);
-            ++count[static_cast<std::size_t>(state[g])];
-            cur_p[g] = trace.power_w[i];
-            cur_u[g] = trace.utilization_pct[i];
+            job.set(dense[trace.gpu[i]], res.sample_phase[i], now, trace.power_w[i], trace.utilization_pct[i]);
         }
-        int present = 0;
-        for (int c : count) present += c;
-        int jp;
-        const std::size_t ck = idx(Phase::checkpoint_or_deadlock);
-        if (count[ck] == present) {
-            jp = static_cast<int>(ck);
-        } else {
-            jp = -1;
-            for (std::size_t q = 0; q < static_cast<std::size_t>(kPhaseCount); ++q)
-                if (q != ck && (jp < 0 || count[q] > count[static_cast<std::size_t>(jp)])) jp = static_cast<int>(q);
-        }
-        double total_p = 0;
-        bool all_busy = true;
-        std::vector<int> in_phase;
-        for (std::size_t g = 0; g < G; ++g)
-            if (state[g] >= 0) {
-                total_p += cur_p[g];
-                all_busy = all_busy && cur_u[g] >= dopt.util_threshold_pct;  // NaN: not busy
-            }
-        if (jp != job) {
+        const auto step = job.evaluate(now, true, res.alerts);
+        if (step.phase != cur) {
             close_job(now);
-            job = jp;
-            job_start = now;
+            cur = step.phase;
+            cur_start = now;
             seg_power_sum = 0;
             seg_points = 0;
         }
-        seg_power_sum += total_p;
+        seg_power_sum += step.total_power_w;
         ++seg_points;
         t_prev = now;
-
-        const auto gpus_in = [&](Phase q) {
-            std::vector<int> v;
-            for (std::size_t g = 0; g < G; ++g)
-                if (state[g] == static_cast<int>(q)) v.push_back(ids[g]);
-            return v;
-        };
-        const bool dl = jp == static_cast<int>(ck) && all_busy && !dopt.checkpoints.covers(now);
-        if (dead.update(dl, now, T)) {
-            res.alerts.push_back({AlertKind::deadlock, now, gpus_in(Phase::checkpoint_or_deadlock),
-                                  "deadlock suspected: all " + std::to_string(present) +
-                                      " GPUs in checkpoint_or_deadlock with utilization >= " + fmt(dopt.util_threshold_pct) +
-                                      "% at " + fmt(total_p / present) + " W per GPU since t = " + fmt(dead.since) +
-                                      " s, longer than T = " + fmt(T) + " s, outside any declared checkpoint window"});
-        }
-        if (starve.update(jp == static_cast<int>(idx(Phase::data_starvation)), now, dopt.starvation_after_s)) {
-            auto v = gpus_in(Phase::data_starvation);
-            res.alerts.push_back({AlertKind::data_starvation, now, v,
-                                  "data starvation: " + std::to_string(v.size()) + " of " + std::to_string(present) +
-                                      " GPUs waiting for input since t = " + fmt(starve.since) + " s, longer than " +
-                                      fmt(dopt.starvation_after_s) + " s"});
-        }
-        const bool sg = present >= 2 && count[idx(Phase::compute)] == 1 && count[idx(Phase::communication)] == present - 1;
-        int who = -1;
-        if (sg)
-            for (std::size_t g = 0; g < G; ++g)
-                if (state[g] == static_cast<int>(idx(Phase::compute))) who = ids[g];
-        if (strag.update(sg, now, dopt.straggler_after_s, who)) {
-            res.alerts.push_back({AlertKind::straggler, now, {who},
-                                  "straggler: GPU " + std::to_string(who) + " computing while the other " +
-                                      std::to_string(present - 1) + " wait in communication since t = " + fmt(strag.since) +
-                                      " s, longer than " + fmt(dopt.straggler_after_s) + " s"});
-        }
     }
     close_job(t_prev);
     return res;

@@ -1,6 +1,7 @@
 // Error types. std::invalid_argument means "this input value is wrong" (Python
 // ValueError); the named types below carry a distinct meaning a caller may want to
-// catch on its own (Python: libscale.UnknownNameError, DoesNotFitError, ParseError).
+// catch on its own (Python: libscale.UnknownNameError, DoesNotFitError, ParseError,
+// NvmlError).
 #pragma once
 
 #include <stdexcept>
@@ -43,6 +44,19 @@ private:
 class ParseError : public Error {
 public:
     using Error::Error;
+};
+
+// NVML (the NVIDIA driver's monitoring library) missing or failing: library not loadable,
+// a required symbol absent, nvmlInit_v2 or a device handle failing. nvml_return() is the
+// NVML return code, or -1 when the failure is the loader's (dlopen, dlsym).
+class NvmlError : public Error {
+public:
+    explicit NvmlError(const std::string& what, int nvml_return = -1)
+        : Error(what), nvml_return_(nvml_return) {}
+    int nvml_return() const { return nvml_return_; }
+
+private:
+    int nvml_return_;
 };
 
 // Closest names by edit distance, for "did you mean" messages.

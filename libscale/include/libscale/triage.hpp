@@ -8,55 +8,16 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "libscale/hardware.hpp"
+#include "libscale/power_bands.hpp"
 #include "libscale/power_trace.hpp"
 
 namespace libscale {
-
-enum class Phase : std::uint8_t { compute, communication, data_starvation, checkpoint_or_deadlock, idle };
-inline constexpr int kPhaseCount = 5;
-const char* to_string(Phase p);
-
-// Band edges as fractions of the board power limit, low to high:
-//   p ≤ idle_max:          idle, or checkpoint_or_deadlock when utilization > idle_util_max_pct
-//                          (kernels spinning at idle watts = a hang or a checkpoint)
-//   p ≤ checkpoint_max:    checkpoint_or_deadlock
-//   p ≤ starvation_max:    data_starvation
-//   p ≤ communication_max: communication
-//   above:                 compute
-struct PowerBands {
-    double board_power_w = 0;
-    double idle_max_fraction = 0.10;
-    double checkpoint_max_fraction = 0.25;
-    double starvation_max_fraction = 0.40;
-    double communication_max_fraction = 0.60;
-    double idle_util_max_pct = 50;
-    std::string label;  // "default, uncalibrated: ..." or the calibration file
-
-    void validate() const;  // std::invalid_argument naming field, value, valid range
-};
-
-// Defaults for any catalog GPU, labelled "default, uncalibrated" (reasoning in triage.cpp).
-PowerBands default_power_bands(const HardwareProfile& hw);
-
-// Band edges in watts, precomputed once for the per-sample loop.
-struct BandThresholdsW {
-    double idle_max_w, checkpoint_max_w, starvation_max_w, communication_max_w, idle_util_max_pct;
-};
-BandThresholdsW thresholds_w(const PowerBands& b);
-
-inline Phase raw_phase(double power_w, double util_pct, const BandThresholdsW& t) {
-    if (power_w > t.communication_max_w) return Phase::compute;
-    if (power_w > t.starvation_max_w) return Phase::communication;
-    if (power_w > t.checkpoint_max_w) return Phase::data_starvation;
-    if (power_w > t.idle_max_w) return Phase::checkpoint_or_deadlock;
-    return util_pct > t.idle_util_max_pct ? Phase::checkpoint_or_deadlock : Phase::idle;  // NaN → idle
-}
 
 struct ClassifierOptions {
     // Trailing moving average of power over (t − window, t]. NVML/nvidia-smi power is
@@ -109,6 +70,9 @@ struct Alert {
     std::vector<int> gpus;  // deadlock/starvation: the GPUs in that phase; straggler: the straggler
     std::string message;
 };
+
+// "deadlock at t = 1778192071.0 s: <message>" (the __repr__ of Python's Alert).
+std::ostream& operator<<(std::ostream& os, const Alert& a);
 
 struct PhaseSegment {
     int gpu;  // −1 for the job timeline

@@ -1,0 +1,247 @@
+// Live triage (triage_stream.hpp): the labelled traces replayed poll by poll must give
+// the offline verdicts; missing data never produces an alert; bands follow the limit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "libscale/error.hpp"
+#include "libscale/power_bands.hpp"
+#include "libscale/triage_stream.hpp"
+#include "triage_patterns.hpp"
+
+using namespace libscale;
+using namespace triage_patterns;
+
+namespace {
+
+struct Replay {
+    std::vector<PhaseChange> changes;
+    std::vector<Alert> alerts;
+    std::vector<int> lost, returned;
+    std::size_t dropped = 0;
+};
+
+// Feeds every distinct sample time as one poll, as a watcher polling at kDt would.
+Replay replay(TriageStream& s, const PowerTrace& t, double drop_gpu_from = INFINITY, int drop_gpu = -1,
+              double drop_gpu_until = INFINITY) {
+    Replay r;
+    for (std::size_t a = 0; a < t.size();) {
+        const double now = t.time_s[a];
+        std::vector<double> ts, pw, ut;
+        std::vector<int> gp;
+        for (; a < t.size() && t.time_s[a] == now; ++a) {
+            if (t.gpu[a] == drop_gpu && now >= drop_gpu_from && now < drop_gpu_until) continue;
+            ts.push_back(t.time_s[a]);
+            gp.push_back(t.gpu[a]);
+            pw.push_back(t.power_w[a]);
+            ut.push_back(t.utilization_pct[a]);
+        }
+        auto up = s.push(ts, gp, pw, ut, now);
+        r.changes.insert(r.changes.end(), up.changes.begin(), up.changes.end());
+        r.alerts.insert(r.alerts.end(), up.alerts.begin(), up.alerts.end());
+        r.lost.insert(r.lost.end(), up.lost.begin(), up.lost.end());
+        r.returned.insert(r.returned.end(), up.returned.begin(), up.returned.end());
+        r.dropped += up.dropped_samples;
+    }
+    return r;
+}
+
+void expect_same_alerts(const std::vector<Alert>& live, const std::vector<Alert>& offline) {
+    ASSERT_EQ(live.size(), offline.size());
+    for (std::size_t i = 0; i < live.size(); ++i) {
+        EXPECT_EQ(live[i].kind, offline[i].kind);
+        EXPECT_EQ(live[i].gpus, offline[i].gpus);
+        // live phases are adopted after the dwell; the clocks are dated back, so within a sample
+        EXPECT_NEAR(live[i].time_s, offline[i].time_s, kDt + 1e-9) << live[i].message;
+    }
+}
+
+}  // namespace
+
+TEST(TriageStream, LabelledTracesGiveTheOfflineVerdicts) {
+    std::vector<std::vector<std::vector<Piece>>> cases = {
+        {8, {{kCompute, 300}}},
+        {4, {{kCompute, 100}, {kHang, 400}}},
+        {8, {{kCompute, 60}, {kStarve, 200}, {kCompute, 60}}},
+        {8, {{kCompute, 100}, {kCheckpoint, 400}, {kCompute, 100}}},
+        {4, {{kCompute, 100}, {kIdle, 300}}},
+    };
+    std::vector<std::vector<Piece>> strag(8, {{kCompute, 30}, {kComm, 100}, {kCompute, 30}});
+    strag[3] = {{kCompute, 160}};
+    cases.push_back(strag);
+    std::vector<Piece> comm;
+    for (int k = 0; k < 10; ++k) { comm.push_back({kCompute, 10}); comm.push_back({kComm, 15}); }
+    cases.push_back(std::vector<std::vector<Piece>>(4, comm));
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+        SCOPED_TRACE("case " + std::to_string(c));
+        const auto l = make(cases[c]);
+        const auto off = triage(l.trace, h100(), {}, detector());
+        TriageStream s(h100(), {}, detector());
+        const auto live = replay(s, l.trace);
+        expect_same_alerts(live.alerts, off.alerts);
+        EXPECT_EQ(s.job_phase(), static_cast<int>(off.job_segments.back().phase));
+        // every GPU phase change the offline timeline has, the live one reports, dated the same
+        std::size_t offline_changes = off.gpu_segments.size(), live_changes = 0;
+        for (const auto& ch : live.changes) live_changes += ch.gpu >= 0;
+        EXPECT_EQ(live_changes, offline_changes);
+        for (const auto& seg : off.gpu_segments) {
+            const auto it = std::find_if(live.changes.begin(), live.changes.end(), [&](const PhaseChange& ch) {
+                return ch.gpu == seg.gpu && ch.to == seg.phase && std::fabs(ch.start_s - seg.start_s) < 1e-9;
+            });
+            EXPECT_NE(it, live.changes.end()) << "GPU " << seg.gpu << " " << to_string(seg.phase) << " at " << seg.start_s;
+        }
+        EXPECT_TRUE(live.lost.empty());
+    }
+}
+
+TEST(TriageStream, HangFiresWithinTPlusTwoSamplesLive) {
+    const auto l = make_all(8, {{kCompute, 100}, {kHang, 400}});
+    TriageStream s(h100(), {}, detector());
+    const auto r = replay(s, l.trace);
+    ASSERT_EQ(r.alerts.size(), 1u);
+    EXPECT_EQ(r.alerts[0].kind, AlertKind::deadlock);
+    EXPECT_GT(r.alerts[0].time_s, 100 + 240.0);
+    EXPECT_LE(r.alerts[0].time_s, 100 + 240 + 2 * kDt);
+    EXPECT_EQ(s.alert_counts()[0], 1u);
+    EXPECT_EQ(s.job_phase(), static_cast<int>(Phase::checkpoint_or_deadlock));
+    // the job change is dated back to when the last GPU entered the band
+    const auto job = std::find_if(r.changes.begin(), r.changes.end(),
+                                  [](const PhaseChange& c) { return c.gpu < 0 && c.to == Phase::checkpoint_or_deadlock; });
+    ASSERT_NE(job, r.changes.end());
+    EXPECT_NEAR(job->start_s, 100, 1.0 + kDt);
+    EXPECT_GT(job->detected_s, job->start_s);
+}
+
+TEST(TriageStream, CheckpointDeclaredLiveDoesNotFire) {
+    const auto l = make_all(8, {{kCompute, 100}, {kCheckpoint, 400}, {kCompute, 100}});
+    TriageStream s(h100(), {}, detector());
+    s.add_checkpoint_window(100, 505);  // as a marker file touched at 100 s would declare
+    EXPECT_TRUE(replay(s, l.trace).alerts.empty());
+    TriageStream undeclared(h100(), {}, detector());
+    EXPECT_EQ(replay(undeclared, l.trace).alerts.size(), 1u);
+    EXPECT_THROW(s.add_checkpoint_window(5, 5), std::invalid_argument);
+}
+
+TEST(TriageStream, LostGpuNeverTriggersAndRestartsTheClock) {
+    const auto l = make_all(4, {{kCompute, 100}, {kHang, 600}});
+    // GPU 2 stops reporting from 150 s to 450 s (NVML: GPU lost, or a gap in the log)
+    TriageStream s(h100(), {}, detector(), {5.0});
+    const auto r = replay(s, l.trace, 150, 2, 450);
+    ASSERT_EQ(r.lost, std::vector<int>{2});
+    ASSERT_EQ(r.returned, std::vector<int>{2});
+    ASSERT_EQ(r.alerts.size(), 1u);
+    // no alert while data was missing; after it came back, a full T = 240 s again
+    EXPECT_GT(r.alerts[0].time_s, 450 + 240.0);
+    EXPECT_LE(r.alerts[0].time_s, 450 + 240 + 2 * kDt);
+    // a GPU that never comes back keeps the detector silent
+    TriageStream gone(h100(), {}, detector());
+    const auto r2 = replay(gone, l.trace, 150, 2);
+    EXPECT_TRUE(r2.alerts.empty());
+    const auto st = gone.gpus();
+    ASSERT_EQ(st.size(), 4u);
+    EXPECT_FALSE(st[2].present);
+    EXPECT_TRUE(st[1].present);
+    // with no data at all the clocks move on and nothing fires
+    EXPECT_TRUE(gone.advance(2000).alerts.empty());
+    for (const auto& g : gone.gpus()) EXPECT_FALSE(g.present);
+}
+
+TEST(TriageStream, DropsBadAndOutOfOrderSamples) {
+    TriageStream s(h100(), {}, detector());
+    const std::vector<double> t{1, 1, 2, 0.5}, p{600, 600, NAN, 600}, u{100, 100, 100, 100};
+    const std::vector<int> g{0, 0, 0, 0};
+    const auto up = s.push(t, g, p, u, NAN);
+    EXPECT_EQ(up.dropped_samples, 2u);  // the duplicate time and the NaN watts
+    EXPECT_DOUBLE_EQ(up.time_s, 1);
+    ASSERT_EQ(s.gpus().size(), 1u);
+    EXPECT_EQ(s.gpus()[0].samples, 2u);  // 0.5 s then 1 s
+    EXPECT_THROW(s.push(t, {g.data(), 3}, p, u, NAN), std::invalid_argument);
+}
+
+TEST(TriageStream, DefaultBandsFollowTheEnforcedLimitCalibratedOnesDoNot) {
+    // H100 bands (700 W board): 300 W is communication (280 < p <= 420).
+    const std::vector<double> t{0}, p{300}, u{100};
+    const std::vector<int> g{0};
+    TriageStream a(h100(), {}, detector());
+    a.push(t, g, p, u, NAN);
+    EXPECT_EQ(a.gpus()[0].phase, Phase::communication);
+    // capped at 350 W, the same 300 W is compute (> 0.6 × 350 = 210)
+    TriageStream b(h100(), {}, detector());
+    b.set_power_limit_w(0, 350);
+    b.push(t, g, p, u, NAN);
+    EXPECT_EQ(b.gpus()[0].phase, Phase::compute);
+    EXPECT_DOUBLE_EQ(b.gpus()[0].power_limit_w, 350);
+    PowerBands fixed = h100();
+    fixed.scale_with_power_limit = false;
+    TriageStream c(fixed, {}, detector());
+    c.set_power_limit_w(0, 350);
+    c.push(t, g, p, u, NAN);
+    EXPECT_EQ(c.gpus()[0].phase, Phase::communication);
+}
+
+TEST(TriageStream, ReprOfChangesAlertsAndStatus) {
+    std::ostringstream os;
+    os << PhaseChange{-1, false, Phase::compute, Phase::checkpoint_or_deadlock, 100, 102, 576};
+    EXPECT_EQ(os.str(), "job compute -> checkpoint_or_deadlock at t = 100 s (576 W)");
+    os.str("");
+    os << Alert{AlertKind::deadlock, 341, {0, 1}, "deadlock suspected"};
+    EXPECT_EQ(os.str(), "deadlock at t = 341 s: deadlock suspected");
+    os.str("");
+    os << GpuStatus{3, false, Phase::idle, 7, 70, NAN, NAN, 9, 4};
+    EXPECT_EQ(os.str(), "GPU 3 lost since t = 7 s, 70 W");
+}
+
+TEST(PowerBandsFile, WattsBasisRoundTripsAndValidates) {
+    const nlohmann::json j = {{"basis", "watts"}, {"power_limit_w", 1100}, {"idle_max", 121}, {"checkpoint_max", 275},
+                              {"starvation_max", 440}, {"communication_max", 660}, {"source", "micro-runs 2026-12-01"}};
+    const PowerBands b = power_bands_from_json(j, "cal.json");
+    EXPECT_FALSE(b.scale_with_power_limit);
+    EXPECT_DOUBLE_EQ(b.idle_max_fraction, 0.11);
+    EXPECT_EQ(b.label, "calibrated: cal.json (micro-runs 2026-12-01)");
+    const auto th = thresholds_w(b, 700);  // watts stay watts whatever the limit
+    EXPECT_DOUBLE_EQ(th.checkpoint_max_w, 275);
+    EXPECT_DOUBLE_EQ(th.communication_max_w, 660);
+    const nlohmann::json back = power_bands_to_json(b, "micro-runs 2026-12-01");
+    EXPECT_DOUBLE_EQ(back["starvation_max"].get<double>(), 440);
+    EXPECT_EQ(back["basis"], "watts");
+    auto bad = j;
+    bad["starvation_max"] = 200;  // below checkpoint_max
+    try { power_bands_from_json(bad, "cal.json"); FAIL(); } catch (const ParseError& e) {
+        EXPECT_NE(std::string(e.what()).find("starvation_max"), std::string::npos) << e.what();
+    }
+    bad = j;
+    bad["basis"] = "kW";
+    try { power_bands_from_json(bad, "cal.json"); FAIL(); } catch (const ParseError& e) {
+        EXPECT_NE(std::string(e.what()).find("power_bands.basis"), std::string::npos) << e.what();
+    }
+    bad = j;
+    bad["idle_maxx"] = 1;
+    EXPECT_THROW(power_bands_from_json(bad, "cal.json"), ParseError);
+}
+
+TEST(PowerBandsFile, ReadFromACalibrationFileOfTheSameHardware) {
+    const std::filesystem::path dir = LIBSCALE_TEST_TMPDIR;
+    const auto path = (dir / "bands.json").string();
+    {
+        std::ofstream f(path);
+        f << R"({"schema": "libscale.calibration/1", "kind": "fitted", "hardware": "h100",
+                 "power_bands": {"basis": "fraction_of_power_limit", "power_limit_w": 700, "idle_max": 0.12,
+                                 "checkpoint_max": 0.3, "starvation_max": 0.45, "communication_max": 0.65}})";
+    }
+    const PowerBands b = read_power_bands(path, find_hardware("h100"));
+    EXPECT_TRUE(b.scale_with_power_limit);
+    EXPECT_DOUBLE_EQ(thresholds_w(b, 600).communication_max_w, 390);
+    try { read_power_bands(path, find_hardware("b300")); FAIL(); } catch (const ParseError& e) {
+        EXPECT_NE(std::string(e.what()).find("hardware"), std::string::npos);
+    }
+    {
+        std::ofstream f(path);
+        f << R"({"schema": "libscale.calibration/1", "kind": "fitted", "hardware": "h100"})";
+    }
+    try { read_power_bands(path, find_hardware("h100")); FAIL(); } catch (const ParseError& e) {
+        EXPECT_NE(std::string(e.what()).find("no power_bands"), std::string::npos);
+    }
+}
