@@ -36,6 +36,9 @@ CalibrationLike = Union[None, str, "os.PathLike[str]", Calibration, CalibrationF
 __all__ = [
     "read_trace",
     "triage",
+    "triage_stream",
+    "triage_options",
+    "power_bands",
     "default_power_bands",
     "model",
     "models",
@@ -841,57 +844,108 @@ def default_power_bands(hardware: HardwareLike) -> "_core.PowerBands":
     return _core.default_power_bands(_hardware(hardware))
 
 
+def power_bands(hardware: HardwareLike = "h100", *, calibration: Optional[PathLike] = None) -> "_core.PowerBands":
+    """Power bands for ``hardware``: the ``power_bands`` section of a calibration file made
+    on it (the harness writes one), else the default, uncalibrated bands."""
+    hw = _hardware(hardware)
+    if calibration is None:
+        return _core.default_power_bands(hw)
+    return _core.read_power_bands(_name_or_path("calibration", calibration), hw)
+
+
+def _bands(hardware: HardwareLike, bands: Any, calibration: Optional[PathLike]) -> "_core.PowerBands":
+    if bands is not None and calibration is not None:
+        raise ValueError("give bands or calibration, not both")
+    if bands is None:
+        return power_bands(hardware, calibration=calibration)
+    if not isinstance(bands, _core.PowerBands):
+        raise TypeError(f"bands: expected a PowerBands, got {type(bands).__name__}")
+    return bands
+
+
+#: Keyword options shared by triage() and triage_stream() (and the CLI's triage / watch).
+TRIAGE_DEFAULTS: dict[str, Any] = {
+    "smoothing_s": 1.0,
+    "min_dwell_s": 2.0,
+    "util_threshold_pct": 90.0,
+    "deadlock_after_s": None,
+    "expected_checkpoint_s": None,
+    "starvation_after_s": 120.0,
+    "straggler_after_s": 60.0,
+    "checkpoint_first_start_s": 0.0,
+    "checkpoint_interval_s": None,
+    "checkpoint_duration_s": None,
+    "checkpoint_windows": None,
+}
+
+
+def triage_options(**kw: Any) -> tuple["_core.ClassifierOptions", "_core.DetectorOptions"]:
+    """ClassifierOptions and DetectorOptions from TRIAGE_DEFAULTS' keywords.
+
+    deadlock_after_s: T (None: from expected_checkpoint_s, which defaults to
+    checkpoint_duration_s; 600 s when unknown). checkpoint_interval_s /
+    checkpoint_duration_s / checkpoint_windows [(start, end), ...] declare checkpoint
+    saves, inside which the deadlock detector is silent."""
+    unknown = sorted(set(kw) - set(TRIAGE_DEFAULTS))
+    if unknown:
+        raise TypeError(f"unknown triage option(s): {', '.join(unknown)}; valid: {', '.join(TRIAGE_DEFAULTS)}")
+    o = {**TRIAGE_DEFAULTS, **kw}
+    if o["checkpoint_interval_s"] is not None and o["checkpoint_duration_s"] is None:
+        raise ValueError("checkpoint_interval_s needs checkpoint_duration_s (how long each save lasts)")
+    expected = o["expected_checkpoint_s"] if o["expected_checkpoint_s"] is not None else o["checkpoint_duration_s"]
+    windows = [(_float("checkpoint_windows start", a), _float("checkpoint_windows end", b))
+               for a, b in (o["checkpoint_windows"] or [])]
+    classifier = _core.ClassifierOptions(smoothing_window_s=_float("smoothing_s", o["smoothing_s"]),
+                                         min_dwell_s=_float("min_dwell_s", o["min_dwell_s"]))
+    detector = _core.DetectorOptions(
+        util_threshold_pct=_float("util_threshold_pct", o["util_threshold_pct"]),
+        expected_checkpoint_s=_opt_float("expected_checkpoint_s", expected) or 0.0,
+        deadlock_after_s=_opt_float("deadlock_after_s", o["deadlock_after_s"]) or 0.0,
+        starvation_after_s=_float("starvation_after_s", o["starvation_after_s"]),
+        straggler_after_s=_float("straggler_after_s", o["straggler_after_s"]),
+        checkpoint_first_start_s=_float("checkpoint_first_start_s", o["checkpoint_first_start_s"]),
+        checkpoint_interval_s=_opt_float("checkpoint_interval_s", o["checkpoint_interval_s"]) or 0.0,
+        checkpoint_duration_s=_opt_float("checkpoint_duration_s", o["checkpoint_duration_s"]) or 0.0,
+        checkpoint_windows=windows,
+    )
+    return classifier, detector
+
+
 def triage(
     trace: Union[PathLike, "_core.PowerTrace"],
     *,
     hardware: HardwareLike = "h100",
     bands: Optional["_core.PowerBands"] = None,
+    calibration: Optional[PathLike] = None,
     format: str = "auto",
-    smoothing_s: float = 1.0,
-    min_dwell_s: float = 2.0,
-    util_threshold_pct: float = 90.0,
-    deadlock_after_s: Optional[float] = None,
-    expected_checkpoint_s: Optional[float] = None,
-    starvation_after_s: float = 120.0,
-    straggler_after_s: float = 60.0,
-    checkpoint_first_start_s: float = 0.0,
-    checkpoint_interval_s: Optional[float] = None,
-    checkpoint_duration_s: Optional[float] = None,
-    checkpoint_windows: Optional[Sequence[tuple[float, float]]] = None,
+    **options: Any,
 ) -> "_core.TriageResult":
     """Classify a power trace into phases and detect deadlocks, starvation and stragglers.
 
     trace: a PowerTrace (read_trace) or a path (read with ``format``). bands: PowerBands
-    (default: default_power_bands(hardware)). deadlock_after_s: T (None: from
-    expected_checkpoint_s, which defaults to checkpoint_duration_s; 600 s when unknown).
-    checkpoint_interval_s / checkpoint_duration_s / checkpoint_windows [(start, end), ...]
-    declare checkpoint saves, inside which the deadlock detector is silent."""
+    (default: power_bands(hardware, calibration=calibration)). options: TRIAGE_DEFAULTS'
+    keywords (see triage_options)."""
     if not isinstance(trace, _core.PowerTrace):
         trace = read_trace(trace, format=format)
-    if bands is None:
-        bands = _core.default_power_bands(_hardware(hardware))
-    elif not isinstance(bands, _core.PowerBands):
-        raise TypeError(f"bands: expected a PowerBands, got {type(bands).__name__}")
-    if (checkpoint_interval_s is None) != (checkpoint_duration_s is None) and checkpoint_interval_s is not None:
-        raise ValueError("checkpoint_interval_s needs checkpoint_duration_s (how long each save lasts)")
-    if expected_checkpoint_s is None:
-        expected_checkpoint_s = checkpoint_duration_s
-    windows = [(_float("checkpoint_windows start", a), _float("checkpoint_windows end", b))
-               for a, b in (checkpoint_windows or [])]
-    result = _core.triage(
-        trace, bands,
-        smoothing_window_s=_float("smoothing_s", smoothing_s),
-        min_dwell_s=_float("min_dwell_s", min_dwell_s),
-        util_threshold_pct=_float("util_threshold_pct", util_threshold_pct),
-        expected_checkpoint_s=_opt_float("expected_checkpoint_s", expected_checkpoint_s) or 0.0,
-        deadlock_after_s=_opt_float("deadlock_after_s", deadlock_after_s) or 0.0,
-        starvation_after_s=_float("starvation_after_s", starvation_after_s),
-        straggler_after_s=_float("straggler_after_s", straggler_after_s),
-        checkpoint_first_start_s=_float("checkpoint_first_start_s", checkpoint_first_start_s),
-        checkpoint_interval_s=_opt_float("checkpoint_interval_s", checkpoint_interval_s) or 0.0,
-        checkpoint_duration_s=_opt_float("checkpoint_duration_s", checkpoint_duration_s) or 0.0,
-        checkpoint_windows=windows,
-    )
+    bands = _bands(hardware, bands, calibration)
+    classifier, detector = triage_options(**options)
+    result = _core.triage(trace, bands, classifier=classifier, detector=detector)
     result.trace = trace
     result.bands = bands
     return result
+
+
+def triage_stream(
+    *,
+    hardware: HardwareLike = "h100",
+    bands: Optional["_core.PowerBands"] = None,
+    calibration: Optional[PathLike] = None,
+    stale_after_s: float = 5.0,
+    **options: Any,
+) -> "_core.TriageStream":
+    """A live triage stream (what ``libscale watch`` runs): push one poll of samples at a
+    time with ``.push(time_s, gpu, power_w, utilization_pct)``; phase changes and alerts
+    come back. Same bands and options as triage()."""
+    classifier, detector = triage_options(**options)
+    return _core.TriageStream(_bands(hardware, bands, calibration), classifier=classifier, detector=detector,
+                              stale_after_s=_float("stale_after_s", stale_after_s))

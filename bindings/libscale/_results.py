@@ -454,7 +454,13 @@ def _segments_frame(seg: Mapping[str, np.ndarray]) -> Any:
     cols["phase"] = pd.Categorical.from_codes(np.asarray(seg["phase"], dtype=np.int64),
                                               categories=list(_core.PHASE_NAMES))
     cols["duration_s"] = seg["end_s"] - seg["start_s"]
-    return pd.DataFrame(cols, columns=["gpu", "start_s", "end_s", "duration_s", "phase", "mean_power_w"])
+    names = ["gpu", "start_s", "end_s", "duration_s", "phase", "mean_power_w"]
+    start = np.asarray(seg["start_s"])
+    # nvidia-smi and dcgm times are Unix epoch seconds: add them as UTC timestamps
+    if start.size and np.nanmin(start) > 1e8:
+        cols["start"] = pd.to_datetime(start, unit="s", utc=True)
+        names.insert(1, "start")
+    return pd.DataFrame(cols, columns=names)
 
 
 def _segments_records(seg: Mapping[str, np.ndarray]) -> list[dict[str, Any]]:

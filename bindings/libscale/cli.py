@@ -7,13 +7,17 @@
     libscale hardware [NAME] [--json]
     libscale gate     --lengths FILE --world-size N --seq-len T [--packing bfd] [options] [--json]
     libscale fit      MEASUREMENTS... -o calibration.json [--hardware H] [--format F] [config] [--json]
-    libscale triage   TRACE [--hardware H] [--format auto|nvidia-smi|dcgm]
+    libscale triage   TRACE [--hardware H] [--calibration FILE] [--format auto|nvidia-smi|dcgm]
                       [--checkpoint-interval-s S --checkpoint-duration-s D] [--json]
+    libscale watch    [--source nvml | --nvidia-smi-csv FILE [--follow | --speed N] | --dcgm URL|FILE]
+                      [--kill-on deadlock] [--dry-run] [--hook CMD] [--prometheus-textfile FILE]
+                      (--pid PID | -- CMD ARGS...)
 
 Tables for people by default (every column header carries its unit), one JSON object
 with ``--json``. Bad input exits with status 2 and one line on stderr,
 ``libscale: error: ...`` (and ``fit`` writes no file); ``solve`` exits with 1 when no GPU
 count meets the target; ``gate`` exits with 1 when the ranks' micro-batch counts differ.
+``watch`` exits with the job's status, or 3 when it terminated the job after an alert.
 """
 
 from __future__ import annotations
@@ -153,6 +157,26 @@ def _add_job(p: argparse.ArgumentParser) -> None:
                    help="USD per GPU-hour (default: the hardware's, an assumption to override)")
 
 
+def _add_triage(p: argparse.ArgumentParser) -> None:
+    """Bands and detector options shared by `triage` and `watch`."""
+    p.add_argument("--hardware", default=None,
+                   help="catalog name or hardware JSON file whose power bands apply (default h100; `watch` "
+                        "on NVML: the GPU's own name when it is in the catalog)")
+    p.add_argument("--calibration", default=None, metavar="FILE",
+                   help="a calibration file with a power_bands section (measured bands; default: the "
+                        "hardware's default, uncalibrated bands)")
+    p.add_argument("--checkpoint-interval-s", type=_number, default=None, metavar="S",
+                   help="declared checkpoint saves every S seconds from the start (needs "
+                        "--checkpoint-duration-s)")
+    p.add_argument("--checkpoint-duration-s", type=_number, default=None, metavar="D",
+                   help="how long one checkpoint save lasts, s (also sets the deadlock threshold "
+                        "T = max(2 D, 60 s); default T 600 s)")
+    p.add_argument("--deadlock-after-s", type=_number, default=None, metavar="T",
+                   help="deadlock threshold T, s (default: from --checkpoint-duration-s, else 600)")
+    p.add_argument("--util-threshold-pct", type=_number, default=90.0, metavar="PCT",
+                   help="utilization at or above which near-idle watts mean a hang (default 90)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -260,20 +284,63 @@ def build_parser() -> argparse.ArgumentParser:
                                    "checkpoint_or_deadlock / idle, and report deadlock, data-starvation and "
                                    "straggler alerts with timestamps. Alerts are reported, not errors (exit 0).")
     p.add_argument("trace", metavar="TRACE", help="nvidia-smi --query-gpu CSV log or dcgm-exporter text")
-    p.add_argument("--hardware", default="h100",
-                   help="catalog name or hardware JSON file whose power bands apply (default h100)")
     p.add_argument("--format", default="auto", choices=["auto", "nvidia-smi", "dcgm"],
                    help="trace format (default auto)")
-    p.add_argument("--checkpoint-interval-s", type=_number, default=None, metavar="S",
-                   help="declared checkpoint saves every S seconds from the trace start (needs "
-                        "--checkpoint-duration-s)")
-    p.add_argument("--checkpoint-duration-s", type=_number, default=None, metavar="D",
-                   help="how long one checkpoint save lasts, s (also sets the deadlock threshold "
-                        "T = max(2 D, 60 s); default T 600 s)")
-    p.add_argument("--deadlock-after-s", type=_number, default=None, metavar="T",
-                   help="deadlock threshold T, s (default: from --checkpoint-duration-s, else 600)")
+    _add_triage(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_triage)
+
+    p = sub.add_parser(
+        "watch", help="watch a job's GPU power live and act on a hang",
+        usage="libscale watch [source] [options] (--pid PID | -- CMD [ARGS ...])",
+        description="Launch a command (or attach to a PID) and watch its GPUs' power: a JSON line per phase "
+                    "change and alert, an optional Prometheus textfile and hook, and on a deadlock SIGTERM to "
+                    "the job's process group, SIGKILL after --grace-s. Never acts on missing data. Exit "
+                    "status: the job's own; 3 when the watcher terminated it; 2 on bad input (e.g. no NVML).")
+    src = p.add_argument_group("source (default: NVML, every GPU)")
+    x = src.add_mutually_exclusive_group()
+    x.add_argument("--source", choices=["nvml"], default=None, help="NVML through libnvidia-ml.so.1 (the default)")
+    x.add_argument("--nvidia-smi-csv", default=None, metavar="FILE",
+                   help="an nvidia-smi --query-gpu=timestamp,index,power.draw,utilization.gpu --format=csv log: "
+                        "replayed at --speed, or followed as it grows with --follow")
+    x.add_argument("--dcgm", default=None, metavar="URL_OR_FILE",
+                   help="dcgm-exporter: http://localhost:9400/metrics scraped every poll, or a file of scrapes "
+                        "replayed at --speed")
+    src.add_argument("--gpus", type=_int_list, default=[], metavar="LIST", help="NVML GPU indices (default all)")
+    src.add_argument("--nvml-power", default="average", choices=["average", "instant"],
+                     help="NVML power reading: the 1 s average (default) or the instantaneous field 186")
+    src.add_argument("--follow", action="store_true", help="follow a growing --nvidia-smi-csv log (tail -f)")
+    src.add_argument("--speed", type=_number, default=1.0, metavar="N",
+                     help="replay a recorded trace at N x real time (default 1)")
+    src.add_argument("--interval-s", type=_number, default=0.5, metavar="S", help="poll interval, s (default 0.5)")
+    src.add_argument("--stale-after-s", type=_number, default=5.0, metavar="S",
+                     help="a GPU without samples for S seconds is lost; no action while any is (default 5)")
+    _add_triage(p)
+    p.add_argument("--checkpoint-marker", default=None, metavar="FILE",
+                   help="a file the trainer touches when a checkpoint save starts; the detector is silent for "
+                        "--checkpoint-duration-s after each touch")
+    act = p.add_argument_group("actions")
+    act.add_argument("--kill-on", default="deadlock", metavar="KINDS",
+                     help="alert kinds that terminate the job: comma list of deadlock, data_starvation, "
+                          "straggler, or none (default deadlock)")
+    act.add_argument("--grace-s", type=_number, default=30.0, metavar="S",
+                     help="seconds between SIGTERM and SIGKILL (default 30)")
+    act.add_argument("--dry-run", action="store_true",
+                     help="log the signals it would send and send none (hooks and files are still written)")
+    act.add_argument("--hook", default=None, metavar="CMD",
+                     help="shell command run on each alert, with LIBSCALE_EVENT (JSON), LIBSCALE_ALERT_KIND, "
+                          "LIBSCALE_ALERT_MESSAGE and LIBSCALE_JOB_PID in its environment")
+    act.add_argument("--prometheus-textfile", default=None, metavar="FILE",
+                     help="write phase, watts, seconds in phase and alert counts here (atomically) for "
+                          "node_exporter's textfile collector")
+    act.add_argument("--prometheus-interval-s", type=_number, default=5.0, metavar="S",
+                     help="seconds between textfile writes (default 5)")
+    act.add_argument("--events", default="-", metavar="FILE",
+                     help="where the JSON lines go: a file (appended) or - for stdout (default)")
+    p.add_argument("--pid", type=_integer, default=None, help="attach to a running process instead of launching")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
+                   help="the command to launch and watch, after --")
+    p.set_defaults(func=_cmd_watch)
 
     p = sub.add_parser("fit", help="fit a calibration to measurements or trainer logs",
                        description="Fit the step model's coefficients to measurement records (JSON, schema "
@@ -638,19 +705,23 @@ _TRIAGE_COLUMNS = [
 ]
 
 
+def _triage_kwargs(a: argparse.Namespace, first_start_s: float) -> dict[str, Any]:
+    if a.checkpoint_interval_s is not None and a.checkpoint_duration_s is None:
+        raise CliError("--checkpoint-interval-s needs --checkpoint-duration-s")
+    return {"deadlock_after_s": a.deadlock_after_s, "util_threshold_pct": a.util_threshold_pct,
+            "checkpoint_first_start_s": first_start_s, "checkpoint_interval_s": a.checkpoint_interval_s,
+            "checkpoint_duration_s": a.checkpoint_duration_s}
+
+
 def _cmd_triage(a: argparse.Namespace) -> int:
     if not os.path.isfile(a.trace):
         raise CliError(f"{a.trace}: no such file")
-    if (a.checkpoint_interval_s is None) != (a.checkpoint_duration_s is None):
-        raise CliError("--checkpoint-interval-s and --checkpoint-duration-s go together")
     trace = _api.read_trace(a.trace, format=a.format)
     if len(trace) == 0:
         raise CliError(f"{a.trace}: no samples")
     first_start = float(np.min(trace.time_s))
-    result = _api.triage(trace, hardware=a.hardware, deadlock_after_s=a.deadlock_after_s,
-                         checkpoint_first_start_s=first_start,
-                         checkpoint_interval_s=a.checkpoint_interval_s,
-                         checkpoint_duration_s=a.checkpoint_duration_s)
+    result = _api.triage(trace, hardware=a.hardware or "h100", calibration=a.calibration,
+                         **_triage_kwargs(a, first_start))
     d = result.to_dict()
     if a.json:
         _print_json(d)
@@ -671,6 +742,74 @@ def _cmd_triage(a: argparse.Namespace) -> int:
         print("alerts: none")
     print(f"parse: {trace.report.summary()}")
     return 0
+
+
+def _watch_source(a: argparse.Namespace) -> Any:
+    from . import watch as _watch
+
+    if a.nvidia_smi_csv:
+        if not os.path.isfile(a.nvidia_smi_csv):
+            raise CliError(f"{a.nvidia_smi_csv}: no such file")
+        if a.follow:
+            return _watch.FollowCsvSource(a.nvidia_smi_csv)
+        return _watch.ReplaySource(_api.read_trace(a.nvidia_smi_csv, format="nvidia-smi"), speed=a.speed,
+                                   name=f"replay of {a.nvidia_smi_csv} at {a.speed:g}x")
+    if a.dcgm and re.match(r"https?://", a.dcgm):
+        return _watch.DcgmSource(a.dcgm)
+    if a.dcgm:
+        if not os.path.isfile(a.dcgm):
+            raise CliError(f"{a.dcgm}: no such file (give an http:// URL to scrape dcgm-exporter live)")
+        return _watch.ReplaySource(_api.read_trace(a.dcgm, format="dcgm"), speed=a.speed,
+                                   name=f"replay of {a.dcgm} at {a.speed:g}x")
+    return _watch.NvmlPollSource(a.gpus, power=a.nvml_power)
+
+
+def _cmd_watch(a: argparse.Namespace) -> int:
+    import time
+
+    from . import watch as _watch
+
+    command = list(a.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if a.pid is not None and command:
+        raise CliError("give --pid or a command after --, not both")
+    kill_on = {k.strip() for k in a.kill_on.split(",") if k.strip()} - {"none"}
+    bad = kill_on - {"deadlock", "data_starvation", "straggler"}
+    if bad:
+        raise CliError(f"--kill-on: {', '.join(sorted(bad))} not valid; valid: deadlock, data_starvation, "
+                       "straggler, none")
+    if a.follow and not a.nvidia_smi_csv:
+        raise CliError("--follow applies to --nvidia-smi-csv")
+    if a.checkpoint_marker and a.checkpoint_duration_s is None:
+        raise CliError("--checkpoint-marker needs --checkpoint-duration-s (how long a save lasts after a touch)")
+    for name in ("interval_s", "speed", "grace_s", "prometheus_interval_s", "stale_after_s"):
+        v = getattr(a, name)
+        if not (v > 0 or (name == "grace_s" and v == 0)):
+            raise CliError(f"--{name.replace('_', '-')} = {v:g}; it must be positive")
+
+    source = _watch_source(a)
+    hardware = a.hardware
+    if hardware is None and isinstance(source, _watch.NvmlPollSource):
+        hardware = _watch.catalog_hardware_of(source.gpus())
+    stream = _api.triage_stream(hardware=hardware or "h100", calibration=a.calibration,
+                                stale_after_s=a.stale_after_s, **_triage_kwargs(a, getattr(source, "first_time_s", None) or time.time()))
+    actions = _watch.Actions(kill_on=frozenset(kill_on), grace_s=a.grace_s, dry_run=a.dry_run, hook=a.hook,
+                             prometheus_textfile=a.prometheus_textfile,
+                             prometheus_interval_s=a.prometheus_interval_s, checkpoint_marker=a.checkpoint_marker,
+                             checkpoint_duration_s=a.checkpoint_duration_s or 0.0)
+    out = sys.stdout if a.events == "-" else open(a.events, "a", buffering=1)  # noqa: SIM115
+
+    def emit(record: dict[str, Any]) -> None:
+        out.write(json.dumps(to_jsonable(record)) + "\n")
+        out.flush()
+
+    try:
+        job = _watch.Job(command=command) if command else (_watch.Job(pid=a.pid) if a.pid is not None else None)
+        return _watch.Watcher(source, stream, job=job, actions=actions, interval_s=a.interval_s, events=emit).run()
+    finally:
+        if out is not sys.stdout:
+            out.close()
 
 
 # --- entry point ---------------------------------------------------------------------

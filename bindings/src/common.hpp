@@ -59,5 +59,7 @@ void register_fit(py::module_& m);
 void register_calibration_file(py::module_& m);
 void register_packing(py::module_& m);
 void register_triage(py::module_& m);
+void register_watch(py::module_& m);
+void register_nvml(py::module_& m);
 
 }  // namespace libscale_py

@@ -5,6 +5,7 @@
 //   libscale::UnknownNameError     -> libscale.UnknownNameError(LibscaleError), .suggestions
 //   libscale::DoesNotFitError      -> libscale.DoesNotFitError(LibscaleError), .needed_gib, .available_gib
 //   libscale::ParseError           -> libscale.ParseError(LibscaleError)
+//   libscale::NvmlError            -> libscale.NvmlError(LibscaleError), .nvml_return (None: the loader's)
 #include <exception>
 
 #include "common.hpp"
@@ -19,6 +20,7 @@ PyObject* g_error = nullptr;
 PyObject* g_unknown_name = nullptr;
 PyObject* g_does_not_fit = nullptr;
 PyObject* g_parse = nullptr;
+PyObject* g_nvml = nullptr;
 
 PyObject* new_exception(py::module_& m, const char* name, PyObject* base, const char* doc) {
     const std::string qualified = std::string("libscale.") + name;
@@ -55,10 +57,14 @@ void register_errors(py::module_& m) {
         "A configuration whose memory per GPU exceeds the GPU's; .needed_gib and .available_gib say by how much.");
     g_parse = new_exception(m, "ParseError", g_error,
                             "A malformed or foreign input file; the message names the file and line.");
+    g_nvml = new_exception(m, "NvmlError", g_error,
+                           "NVML (the NVIDIA driver's library) missing or failing; .nvml_return is "
+                           "NVML's return code, None when the library could not be loaded.");
     // Class-level defaults, so the attributes exist on instances raised from Python too.
     py::handle(g_unknown_name).attr("suggestions") = py::tuple();
     py::handle(g_does_not_fit).attr("needed_gib") = py::none();
     py::handle(g_does_not_fit).attr("available_gib") = py::none();
+    py::handle(g_nvml).attr("nvml_return") = py::none();
 
     py::register_exception_translator([](std::exception_ptr p) {
         try {
@@ -76,6 +82,10 @@ void register_errors(py::module_& m) {
             });
         } catch (const libscale::ParseError& e) {
             raise(g_parse, e.what(), [](py::object&) {});
+        } catch (const libscale::NvmlError& e) {
+            raise(g_nvml, e.what(), [&](py::object& exc) {
+                if (e.nvml_return() >= 0) exc.attr("nvml_return") = e.nvml_return();
+            });
         } catch (const libscale::Error& e) {
             raise(g_error, e.what(), [](py::object&) {});
         }

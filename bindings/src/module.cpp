@@ -21,4 +21,6 @@ PYBIND11_MODULE(_core, m) {
     libscale_py::register_calibration_file(m);
     libscale_py::register_packing(m);
     libscale_py::register_triage(m);
+    libscale_py::register_watch(m);
+    libscale_py::register_nvml(m);
 }

@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 
 #include <algorithm>
+#include <limits>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -152,19 +153,34 @@ void register_triage(py::module_& m) {
         .def_readwrite("starvation_max_fraction", &PowerBands::starvation_max_fraction)
         .def_readwrite("communication_max_fraction", &PowerBands::communication_max_fraction)
         .def_readwrite("idle_util_max_pct", &PowerBands::idle_util_max_pct, "%")
+        .def_readwrite("scale_with_power_limit", &PowerBands::scale_with_power_limit,
+                       "True: edges follow each GPU's enforced limit (default bands); False: fixed watts")
         .def_readwrite("label", &PowerBands::label)
+        .def("thresholds_w", [](const PowerBands& b, double power_limit_w) {
+            const BandThresholdsW t = thresholds_w(b, power_limit_w);
+            py::dict d;
+            d["idle_max_w"] = t.idle_max_w;
+            d["checkpoint_max_w"] = t.checkpoint_max_w;
+            d["starvation_max_w"] = t.starvation_max_w;
+            d["communication_max_w"] = t.communication_max_w;
+            return d;
+        }, py::arg("power_limit_w") = std::numeric_limits<double>::quiet_NaN(),
+           "Band edges in watts for a GPU with this enforced limit (NaN: board_power_w).")
         .def("validate", &PowerBands::validate)
         .def("__copy__", [](const PowerBands& b) { return b; })
         .def("__deepcopy__", [](const PowerBands& b, py::dict) { return b; }, py::arg("memo"))
         .def("__repr__", [](const PowerBands& b) {
             std::ostringstream os;
-            os << "<PowerBands board " << b.board_power_w << " W, idle <= " << b.idle_max_fraction
+            os << "<PowerBands " << (b.scale_with_power_limit ? "fractions of the enforced limit (board " : "fixed watts (limit ")
+               << b.board_power_w << " W), idle <= " << b.idle_max_fraction
                << ", checkpoint <= " << b.checkpoint_max_fraction << ", starvation <= " << b.starvation_max_fraction
                << ", communication <= " << b.communication_max_fraction << " (" << b.label << ")>";
             return os.str();
         });
     m.def("default_power_bands", &default_power_bands, py::arg("hardware"),
           "Default (uncalibrated) power bands of a HardwareProfile.");
+    m.def("read_power_bands", &read_power_bands, py::arg("path"), py::arg("hardware"),
+          "The power_bands section of a calibration file made on this hardware.");
 
     py::class_<Alert> al(m, "Alert", "A deadlock, data-starvation or straggler alert.");
     al.def_property_readonly("kind", [](const Alert& a) { return std::string(to_string(a.kind)); })
@@ -173,7 +189,7 @@ void register_triage(py::module_& m) {
         .def_readonly("message", &Alert::message)
         .def("__repr__", [](const Alert& a) {
             std::ostringstream os;
-            os << "<Alert " << to_string(a.kind) << " at t = " << a.time_s << " s: " << a.message << ">";
+            os << "<Alert " << a << ">";
             return os.str();
         });
 
@@ -209,41 +225,73 @@ void register_triage(py::module_& m) {
             return os.str();
         });
 
+    py::class_<ClassifierOptions> co(m, "ClassifierOptions", "Smoothing and hysteresis of the per-GPU classifier.");
+    co.def(py::init([](double smoothing_window_s, double min_dwell_s) {
+               ClassifierOptions c;
+               c.smoothing_window_s = smoothing_window_s;
+               c.min_dwell_s = min_dwell_s;
+               c.validate();
+               return c;
+           }),
+           py::kw_only(), py::arg("smoothing_window_s") = ClassifierOptions{}.smoothing_window_s,
+           py::arg("min_dwell_s") = ClassifierOptions{}.min_dwell_s)
+        .def_readonly("smoothing_window_s", &ClassifierOptions::smoothing_window_s, "s")
+        .def_readonly("min_dwell_s", &ClassifierOptions::min_dwell_s, "s")
+        .def("__repr__", [](const ClassifierOptions& c) {
+            std::ostringstream os;
+            os << "ClassifierOptions(smoothing_window_s=" << c.smoothing_window_s << ", min_dwell_s=" << c.min_dwell_s << ")";
+            return os.str();
+        });
+
+    py::class_<DetectorOptions> dop(m, "DetectorOptions",
+                                    "Deadlock, starvation and straggler thresholds, and declared checkpoint saves.");
+    dop.def(py::init([](double util_threshold_pct, double expected_checkpoint_s, double deadlock_after_s,
+                        double starvation_after_s, double straggler_after_s, double checkpoint_first_start_s,
+                        double checkpoint_interval_s, double checkpoint_duration_s,
+                        std::vector<std::pair<double, double>> checkpoint_windows) {
+                DetectorOptions d;
+                d.util_threshold_pct = util_threshold_pct;
+                d.expected_checkpoint_s = expected_checkpoint_s;
+                d.deadlock_after_s = deadlock_after_s;
+                d.starvation_after_s = starvation_after_s;
+                d.straggler_after_s = straggler_after_s;
+                d.checkpoints.first_start_s = checkpoint_first_start_s;
+                d.checkpoints.interval_s = checkpoint_interval_s;
+                d.checkpoints.duration_s = checkpoint_duration_s;
+                d.checkpoints.windows = std::move(checkpoint_windows);
+                d.validate();
+                return d;
+            }),
+            py::kw_only(), py::arg("util_threshold_pct") = DetectorOptions{}.util_threshold_pct,
+            py::arg("expected_checkpoint_s") = 0.0, py::arg("deadlock_after_s") = 0.0,
+            py::arg("starvation_after_s") = DetectorOptions{}.starvation_after_s,
+            py::arg("straggler_after_s") = DetectorOptions{}.straggler_after_s,
+            py::arg("checkpoint_first_start_s") = 0.0, py::arg("checkpoint_interval_s") = 0.0,
+            py::arg("checkpoint_duration_s") = 0.0,
+            py::arg("checkpoint_windows") = std::vector<std::pair<double, double>>{})
+        .def_readonly("util_threshold_pct", &DetectorOptions::util_threshold_pct, "%")
+        .def_readonly("expected_checkpoint_s", &DetectorOptions::expected_checkpoint_s, "s, 0: unknown")
+        .def_readonly("starvation_after_s", &DetectorOptions::starvation_after_s, "s")
+        .def_readonly("straggler_after_s", &DetectorOptions::straggler_after_s, "s")
+        .def_property_readonly("deadlock_after_s", &DetectorOptions::deadlock_threshold_s, "T in s (resolved default)")
+        .def_property_readonly("checkpoint_windows", [](const DetectorOptions& d) { return d.checkpoints.windows; })
+        .def("__repr__", [](const DetectorOptions& d) {
+            std::ostringstream os;
+            os << "DetectorOptions(deadlock_after_s=" << d.deadlock_threshold_s() << ", util_threshold_pct="
+               << d.util_threshold_pct << ", starvation_after_s=" << d.starvation_after_s
+               << ", straggler_after_s=" << d.straggler_after_s;
+            if (d.checkpoints.interval_s > 0)
+                os << ", checkpoints every " << d.checkpoints.interval_s << " s for " << d.checkpoints.duration_s << " s";
+            if (!d.checkpoints.windows.empty()) os << ", " << d.checkpoints.windows.size() << " checkpoint windows";
+            return os.str() + ")";
+        });
+
     m.def(
         "triage",
-        [](const ParsedTrace& trace, const PowerBands& bands, double smoothing_window_s, double min_dwell_s,
-           double util_threshold_pct, double expected_checkpoint_s, double deadlock_after_s,
-           double starvation_after_s, double straggler_after_s, double checkpoint_first_start_s,
-           double checkpoint_interval_s, double checkpoint_duration_s,
-           std::vector<std::pair<double, double>> checkpoint_windows) {
-            ClassifierOptions c;
-            c.smoothing_window_s = smoothing_window_s;
-            c.min_dwell_s = min_dwell_s;
-            DetectorOptions d;
-            d.util_threshold_pct = util_threshold_pct;
-            d.expected_checkpoint_s = expected_checkpoint_s;
-            d.deadlock_after_s = deadlock_after_s;
-            d.starvation_after_s = starvation_after_s;
-            d.straggler_after_s = straggler_after_s;
-            d.checkpoints.first_start_s = checkpoint_first_start_s;
-            d.checkpoints.interval_s = checkpoint_interval_s;
-            d.checkpoints.duration_s = checkpoint_duration_s;
-            d.checkpoints.windows = std::move(checkpoint_windows);
-            bands.validate();
-            c.validate();
-            d.validate();
-            return triage(trace.trace, bands, c, d);
-        },
-        py::arg("trace"), py::arg("bands"), py::kw_only(), py::arg("smoothing_window_s") = ClassifierOptions{}.smoothing_window_s,
-        py::arg("min_dwell_s") = ClassifierOptions{}.min_dwell_s,
-        py::arg("util_threshold_pct") = DetectorOptions{}.util_threshold_pct,
-        py::arg("expected_checkpoint_s") = 0.0, py::arg("deadlock_after_s") = 0.0,
-        py::arg("starvation_after_s") = DetectorOptions{}.starvation_after_s,
-        py::arg("straggler_after_s") = DetectorOptions{}.straggler_after_s,
-        py::arg("checkpoint_first_start_s") = 0.0, py::arg("checkpoint_interval_s") = 0.0,
-        py::arg("checkpoint_duration_s") = 0.0,
-        py::arg("checkpoint_windows") = std::vector<std::pair<double, double>>{},
-        py::call_guard<py::gil_scoped_release>(),
+        [](const ParsedTrace& trace, const PowerBands& bands, const ClassifierOptions& classifier,
+           const DetectorOptions& detector) { return triage(trace.trace, bands, classifier, detector); },
+        py::arg("trace"), py::arg("bands"), py::kw_only(), py::arg("classifier") = ClassifierOptions{},
+        py::arg("detector") = DetectorOptions{}, py::call_guard<py::gil_scoped_release>(),
         "Classify every GPU's power into phases, build the GPU and job timelines and detect alerts.");
     m.attr("DEFAULT_DEADLOCK_AFTER_S") = default_deadlock_after_s(0);
 }

@@ -51,3 +51,14 @@ def contract_json() -> dict:
     out = run_cli(CONTRACT + ["--json"])
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="session")
+def fake_nvml(tmp_path_factory) -> Path:
+    """tests/cpp/fake_nvml.cpp built as a shared library: a loader test double (fixed,
+    made-up readings) so the NVML path runs here without a GPU."""
+    out = tmp_path_factory.mktemp("nvml") / "libnvidia-ml.so.1"
+    cxx = os.environ.get("CXX", "c++")
+    subprocess.run([cxx, "-std=c++20", "-shared", "-fPIC", "-O1", "-I", str(ROOT / "libscale" / "include"),
+                    str(ROOT / "tests" / "cpp" / "fake_nvml.cpp"), "-o", str(out)], check=True, timeout=120)
+    return out

@@ -76,7 +76,8 @@ def test_steady_compute(steady: Path):
     assert job["compute"]["energy_j"] == pytest.approx(660.15 * GPUS * 299, rel=0.01)
     assert r.alerts == []
     df = r.to_pandas()
-    assert list(df.columns) == ["gpu", "start_s", "end_s", "duration_s", "phase", "mean_power_w"]
+    assert list(df.columns) == ["gpu", "start", "start_s", "end_s", "duration_s", "phase", "mean_power_w"]
+    assert str(df["start"].iloc[0]) == "2024-05-01 12:00:00+00:00"  # epoch seconds as UTC timestamps
     assert set(df["phase"]) == {"compute"} and sorted(df["gpu"]) == [0, 1]
     assert "TriageResult" in repr(r)
 
@@ -176,3 +177,45 @@ def test_bad_options(hang: Path):
     assert out.returncode == 2 and len(out.stderr.splitlines()) == 1
     with pytest.raises(ValueError):
         libscale.read_trace(hang, format="xml")
+
+
+def _calibration(path: Path, bands: dict | None, hardware: str = "h100") -> Path:
+    doc = {"schema": "libscale.calibration/1", "kind": "fitted", "hardware": hardware}
+    if bands is not None:
+        doc["power_bands"] = bands
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_calibrated_bands_from_a_calibration_file(tmp_path: Path, steady: Path):
+    # measured on the machine: this H100 computes at 660 W, so with these (made-up, test)
+    # edges in watts 660 W is communication, not compute
+    cal = _calibration(tmp_path / "cal.json", {"basis": "watts", "power_limit_w": 700, "idle_max": 80,
+                                               "checkpoint_max": 200, "starvation_max": 400,
+                                               "communication_max": 680, "source": "test edges"})
+    bands = libscale.power_bands("h100", calibration=cal)
+    assert bands.label == f"calibrated: {cal} (test edges)" and not bands.scale_with_power_limit
+    assert bands.thresholds_w(350.0)["communication_max_w"] == pytest.approx(680)  # watts stay watts
+    default = libscale.power_bands("h100")
+    assert default.thresholds_w(350.0)["communication_max_w"] == pytest.approx(0.6 * 350)  # fractions follow the cap
+    r = libscale.triage(steady, calibration=cal)
+    assert r.job_totals["communication"]["seconds"] > 0.99 * 299 and r.job_totals["compute"]["seconds"] == 0
+    out = run_cli(["triage", str(steady), "--calibration", str(cal), "--json"])
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["bands"]["label"].startswith("calibrated:") and d["job"]["compute"]["seconds"] == 0
+
+
+@pytest.mark.parametrize("bands,hardware,message", [
+    (None, "h100", "no power_bands section"),
+    ({"basis": "watts", "power_limit_w": 700, "idle_max": 80, "checkpoint_max": 70, "starvation_max": 400,
+      "communication_max": 680}, "h100", "idle_max"),
+    ({"basis": "W", "power_limit_w": 700, "idle_max": 80, "checkpoint_max": 200, "starvation_max": 400,
+      "communication_max": 680}, "h100", "power_bands.basis"),
+    ({"basis": "watts", "power_limit_w": 700, "idle_max": 80, "checkpoint_max": 200, "starvation_max": 400,
+      "communication_max": 680}, "b300", "apply only to the hardware"),
+])
+def test_bad_calibrated_bands_exit_2(tmp_path: Path, steady: Path, bands, hardware, message):
+    cal = _calibration(tmp_path / "cal.json", bands, hardware)
+    out = run_cli(["triage", str(steady), "--calibration", str(cal)])
+    assert out.returncode == 2 and message in out.stderr, out.stderr

@@ -1,0 +1,388 @@
+"""The hang watcher: `libscale watch` launching a real child process (which starts a
+grandchild in its process group) over replayed nvidia-smi and dcgm-exporter traces; a
+hang must terminate the whole process group, a healthy trace must leave the job running,
+missing data must never act. Also the Prometheus textfile, the hook, --dry-run, attach by
+PID, the checkpoint marker, a live dcgm-exporter URL, a growing nvidia-smi log, and NVML
+through a loader test double (there is no GPU here)."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import libscale
+from libscale import watch as W
+from test_triage import GPUS, T0, _stamp, write_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+DT = 0.5  # nvidia-smi -lms 500
+HANG_START = 20.0
+T = 60.0  # --deadlock-after-s
+SPEED = 400.0
+
+# The job: writes its PID and a grandchild's PID (same process group), then sleeps.
+CHILD = """
+import os, subprocess, sys, time
+g = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(f"{os.getpid()} {g.pid}")
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _wait_for(cond, timeout_s: float = 20.0) -> bool:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
+
+
+def _pids(path: Path) -> tuple[int, int]:
+    assert _wait_for(path.exists), "the child never wrote its PIDs"
+    a, b = path.read_text().split()
+    return int(a), int(b)
+
+
+def _events(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def _watch(args: list[str], **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "libscale", "watch", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+@pytest.fixture
+def hang_csv(tmp_path: Path) -> Path:
+    return write_trace(tmp_path / "hang.csv", [(HANG_START, 650, 100), (T + 30, 70, 100)], dt=DT)
+
+
+@pytest.fixture
+def healthy_csv(tmp_path: Path) -> Path:
+    return write_trace(tmp_path / "healthy.csv", [(HANG_START, 650, 100), (T + 30, 350, 100)], dt=DT)
+
+
+def test_hang_terminates_the_job_process_group(tmp_path: Path, hang_csv: Path):
+    pids = tmp_path / "pids"
+    prom = tmp_path / "libscale.prom"
+    w = _watch(["--nvidia-smi-csv", str(hang_csv), "--speed", str(SPEED), "--deadlock-after-s", str(T),
+                "--grace-s", "5", "--prometheus-textfile", str(prom), "--", sys.executable, "-c", CHILD, str(pids)])
+    out, err = w.communicate(timeout=60)
+    assert w.returncode == W.EXIT_TERMINATED, err
+    ev = _events(out)
+    child, grandchild = _pids(pids)
+    assert _wait_for(lambda: not _alive(child) and not _alive(grandchild)), "the process group survived"
+    alerts = [e for e in ev if e["event"] == "alert"]
+    assert [a["kind"] for a in alerts] == ["deadlock"]
+    fired = alerts[0]["time_s"] - T0
+    # within T plus two samples of the hang's start, on the trace's clock
+    assert HANG_START + T < fired <= HANG_START + T + 2 * DT
+    sig = [e for e in ev if e["event"] == "signal"]
+    assert sig[0]["signal"] == "SIGTERM" and sig[0]["sent"] and f"process group {child}" in sig[0]["result"]
+    start = ev[0]
+    assert start["event"] == "start" and start["pid"] == child and start["process_group"] == child
+    assert start["deadlock_after_s"] == T and start["bands"].startswith("default, uncalibrated")
+    end = ev[-1]
+    assert end["event"] == "exit" and end["terminated_by"] == "deadlock" and end["exit_status"] == 3
+    assert end["job_status"] == 128 + signal.SIGTERM
+    # the job's phase went compute -> checkpoint_or_deadlock, dated back near the hang's start
+    job = [e for e in ev if e["event"] == "phase" and e["job"]]
+    assert job[0]["to"] == "compute" and job[-1]["to"] == "checkpoint_or_deadlock"
+    assert abs(job[-1]["time_s"] - T0 - HANG_START) <= 1.0 + DT
+    text = prom.read_text()
+    assert 'libscale_watch_alerts_total{kind="deadlock"} 1' in text
+    assert 'libscale_watch_job_phase{phase="checkpoint_or_deadlock"} 1' in text
+    assert 'libscale_watch_gpu_phase{gpu="1",phase="checkpoint_or_deadlock"} 1' in text
+    watts = {ln.split("}")[0]: float(ln.split()[-1]) for ln in text.splitlines()
+             if ln.startswith("libscale_watch_gpu_power_watts")}
+    assert len(watts) == GPUS and all(60 < v < 80 for v in watts.values())
+
+
+def test_healthy_trace_leaves_the_job_running(tmp_path: Path, healthy_csv: Path):
+    pids = tmp_path / "pids"
+    w = _watch(["--nvidia-smi-csv", str(healthy_csv), "--speed", str(SPEED), "--deadlock-after-s", str(T),
+                "--", sys.executable, "-c", CHILD, str(pids)])
+    child, grandchild = _pids(pids)
+    # the replay lasts (20 + 90) s / 400 = 0.3 s; give it time to end, then look
+    time.sleep(1.5)
+    assert w.poll() is None, "the watcher exited with the job still running"
+    assert _alive(child) and _alive(grandchild)
+    # SIGTERM to the watcher is passed on to the job, and the watch ends with it
+    w.send_signal(signal.SIGTERM)
+    out, err = w.communicate(timeout=30)
+    ev = _events(out)
+    assert not [e for e in ev if e["event"] in ("alert", "signal")], ev
+    assert any(e["event"] == "source_ended" for e in ev)
+    assert w.returncode == 128 + signal.SIGTERM, err
+    assert ev[-1]["event"] == "exit" and ev[-1]["terminated_by"] is None
+    assert _wait_for(lambda: not _alive(child))
+    os.kill(grandchild, signal.SIGKILL) if _alive(grandchild) else None
+
+
+def test_missing_data_never_kills(tmp_path: Path):
+    # GPU 1 stops reporting when the hang starts: the others look hung, but data is missing.
+    lines = ["timestamp, index, power.draw [W], utilization.gpu [%]"]
+    t = 0.0
+    while t < HANG_START + T + 30:
+        for g in range(GPUS):
+            if g == 1 and t >= HANG_START:
+                continue
+            lines.append(f"{_stamp(T0 + t)}, {g}, {650 if t < HANG_START else 70} W, 100 %")
+        t += DT
+    trace = tmp_path / "gap.csv"
+    trace.write_text("\n".join(lines) + "\n")
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--nvidia-smi-csv", str(trace), "--speed",
+                          str(SPEED), "--deadlock-after-s", str(T), "--", sys.executable, "-c",
+                          "import time; time.sleep(1.5)"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    ev = _events(out.stdout)
+    assert not [e for e in ev if e["event"] in ("alert", "signal")]
+    lost = [e for e in ev if e["event"] == "gpu_lost"]
+    assert lost and lost[0]["gpu"] == 1
+    assert HANG_START + 5 <= lost[0]["time_s"] - T0 <= HANG_START + 5 + 2 * DT  # --stale-after-s 5
+
+
+def test_dry_run_hook_and_attach_by_pid(tmp_path: Path, hang_csv: Path):
+    job = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    hook_out = tmp_path / "hook.txt"
+    try:
+        w = _watch(["--nvidia-smi-csv", str(hang_csv), "--speed", str(SPEED), "--deadlock-after-s", str(T),
+                    "--dry-run", "--hook", f'echo "$LIBSCALE_ALERT_KIND $LIBSCALE_JOB_PID" > {hook_out}.tmp && '
+                    f"mv {hook_out}.tmp {hook_out}", "--pid", str(job.pid)])
+        assert _wait_for(hook_out.exists), "the hook never ran"
+        # attached and dry: the job is untouched and the watch goes on until stopped
+        time.sleep(0.3)
+        assert w.poll() is None and job.poll() is None
+        w.send_signal(signal.SIGTERM)
+        out, err = w.communicate(timeout=30)
+        assert w.returncode == 128 + signal.SIGTERM, err
+        assert job.poll() is None, "a dry run signalled the job (or the watcher passed SIGTERM on)"
+        ev = _events(out)
+        sig = [x for x in ev if x["event"] == "signal"]
+        assert sig and not sig[0]["sent"] and f"would send to process group {job.pid}" in sig[0]["result"]
+        assert ev[-1]["event"] == "stopped" and ev[-1]["signal"] == "SIGTERM"
+        assert hook_out.read_text().split() == ["deadlock", str(job.pid)]
+    finally:
+        job.kill()
+        job.wait()
+
+
+def test_attach_kills_a_process_by_pidfd(tmp_path: Path, hang_csv: Path):
+    # Not a group leader: only the process itself is signalled, never its group (which
+    # here is the test runner's).
+    job = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--nvidia-smi-csv", str(hang_csv),
+                              "--speed", str(SPEED), "--deadlock-after-s", str(T), "--pid", str(job.pid)],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == W.EXIT_TERMINATED, out.stderr
+        assert job.wait(timeout=10) == -signal.SIGTERM
+        sig = [e for e in _events(out.stdout) if e["event"] == "signal"][0]
+        assert f"sent to process {job.pid} (it does not lead its process group)" == sig["result"]
+    finally:
+        if job.poll() is None:
+            job.kill()
+
+
+def test_dcgm_trace_replay_fires(tmp_path: Path):
+    scrapes = []
+    t = 0.0
+    while t < HANG_START + T + 10:
+        p = 650 if t < HANG_START else 70
+        body = "\n".join(f'DCGM_FI_DEV_POWER_USAGE{{gpu="{g}",UUID="GPU-{g}"}} {p + g}\n'
+                         f'DCGM_FI_DEV_GPU_UTIL{{gpu="{g}",UUID="GPU-{g}"}} 100' for g in range(4))
+        scrapes.append(f"# scrape t={t}\n{body}")
+        t += 1.0
+    trace = tmp_path / "dcgm.prom"
+    trace.write_text("\n".join(scrapes) + "\n")
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--dcgm", str(trace), "--speed", str(SPEED),
+                          "--deadlock-after-s", str(T), "--", sys.executable, "-c", "import time; time.sleep(60)"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == W.EXIT_TERMINATED, out.stderr
+    alerts = [e for e in _events(out.stdout) if e["event"] == "alert"]
+    assert len(alerts) == 1 and alerts[0]["gpus"] == [0, 1, 2, 3]
+    assert HANG_START + T < alerts[0]["time_s"] <= HANG_START + T + 2.0
+
+
+class _Metrics(http.server.BaseHTTPRequestHandler):
+    power_w = 650.0
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        body = "".join(f'# TYPE DCGM_FI_DEV_POWER_USAGE gauge\nDCGM_FI_DEV_POWER_USAGE{{gpu="{g}"}} {self.power_w}\n'
+                       f'DCGM_FI_DEV_GPU_UTIL{{gpu="{g}"}} 100\n' for g in range(2)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; version=0.0.4")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+
+def test_live_dcgm_exporter_url():
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Metrics)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/metrics"
+    events: list[dict] = []
+
+    def on_event(e: dict) -> None:
+        events.append(e)
+        if e["event"] == "phase" and e["job"] and e["to"] == "compute":
+            _Metrics.power_w = 70.0  # the job hangs once it has been seen computing
+
+    try:
+        stream = libscale.triage_stream(hardware="h100", deadlock_after_s=1.0, min_dwell_s=0.2, smoothing_s=0.1)
+        job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(60)"])
+        rc = W.Watcher(W.DcgmSource(url), stream, job=job, actions=W.Actions(grace_s=5), interval_s=0.05,
+                       events=on_event).run()
+    finally:
+        server.shutdown()
+        _Metrics.power_w = 650.0
+    assert rc == W.EXIT_TERMINATED
+    assert [e["kind"] for e in events if e["event"] == "alert"] == ["deadlock"]
+    assert job.exit_status == 128 + signal.SIGTERM
+
+
+def test_followed_log_stalling_means_lost_not_hung(tmp_path: Path):
+    log = tmp_path / "live.csv"
+    log.write_text("timestamp, index, power.draw [W], utilization.gpu [%]\n")
+    src = W.FollowCsvSource(str(log))
+    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=60, stale_after_s=5)
+    with log.open("a") as f:  # a line split across two writes is read once whole
+        f.write(f"{_stamp(T0)}, 0, 70 W, 10")
+        f.flush()
+        assert src.poll(1000.0) == []
+        f.write(" %\n")
+    polls = src.poll(1001.0)
+    assert len(polls) == 1 and polls[0].power_w.tolist() == [70.0] and polls[0].now_s == T0
+    stream.push(polls[0].time_s, polls[0].gpu, polls[0].power_w, polls[0].utilization_pct)
+    # the log stops growing: its clock runs on with the wall clock, the GPU turns lost
+    assert src.clock(1004.0) == T0 + 3.0
+    up = stream.advance(src.clock(1008.0))
+    assert up["lost"] == [0] and not up["alerts"]
+    src.close()
+
+
+def test_checkpoint_marker_silences_the_detector(tmp_path: Path, hang_csv: Path):
+    def run(marker: Path | None) -> list[dict]:
+        trace = libscale.read_trace(hang_csv)
+        src = W.ReplaySource(trace, speed=SPEED)
+        wall0 = time.time()
+        src.clock(wall0)  # pin the replay's start
+        if marker is not None:
+            marker.touch()  # the trainer touches it when the save starts: at the hang's start, on the trace clock
+            t = wall0 + HANG_START / SPEED
+            os.utime(marker, (t, t))
+        events: list[dict] = []
+        stream = libscale.triage_stream(hardware="h100", deadlock_after_s=T)
+        actions = W.Actions(kill_on=frozenset(), checkpoint_marker=str(marker) if marker else None,
+                            checkpoint_duration_s=T + 60)
+        assert W.Watcher(src, stream, actions=actions, events=events.append).run() == 0
+        return events
+
+    declared = run(tmp_path / "ckpt")
+    ck = [e for e in declared if e["event"] == "checkpoint_declared"]
+    assert len(ck) == 1 and abs(ck[0]["time_s"] - T0 - HANG_START) < 0.5
+    assert not [e for e in declared if e["event"] == "alert"]
+    assert [e["kind"] for e in run(None) if e["event"] == "alert"] == ["deadlock"]
+
+
+def test_nvml_absent_is_a_clear_error(tmp_path: Path):
+    env = dict(os.environ, LIBSCALE_NVML_LIBRARY=str(tmp_path / "libnvidia-ml.so.1"))
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--", "true"], capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "libnvidia-ml.so.1" in out.stderr and "NVIDIA driver" in out.stderr
+    with pytest.raises(libscale.NvmlError):
+        W.NvmlPollSource()
+
+
+def test_nvml_gpu_lost_mid_run_is_reported_never_acted_on(fake_nvml: Path, monkeypatch):
+    monkeypatch.setenv("LIBSCALE_NVML_LIBRARY", str(fake_nvml))
+    monkeypatch.delenv("FAKE_NVML_LOST_GPU", raising=False)
+    src = W.NvmlPollSource()
+    assert [g["index"] for g in src.gpus()] == [0, 1]
+    events: list[dict] = []
+
+    def on_event(e: dict) -> None:
+        events.append(e)
+        if e["event"] == "phase" and e["job"]:
+            monkeypatch.setenv("FAKE_NVML_LOST_GPU", "1")  # GPU 1 falls off the bus after the first poll
+
+    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=1.0, min_dwell_s=0.1, stale_after_s=0.3)
+    job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(1.2)"])
+    rc = W.Watcher(src, stream, job=job, interval_s=0.05, events=on_event).run()
+    assert rc == 0
+    err = [e for e in events if e["event"] == "source_error"]
+    assert err and err[0]["gpu"] == 1 and err[0]["nvml_return"] == 15
+    assert [e["gpu"] for e in events if e["event"] == "gpu_lost"] == [1]
+    assert not [e for e in events if e["event"] in ("alert", "signal")]
+    # the fake's GPU 0 reads 100 W of a 700 W limit at 50 % utilization
+    g0 = [e for e in events if e["event"] == "phase" and e["gpu"] == 0][0]
+    assert g0["power_w"] == pytest.approx(100.0) and g0["to"] == "checkpoint_or_deadlock"
+
+
+def test_hardware_from_nvml_names():
+    assert W.catalog_hardware_of([{"name": "NVIDIA H200"}, {"name": "NVIDIA H200"}]) == "h200"
+    assert W.catalog_hardware_of([{"name": "NVIDIA B300 SXM6 AC"}]) == "b300"
+    assert W.catalog_hardware_of([{"name": "NVIDIA GB200"}]) == "gb200"
+    assert W.catalog_hardware_of([{"name": "NVIDIA H100 80GB HBM3"}, {"name": "NVIDIA H200"}]) is None
+    assert W.catalog_hardware_of([{"name": "Tesla V100-SXM2-16GB"}]) is None
+
+
+def test_stream_api_and_reprs():
+    s = libscale.triage_stream(hardware="h100", deadlock_after_s=60)
+    up = s.push(np.array([0.0, 0.0]), np.array([0, 1]), np.array([650.0, np.nan]), np.array([100.0, 100.0]))
+    assert up["dropped_samples"] == 1
+    assert repr(up["changes"][0]) == "<PhaseChange GPU 0 starts in compute at t = 0 s (650 W)>"
+    assert s.job_phase == "compute" and s.deadlock_after_s == 60
+    assert repr(s) == "<TriageStream 1 GPUs, job compute, T = 60 s>"
+    assert s.alert_counts == {"deadlock": 0, "data_starvation": 0, "straggler": 0}
+    with pytest.raises(ValueError, match="time_s"):
+        s.push(np.zeros((2, 2)), np.array([0]), np.array([1.0]), np.array([1.0]))
+    with pytest.raises(TypeError, match="unknown triage option"):
+        libscale.triage_stream(deadlock_after=5)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--follow", "--", "true"], "--follow applies to --nvidia-smi-csv"),
+    (["--kill-on", "oom", "--", "true"], "--kill-on: oom not valid"),
+    (["--pid", "1", "--", "true"], "not both"),
+    (["--nvidia-smi-csv", "/nonexistent.csv", "--", "true"], "no such file"),
+    (["--checkpoint-marker", "m", "--", "true"], "--checkpoint-duration-s"),
+    (["--interval-s", "0", "--", "true"], "--interval-s = 0"),
+])
+def test_bad_watch_options_exit_2(args, message):
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", *args], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and message in out.stderr, out.stderr
+
+
+def test_attach_to_missing_pid_is_an_error(hang_csv: Path):
+    p = subprocess.Popen(["true"])
+    p.wait()
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--nvidia-smi-csv", str(hang_csv),
+                          "--pid", str(p.pid)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "no such process" in out.stderr
