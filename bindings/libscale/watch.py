@@ -54,19 +54,35 @@ class Poll:
     errors: list[tuple[int, int, str]] = field(default_factory=list)  # (gpu, NVML code, text)
 
 
+class _TimeGroups:
+    """Rows sorted by time and cut at each new timestamp; Poll objects are made on demand,
+    so a long trace costs its columns, not an object per timestamp."""
+
+    def __init__(self, cols: dict[str, np.ndarray]) -> None:
+        t = np.asarray(cols["time_s"], dtype=np.float64)
+        order = np.argsort(t, kind="stable")
+        self.t = t[order]
+        self.g = np.asarray(cols["gpu"], dtype=np.int32)[order]
+        self.p = np.asarray(cols["power_w"], dtype=np.float64)[order]
+        self.u = np.asarray(cols["utilization_pct"], dtype=np.float64)[order]
+        cuts = np.flatnonzero(np.diff(self.t)) + 1
+        self.bounds = np.concatenate(([0], cuts, [self.t.size])) if self.t.size else np.zeros(1, np.int64)
+
+    def __len__(self) -> int:
+        return len(self.bounds) - 1
+
+    def time(self, k: int) -> float:
+        return float(self.t[self.bounds[k]])
+
+    def __getitem__(self, k: int) -> Poll:
+        a, b = self.bounds[k], self.bounds[k + 1]
+        return Poll(float(self.t[a]), self.t[a:b], self.g[a:b], self.p[a:b], self.u[a:b])
+
+
 def _group_by_time(cols: dict[str, np.ndarray]) -> list[Poll]:
-    """One Poll per distinct timestamp, in time order (a log holds many polls)."""
-    t = np.asarray(cols["time_s"], dtype=np.float64)
-    if t.size == 0:
-        return []
-    order = np.argsort(t, kind="stable")
-    t = t[order]
-    g = np.asarray(cols["gpu"], dtype=np.int32)[order]
-    p = np.asarray(cols["power_w"], dtype=np.float64)[order]
-    u = np.asarray(cols["utilization_pct"], dtype=np.float64)[order]
-    cuts = np.flatnonzero(np.diff(t)) + 1
-    return [Poll(float(ts[0]), ts, gs, ps, us)
-            for ts, gs, ps, us in zip(np.split(t, cuts), np.split(g, cuts), np.split(p, cuts), np.split(u, cuts))]
+    """One Poll per distinct timestamp, in time order (a log chunk holds many polls)."""
+    groups = _TimeGroups(cols)
+    return [groups[k] for k in range(len(groups))]
 
 
 class ReplaySource:
@@ -83,10 +99,10 @@ class ReplaySource:
         self.name = name
         self.report = trace.report
         self.speed = float(speed)
-        self._polls = _group_by_time({"time_s": trace.time_s, "gpu": trace.gpu, "power_w": trace.power_w,
-                                      "utilization_pct": trace.utilization_pct})
+        self._polls = _TimeGroups({"time_s": trace.time_s, "gpu": trace.gpu, "power_w": trace.power_w,
+                                   "utilization_pct": trace.utilization_pct})
         self._next = 0
-        self._t0 = self.first_time_s = self._polls[0].now_s
+        self._t0 = self.first_time_s = self._polls.time(0)
         self._wall0: Optional[float] = None
         self.ended = False
 
@@ -98,7 +114,7 @@ class ReplaySource:
     def poll(self, wall: float) -> list[Poll]:
         now = self.clock(wall)
         out = []
-        while self._next < len(self._polls) and self._polls[self._next].now_s <= now:
+        while self._next < len(self._polls) and self._polls.time(self._next) <= now:
             out.append(self._polls[self._next])
             self._next += 1
         self.ended = self._next == len(self._polls)
@@ -401,6 +417,7 @@ class Watcher:
         self._errors_seen: dict[int, int] = {}
         self._source_error: Optional[str] = None
         self._stop_signal: Optional[int] = None
+        self._limits: dict[int, float] = {}
         self.polls = 0
 
     # -- output -------------------------------------------------------------------------
@@ -527,14 +544,17 @@ class Watcher:
         ended_reported = False
         now_s = self.source.clock(wall)
         replay_step = self.interval_s / getattr(self.source, "speed", 1.0)
+        next_tick = time.monotonic()
         while True:
             wall = time.time()
             polls = self.source.poll(wall)
             self.polls += 1
             for p in polls:
-                if p.power_limit_w:
+                if p.power_limit_w and p.power_limit_w != self._limits:
                     for g, w in p.power_limit_w.items():
-                        self.stream.set_power_limit_w(g, w)
+                        if self._limits.get(g) != w:
+                            self.stream.set_power_limit_w(g, w)
+                    self._limits = dict(p.power_limit_w)
                 if p.errors or self._errors_seen:
                     self._report_errors(p)
                 self._on_update(self.stream.push(p.time_s, p.gpu, p.power_w, p.utilization_pct, now_s=p.now_s))
@@ -568,10 +588,12 @@ class Watcher:
                 self._emit("stopped", now_s, signal=signal.Signals(self._stop_signal).name)
                 self._write_prometheus(now_s, force=True)
                 return 128 + self._stop_signal
-            timeout = replay_step if not self.source.live and not self.source.ended else self.interval_s
+            # a fixed schedule (not a sleep after the work), so polls stay at 1 / interval_s
+            step = replay_step if not self.source.live and not self.source.ended else self.interval_s
+            next_tick = max(next_tick + step, time.monotonic() - step)
             fd = self.job.wait_fd() if self.job is not None else None
             try:
-                select.select([fd] if fd is not None else [], [], [], max(timeout, 0.0005))
+                select.select([fd] if fd is not None else [], [], [], max(next_tick - time.monotonic(), 0.0005))
             except InterruptedError:
                 pass
         self._write_prometheus(now_s, force=True)
