@@ -785,15 +785,20 @@ def _cmd_watch(a: argparse.Namespace) -> int:
         raise CliError("--checkpoint-marker needs --checkpoint-duration-s (how long a save lasts after a touch)")
     for name in ("interval_s", "speed", "grace_s", "prometheus_interval_s", "stale_after_s"):
         v = getattr(a, name)
-        if not (v > 0 or (name == "grace_s" and v == 0)):
-            raise CliError(f"--{name.replace('_', '-')} = {v:g}; it must be positive")
+        if not ((v > 0 or (name == "grace_s" and v == 0)) and v < float("inf")):
+            raise CliError(f"--{name.replace('_', '-')} = {v:g}; it must be a positive, finite number")
 
     source = _watch_source(a)
     hardware = a.hardware
     if hardware is None and isinstance(source, _watch.NvmlPollSource):
         hardware = _watch.catalog_hardware_of(source.gpus())
+    first = getattr(source, "first_time_s", None)
+    if first is None and isinstance(source, _watch.FollowCsvSource) and a.checkpoint_interval_s is not None:
+        raise CliError(f"--checkpoint-interval-s with --follow needs {a.nvidia_smi_csv} to hold a sample already "
+                       "(the schedule runs on the log's clock); use --checkpoint-marker instead")
     stream = _api.triage_stream(hardware=hardware or "h100", calibration=a.calibration,
-                                stale_after_s=a.stale_after_s, **_triage_kwargs(a, getattr(source, "first_time_s", None) or time.time()))
+                                stale_after_s=a.stale_after_s,
+                                **_triage_kwargs(a, time.time() if first is None else first))
     actions = _watch.Actions(kill_on=frozenset(kill_on), grace_s=a.grace_s, dry_run=a.dry_run, hook=a.hook,
                              prometheus_textfile=a.prometheus_textfile,
                              prometheus_interval_s=a.prometheus_interval_s, checkpoint_marker=a.checkpoint_marker,
@@ -801,12 +806,19 @@ def _cmd_watch(a: argparse.Namespace) -> int:
     out = sys.stdout if a.events == "-" else open(a.events, "a", buffering=1)  # noqa: SIM115
 
     def emit(record: dict[str, Any]) -> None:
-        out.write(json.dumps(to_jsonable(record)) + "\n")
-        out.flush()
+        try:
+            out.write(json.dumps(to_jsonable(record)) + "\n")
+            out.flush()
+        except BrokenPipeError:
+            # the reader went away (e.g. `| head`): the watch goes on; no error at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+            raise
 
     try:
-        job = _watch.Job(command=command) if command else (_watch.Job(pid=a.pid) if a.pid is not None else None)
-        return _watch.Watcher(source, stream, job=job, actions=actions, interval_s=a.interval_s, events=emit).run()
+        # Everything that can be refused is checked before the job starts.
+        watcher = _watch.Watcher(source, stream, actions=actions, interval_s=a.interval_s, events=emit)
+        watcher.job = _watch.Job(command=command) if command else (_watch.Job(pid=a.pid) if a.pid is not None else None)
+        return watcher.run()
     finally:
         if out is not sys.stdout:
             out.close()

@@ -28,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Optional, Sequence
@@ -125,34 +124,54 @@ class ReplaySource:
 
 
 class FollowCsvSource:
-    """A growing nvidia-smi CSV log (``nvidia-smi --query-gpu=... -lms 500 -f FILE``): new
-    complete lines each poll. Its clock is the log's, extrapolated by wall time since the
-    last new line, so a log that stops growing makes its GPUs lost, never hung."""
+    """A growing nvidia-smi CSV log (``nvidia-smi --query-gpu=... -lms 500 -f FILE``), read
+    like ``tail -f``: what the file holds at start is history (only its header and its
+    last timestamp are read), new complete lines are polled. The clock is the log's own
+    (nvidia-smi writes local time), extrapolated by wall time since the last new line, so
+    a log that stops growing makes its GPUs lost, never hung; it is None until the log
+    has a timestamp."""
 
     live = True
     ended = False
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, history_bytes: int = 1 << 20) -> None:
         self.name = f"nvidia-smi log {path}"
         self.path = path
         self._f: IO[bytes] = open(path, "rb")  # noqa: SIM115 (kept open while following)
         self._reader = _core.NvidiaSmiCsvReader(path)
         self._last_t: Optional[float] = None
-        self._last_wall = 0.0
+        self._last_wall = time.time()
+        self.first_time_s: Optional[float] = None
+        size = os.fstat(self._f.fileno()).st_size
+        head = self._f.read(min(size, history_bytes))
+        if size > len(head):  # a long log: its header is at the top, its clock at the end
+            self._f.seek(size - history_bytes)
+            tail = self._f.read()
+        else:
+            tail = head
+        end = size - (len(tail) - (tail.rfind(b"\n") + 1))  # after the last complete line
+        headers = [ln for ln in head.splitlines() if b"power.draw" in ln]
+        if headers:
+            self._reader.feed(headers[-1] + b"\n")  # a header missing columns fails here, before any launch
+        probe = _core.NvidiaSmiCsvReader(path)
+        if headers:
+            probe.feed(headers[-1] + b"\n")
+        lines = tail[: tail.rfind(b"\n") + 1].splitlines()[-64:]
+        t = probe.feed(b"\n".join(ln for ln in lines if b"power.draw" not in ln) + b"\n")["time_s"]
+        if len(t):
+            self._last_t = self.first_time_s = float(np.max(t))
+        self._f.seek(max(end, 0))
 
     @property
     def report(self) -> "_core.ParseReport":
         return self._reader.report
 
-    def clock(self, wall: float) -> float:
-        return wall if self._last_t is None else self._last_t + (wall - self._last_wall)
+    def clock(self, wall: float) -> Optional[float]:
+        return None if self._last_t is None else self._last_t + (wall - self._last_wall)
 
     def poll(self, wall: float) -> list[Poll]:
-        try:
-            if os.fstat(self._f.fileno()).st_size < self._f.tell():  # truncated or rotated in place
-                self._f.seek(0)
-        except OSError:
-            return []
+        if os.fstat(self._f.fileno()).st_size < self._f.tell():  # truncated or rotated in place
+            self._f.seek(0)
         chunk = self._f.read()
         if not chunk:
             return []
@@ -191,8 +210,8 @@ class DcgmSource:
         try:
             with urllib.request.urlopen(self.url, timeout=self.timeout_s) as r:  # noqa: S310 (a local URL by design)
                 text = r.read().decode("utf-8", "replace")
-        except (OSError, urllib.error.URLError, ValueError) as e:
-            self.last_error = f"{self.url}: {e}"
+        except Exception as e:  # noqa: BLE001 (URLError, timeouts, IncompleteRead, BadStatusLine...)
+            self.last_error = f"{self.url}: {type(e).__name__}: {e}"
             return []
         self.last_error = None
         cols = self._parser.parse(text, wall)
@@ -219,6 +238,12 @@ class NvmlPollSource:
             raise ValueError(f"power = {power!r}; valid: average, instant")
         self._nvml = _core.NvmlSource(list(gpus))
         self._key = "power_w" if power == "average" else "power_instant_w"
+        if power == "instant":
+            first = self._nvml.poll()
+            ok = np.asarray(first["error"]) == 0
+            if ok.any() and np.isnan(np.asarray(first["power_instant_w"])[ok]).all():
+                raise ValueError("--nvml-power instant: this driver or GPU does not report the instantaneous "
+                                 "power field (NVML_FI_DEV_POWER_INSTANT, 186); use --nvml-power average")
         self.name = f"NVML ({self._nvml.library_path}, {len(self._nvml.gpus())} GPUs, {power} power)"
         self.report = None
 
@@ -242,9 +267,26 @@ class NvmlPollSource:
         del self._nvml
 
 
+def _group_members(pgid: int) -> list[int]:
+    """Live (not zombie) processes of a process group, from /proc."""
+    members = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            members.append(int(d))
+    return members
+
+
 class Job:
     """The process watched: launched (own session and process group, never reaped before
-    it is signalled) or attached by PID (through a pidfd)."""
+    the watch ends, so its PID and group ID cannot be reused) or attached by PID (through
+    a pidfd; its group is signalled only while it leads it and the watcher is not in it)."""
 
     def __init__(self, *, command: Optional[Sequence[str]] = None, pid: Optional[int] = None) -> None:
         if (command is None) == (pid is None):
@@ -259,57 +301,74 @@ class Job:
             self.proc: Optional[subprocess.Popen[bytes]] = subprocess.Popen(list(command), start_new_session=True)
             self.pid = self.proc.pid
             self.pgid: Optional[int] = self.pid
-        else:
-            self.proc = None
-            self.pid = int(pid)  # type: ignore[arg-type]
-            if self.pid <= 1:
-                raise ValueError(f"pid = {self.pid}; it must be a process id above 1")
             try:
-                os.kill(self.pid, 0)
-            except ProcessLookupError:
-                raise ValueError(f"pid = {self.pid}: no such process") from None
-            except PermissionError:
-                raise ValueError(f"pid = {self.pid}: not permitted to signal it (another user's process)") from None
-            # Only a process that leads its group has its group signalled: otherwise the group
-            # may hold the shell or the watcher itself.
-            pg = os.getpgid(self.pid)
-            self.pgid = pg if pg == self.pid else None
+                self.pidfd = os.pidfd_open(self.pid)
+            except (AttributeError, OSError):
+                self.pidfd = None  # safe without: the child is ours and stays un-reaped
+            return
+        self.proc = None
+        self.pid = int(pid)  # type: ignore[arg-type]
+        if self.pid <= 1:
+            raise ValueError(f"pid = {self.pid}; it must be a process id above 1")
+        # The pidfd first: from here on a recycled PID cannot be confused with the job.
         try:
             self.pidfd = os.pidfd_open(self.pid)
-        except (AttributeError, OSError):
-            if not self.launched:
-                raise ValueError(f"pid = {self.pid}: this kernel has no pidfd_open (Linux >= 5.3), which "
-                                 "attaching needs to be safe against PID reuse; launch the job under "
-                                 "`libscale watch -- CMD` instead") from None
+        except ProcessLookupError:
+            raise ValueError(f"pid = {self.pid}: no such process") from None
+        except AttributeError:
+            raise ValueError(f"pid = {self.pid}: this Python or kernel has no pidfd_open (Linux >= 5.3), which "
+                             "attaching needs to be safe against PID reuse; launch the job under "
+                             "`libscale watch -- CMD` instead") from None
+        except OSError as e:
+            raise ValueError(f"pid = {self.pid}: cannot open a pidfd ({e})") from None
+        try:
+            signal.pidfd_send_signal(self.pidfd, 0)
+        except PermissionError:
+            os.close(self.pidfd)
+            raise ValueError(f"pid = {self.pid}: not permitted to signal it (another user's process)") from None
+        pg = os.getpgid(self.pid)
+        # Only a process that leads its group, in a group without the watcher, has its
+        # group signalled: otherwise the group may hold the user's shell or the watcher.
+        self.pgid = pg if pg == self.pid and pg != os.getpgrp() else None
 
     def alive(self) -> bool:
+        """Whether the job's main process (the leader) is still running."""
         if self._exited:
             return False
         if self.launched:
             # WNOWAIT: look without reaping, so the PID and process group stay ours.
             info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            if info is None:
-                return True
-            self._exited = True
-            return False
-        assert self.pidfd is not None
-        r, _, _ = select.select([self.pidfd], [], [], 0)
-        self._exited = bool(r)
+            self._exited = info is not None
+        else:
+            assert self.pidfd is not None
+            r, _, _ = select.select([self.pidfd], [], [], 0)
+            self._exited = bool(r)
         return not self._exited
+
+    def members(self) -> list[int]:
+        """Live processes the job's signals reach (its group, or the process)."""
+        if self.pgid is not None:
+            return _group_members(self.pgid)
+        return [self.pid] if self.alive() else []
 
     def signal(self, sig: int) -> str:
         """Sends `sig` to the job's process group (or the process); says what it did."""
-        if not self.alive():
-            return "not sent: the job has exited"
         if self.pgid is not None:
+            # The group outlives its leader when workers ignore SIGTERM: signal it while it
+            # has members (its ID is not reused while it has any).
+            if not self.members():
+                return "not sent: the job's process group has exited"
             os.killpg(self.pgid, sig)
             return f"sent to process group {self.pgid}"
+        if not self.alive():
+            return "not sent: the job has exited"
         assert self.pidfd is not None
         signal.pidfd_send_signal(self.pidfd, sig)
         return f"sent to process {self.pid} (it does not lead its process group)"
 
     def wait_fd(self) -> Optional[int]:
-        return self.pidfd
+        """A descriptor readable when the leader exits (None once it has)."""
+        return self.pidfd if not self._exited else None
 
     def reap(self) -> Optional[int]:
         """The exit status, shell style (128 + signal when killed); None when attached."""
@@ -329,9 +388,10 @@ def prometheus_text(stream: "_core.TriageStream", *, source: str, now_s: float) 
         "# HELP libscale_watch_gpu_power_watts Smoothed board power of the GPU.",
         "# TYPE libscale_watch_gpu_power_watts gauge",
     ]
-    gpus = stream.gpus()
+    gpus = [g for g in stream.gpus() if g.samples > 0]
     for g in gpus:
-        lines.append(f'libscale_watch_gpu_power_watts{{gpu="{g.gpu}"}} {g.power_w:.6g}')
+        if g.present:
+            lines.append(f'libscale_watch_gpu_power_watts{{gpu="{g.gpu}"}} {g.power_w:.6g}')
     lines += ["# HELP libscale_watch_gpu_phase 1 for the GPU's current phase, 0 for the others.",
               "# TYPE libscale_watch_gpu_phase gauge"]
     for g in gpus:
@@ -356,7 +416,7 @@ def prometheus_text(stream: "_core.TriageStream", *, source: str, now_s: float) 
               "# TYPE libscale_watch_alerts_total counter"]
     for kind, n in stream.alert_counts.items():
         lines.append(f'libscale_watch_alerts_total{{kind="{kind}"}} {n}')
-    src = source.replace("\\", "\\\\").replace('"', '\\"')
+    src = source.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     lines += ["# HELP libscale_watch_last_sample_seconds Source clock of the last poll.",
               "# TYPE libscale_watch_last_sample_seconds gauge",
               f'libscale_watch_last_sample_seconds{{source="{src}"}} {now_s:.6f}']
@@ -400,15 +460,19 @@ class Watcher:
                  actions: Optional[Actions] = None, interval_s: float = 0.5,
                  events: Callable[[dict[str, Any]], None] = print) -> None:
         if not (interval_s > 0 and np.isfinite(interval_s)):
-            raise ValueError(f"interval_s = {interval_s}; it must be a positive number of seconds")
+            raise ValueError(f"interval_s = {interval_s}; it must be a positive, finite number of seconds")
         self.source = source
         self.stream = stream
         self.job = job
         self.actions = actions or Actions()
-        if self.actions.grace_s < 0:
-            raise ValueError(f"grace_s = {self.actions.grace_s}; it must be >= 0 seconds")
+        if not (self.actions.grace_s >= 0 and np.isfinite(self.actions.grace_s)):
+            raise ValueError(f"grace_s = {self.actions.grace_s}; it must be a finite number of seconds >= 0")
         self.interval_s = interval_s
+        if hasattr(source, "gpus"):  # the GPUs the job has: one failing from its first read is missing data
+            stream.expect_gpus([int(g["index"]) for g in source.gpus()])
         self._emit_fn = events
+        self._events_broken = False
+        self._acted = False  # a kill_on alert has been acted on (once per watch)
         self._terminated_by: Optional[str] = None
         self._kill_at: Optional[float] = None
         self._hooks: list[subprocess.Popen[bytes]] = []
@@ -417,12 +481,25 @@ class Watcher:
         self._errors_seen: dict[int, int] = {}
         self._source_error: Optional[str] = None
         self._stop_signal: Optional[int] = None
+        self._forwarded = 0
         self._limits: dict[int, float] = {}
         self.polls = 0
 
     # -- output -------------------------------------------------------------------------
-    def _emit(self, event: str, t_s: float, **data: Any) -> None:
-        self._emit_fn({"event": event, "time_s": t_s, "wall_time_s": time.time(), **data})
+    def _emit(self, event: str, t_s: Optional[float], **data: Any) -> None:
+        # A dead reader of the events (a closed pipe, a full disk) must not end the watch:
+        # the job would run on unprotected.
+        if self._events_broken:
+            return
+        try:
+            self._emit_fn({"event": event, "time_s": t_s, "wall_time_s": time.time(), **data})
+        except Exception as e:  # noqa: BLE001
+            self._events_broken = True
+            try:
+                print(f"libscale watch: events can no longer be written ({type(e).__name__}: {e}); "
+                      "watching on without them", file=sys.stderr, flush=True)
+            except Exception:  # noqa: BLE001
+                pass
 
     def _run_hook(self, record: dict[str, Any]) -> None:
         if not self.actions.hook:
@@ -435,24 +512,27 @@ class Watcher:
         try:
             self._hooks.append(subprocess.Popen(self.actions.hook, shell=True, env=env, stdout=sys.stderr,
                                                 stdin=subprocess.DEVNULL))
-        except OSError as e:
+        except (OSError, ValueError) as e:
             self._emit("hook_error", record.get("time_s", 0.0), error=str(e))
 
     # -- acting -------------------------------------------------------------------------
-    def _signal(self, sig: int, t_s: float, reason: str) -> None:
+    def _signal(self, sig: int, t_s: Optional[float], reason: str) -> bool:
+        """Signals the job (or says what it would send); True when a signal was sent."""
         name = signal.Signals(sig).name
         if self.job is None:
             self._emit("signal", t_s, signal=name, sent=False, reason=reason, result="no job to signal (monitor only)")
-            return
+            return False
         if self.actions.dry_run:
             target = f"process group {self.job.pgid}" if self.job.pgid is not None else f"process {self.job.pid}"
             self._emit("signal", t_s, signal=name, sent=False, reason=reason, result=f"dry run: would send to {target}")
-            return
+            return False
         try:
             result = self.job.signal(sig)
         except OSError as e:
             result = f"failed: {e}"
-        self._emit("signal", t_s, signal=name, sent=result.startswith("sent"), reason=reason, result=result)
+        sent = result.startswith("sent")
+        self._emit("signal", t_s, signal=name, sent=sent, reason=reason, result=result)
+        return sent
 
     def _on_update(self, up: dict[str, Any]) -> None:
         t = up["time_s"]
@@ -468,10 +548,11 @@ class Watcher:
             record = {"event": "alert", "time_s": a.time_s, "kind": a.kind, "gpus": list(a.gpus), "message": a.message}
             self._emit("alert", a.time_s, kind=a.kind, gpus=list(a.gpus), message=a.message)
             self._run_hook(record)
-            if a.kind in self.actions.kill_on and self._terminated_by is None:
-                self._terminated_by = a.kind
-                self._signal(signal.SIGTERM, a.time_s, f"{a.kind} alert")
-                self._kill_at = time.monotonic() + self.actions.grace_s
+            if a.kind in self.actions.kill_on and not self._acted:
+                self._acted = True
+                if self._signal(signal.SIGTERM, a.time_s, f"{a.kind} alert"):
+                    self._terminated_by = a.kind
+                    self._kill_at = time.monotonic() + self.actions.grace_s
 
     def _check_marker(self, wall: float) -> None:
         path = self.actions.checkpoint_marker
@@ -481,10 +562,10 @@ class Watcher:
             mtime = os.stat(path).st_mtime
         except OSError:
             return
-        if mtime == self._marker_mtime:
+        start = self.source.clock(mtime)
+        if mtime == self._marker_mtime or start is None:  # None: the source has no clock yet; look again later
             return
         self._marker_mtime = mtime
-        start = self.source.clock(mtime)
         end = start + max(self.actions.checkpoint_duration_s, self.interval_s)
         self.stream.add_checkpoint_window(start, end)
         self._emit("checkpoint_declared", start, until_s=end, marker=path)
@@ -498,9 +579,9 @@ class Watcher:
                            message=f"GPU {g}: NVML returned {c} ({texts[g]}); its readings are skipped")
         self._errors_seen = now_bad
 
-    def _write_prometheus(self, now_s: float, force: bool = False) -> None:
+    def _write_prometheus(self, now_s: Optional[float], force: bool = False) -> None:
         path = self.actions.prometheus_textfile
-        if not path:
+        if not path or now_s is None:
             return
         mono = time.monotonic()
         if not force and mono - self._last_prom < self.actions.prometheus_interval_s:
@@ -513,11 +594,12 @@ class Watcher:
 
     # -- loop ---------------------------------------------------------------------------
     def _on_signal(self, signum: int, _frame: Any) -> None:
-        # Launched: pass it on to the job, as torchrun passes it to its workers; the watch
-        # ends when the job does. Attached or monitoring: stop watching.
-        if self.job is not None and self.job.launched and self.job.alive():
+        # Launched: pass it on to the job, as torchrun passes it to its workers, and end
+        # with the job; a third signal kills the job's group. Attached or monitoring: stop.
+        if self.job is not None and self.job.launched and self.job.members():
+            self._forwarded += 1
             try:
-                self.job.signal(signum)
+                self.job.signal(signal.SIGKILL if self._forwarded >= 3 else signum)
             except OSError:
                 pass
         else:
@@ -528,10 +610,35 @@ class Watcher:
         previous = {s: signal.signal(s, self._on_signal) for s in handled}
         try:
             return self._loop()
+        except BaseException as e:
+            if self.job is not None and self.job.alive():
+                print(f"libscale watch: error: {type(e).__name__}: {e}; the job (PID {self.job.pid}) keeps running, "
+                      "unwatched", file=sys.stderr, flush=True)
+            raise
         finally:
             for s, h in previous.items():
                 signal.signal(s, h)
             self.source.close()
+
+    def _poll_source(self, wall: float) -> list[Poll]:
+        try:
+            polls = self.source.poll(wall)
+            err = getattr(self.source, "last_error", None)
+        except Exception as e:  # noqa: BLE001 (a bad line, a vanished file: no data, never a crash)
+            polls, err = [], f"{self.source.name}: {type(e).__name__}: {e}"
+        if err and err != self._source_error:
+            self._emit("source_error", self.source.clock(wall), message=err)
+        self._source_error = err
+        return polls
+
+    def _done(self) -> bool:
+        if self.job is None:
+            return bool(self.source.ended)
+        if self.job.alive():
+            return False
+        # The leader is gone. While a termination is under way, wait out the grace for the
+        # rest of its group (workers that ignore SIGTERM), then SIGKILL them.
+        return self._kill_at is None or not self.job.members()
 
     def _loop(self) -> int:
         start = {"source": self.source.name, "bands": self.stream.bands.label,
@@ -540,14 +647,14 @@ class Watcher:
         if self.job is not None:
             start.update(pid=self.job.pid, process_group=self.job.pgid, launched=self.job.launched)
         wall = time.time()
-        self._emit("start", self.source.clock(wall), **start)
+        now_s: Optional[float] = self.source.clock(wall)
+        self._emit("start", now_s, **start)
         ended_reported = False
-        now_s = self.source.clock(wall)
         replay_step = self.interval_s / getattr(self.source, "speed", 1.0)
         next_tick = time.monotonic()
         while True:
             wall = time.time()
-            polls = self.source.poll(wall)
+            polls = self._poll_source(wall)
             self.polls += 1
             for p in polls:
                 if p.power_limit_w and p.power_limit_w != self._limits:
@@ -559,14 +666,10 @@ class Watcher:
                     self._report_errors(p)
                 self._on_update(self.stream.push(p.time_s, p.gpu, p.power_w, p.utilization_pct, now_s=p.now_s))
                 now_s = p.now_s
-            if not polls:
-                err = getattr(self.source, "last_error", None)
-                if err and err != self._source_error:
-                    self._emit("source_error", now_s, message=err)
-                self._source_error = err
-                if self.source.live or self.source.ended:
-                    now_s = max(now_s, self.source.clock(wall))
-                    self._on_update(self.stream.advance(now_s))
+            clock = self.source.clock(wall)
+            if not polls and clock is not None and (self.source.live or self.source.ended):
+                now_s = max(now_s if now_s is not None else clock, clock)
+                self._on_update(self.stream.advance(now_s))
             self._check_marker(wall)
             if self.source.ended and not ended_reported:
                 ended_reported = True
@@ -578,24 +681,21 @@ class Watcher:
             self._hooks = [h for h in self._hooks if h.poll() is None]
             if self._kill_at is not None and time.monotonic() >= self._kill_at:
                 self._kill_at = None
-                if self.job is not None and self.job.alive():
+                if self.job is not None and self.job.members():
                     self._signal(signal.SIGKILL, now_s, f"still running {self.actions.grace_s:g} s after SIGTERM")
-            if self.job is not None and not self.job.alive():
+            if self._done():
                 break
-            if self.job is None and self.source.ended:
-                break
-            if self._stop_signal is not None:
+            if self._stop_signal is not None and self._kill_at is None:
                 self._emit("stopped", now_s, signal=signal.Signals(self._stop_signal).name)
                 self._write_prometheus(now_s, force=True)
                 return 128 + self._stop_signal
             # a fixed schedule (not a sleep after the work), so polls stay at 1 / interval_s
             step = replay_step if not self.source.live and not self.source.ended else self.interval_s
             next_tick = max(next_tick + step, time.monotonic() - step)
+            if self._kill_at is not None:
+                next_tick = min(next_tick, self._kill_at)
             fd = self.job.wait_fd() if self.job is not None else None
-            try:
-                select.select([fd] if fd is not None else [], [], [], max(next_tick - time.monotonic(), 0.0005))
-            except InterruptedError:
-                pass
+            select.select([fd] if fd is not None else [], [], [], max(next_tick - time.monotonic(), 0.0005))
         self._write_prometheus(now_s, force=True)
         status = self.job.reap() if self.job is not None else None
         for h in self._hooks:
@@ -603,9 +703,8 @@ class Watcher:
                 h.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
-        rc = EXIT_TERMINATED if self._terminated_by and not self.actions.dry_run else (status or 0)
-        self._emit("exit", now_s, job_status=status, terminated_by=self._terminated_by if not self.actions.dry_run else None,
-                   exit_status=rc)
+        rc = EXIT_TERMINATED if self._terminated_by else (status or 0)
+        self._emit("exit", now_s, job_status=status, terminated_by=self._terminated_by, exit_status=rc)
         return rc
 
 

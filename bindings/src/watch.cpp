@@ -153,6 +153,8 @@ void register_watch(py::module_& m) {
         .def("advance", [](TriageStream& s, double now_s) { return update_dict(s.advance(now_s)); }, py::arg("now_s"),
              "A poll without data: lost GPUs are detected and the clocks move on.")
         .def("set_power_limit_w", &TriageStream::set_power_limit_w, py::arg("gpu"), py::arg("power_limit_w"))
+        .def("expect_gpus", [](TriageStream& s, std::vector<int> gpus) { s.expect_gpus(gpus); }, py::arg("gpus"),
+             "The job's GPUs: no deadlock alert until each has fresh data.")
         .def("add_checkpoint_window", &TriageStream::add_checkpoint_window, py::arg("start_s"), py::arg("end_s"))
         .def("gpus", &TriageStream::gpus)
         .def_property_readonly("job_phase", [](const TriageStream& s) -> py::object {

@@ -28,7 +28,7 @@ struct TriageStream::Impl {
         BandThresholdsW th{};
         detail::Dwell dwell;
         double since = 0;
-        bool present = false;
+        bool present = false, expected = false;
         std::size_t samples = 0;
     };
     PowerBands bands;
@@ -72,6 +72,10 @@ void TriageStream::set_power_limit_w(int gpu, double w) {
     Impl::Gpu& x = impl_->g[impl_->slot(gpu)];
     x.limit_w = std::isfinite(w) && w > 0 ? w : kNaN;
     x.th = thresholds_w(impl_->bands, x.limit_w);
+}
+
+void TriageStream::expect_gpus(std::span<const int> gpus) {
+    for (int id : gpus) impl_->g[impl_->slot(id)].expected = true;
 }
 
 void TriageStream::add_checkpoint_window(double start_s, double end_s) {
@@ -138,7 +142,7 @@ StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const 
             s.job.clear(k);
             up.lost.push_back(s.job.gpus()[k].id);
         }
-        complete = complete && (x.present || x.samples == 0);
+        complete = complete && (x.present || (x.samples == 0 && !x.expected));
     }
     const auto step = s.job.evaluate(now, complete, up.alerts);
     for (const Alert& a : up.alerts) ++s.alert_counts[static_cast<std::size_t>(a.kind)];

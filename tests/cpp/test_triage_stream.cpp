@@ -149,6 +149,18 @@ TEST(TriageStream, LostGpuNeverTriggersAndRestartsTheClock) {
     for (const auto& g : gone.gpus()) EXPECT_FALSE(g.present);
 }
 
+TEST(TriageStream, AnExpectedGpuWithoutAnySampleBlocksTheDeadlock) {
+    // GPU 3 fails from its first read (NVML: lost / unknown error): the other three hang
+    const auto l = make_all(4, {{kCompute, 100}, {kHang, 600}});
+    TriageStream s(h100(), {}, detector());
+    const std::vector<int> job{0, 1, 2, 3};
+    s.expect_gpus(job);
+    EXPECT_TRUE(replay(s, l.trace, 0, 3).alerts.empty());
+    // control: not declared, GPU 3 is simply not part of the job and the hang fires
+    TriageStream t(h100(), {}, detector());
+    EXPECT_EQ(replay(t, l.trace, 0, 3).alerts.size(), 1u);
+}
+
 TEST(TriageStream, DropsBadAndOutOfOrderSamples) {
     TriageStream s(h100(), {}, detector());
     const std::vector<double> t{1, 1, 2, 0.5}, p{600, 600, NAN, 600}, u{100, 100, 100, 100};

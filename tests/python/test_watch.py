@@ -331,9 +331,13 @@ def test_nvml_gpu_lost_mid_run_is_reported_never_acted_on(fake_nvml: Path, monke
         if e["event"] == "phase" and e["job"]:
             monkeypatch.setenv("FAKE_NVML_LOST_GPU", "1")  # GPU 1 falls off the bus after the first poll
 
-    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=1.0, min_dwell_s=0.1, stale_after_s=0.3)
-    job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(1.2)"])
-    rc = W.Watcher(src, stream, job=job, interval_s=0.05, events=on_event).run()
+    # the fake's 100 W of 700 W at 50 % utilization is a hang at a 40 % threshold: only the
+    # lost GPU keeps the watcher from acting (the control below shows it would)
+    def stream():
+        return libscale.triage_stream(hardware="h100", deadlock_after_s=0.5, min_dwell_s=0.1, stale_after_s=0.3,
+                                      util_threshold_pct=40)
+    job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(1.5)"])
+    rc = W.Watcher(src, stream(), job=job, interval_s=0.05, actions=W.Actions(dry_run=True), events=on_event).run()
     assert rc == 0
     err = [e for e in events if e["event"] == "source_error"]
     assert err and err[0]["gpu"] == 1 and err[0]["nvml_return"] == 15
@@ -386,3 +390,128 @@ def test_attach_to_missing_pid_is_an_error(hang_csv: Path):
     out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--nvidia-smi-csv", str(hang_csv),
                           "--pid", str(p.pid)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "no such process" in out.stderr
+
+
+def test_nvml_control_the_same_readings_fire_when_no_gpu_is_lost(fake_nvml: Path, monkeypatch):
+    monkeypatch.setenv("LIBSCALE_NVML_LIBRARY", str(fake_nvml))
+    monkeypatch.delenv("FAKE_NVML_LOST_GPU", raising=False)
+    events: list[dict] = []
+    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=0.5, min_dwell_s=0.1, util_threshold_pct=40)
+    job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(30)"])
+    rc = W.Watcher(W.NvmlPollSource(), stream, job=job, interval_s=0.05, actions=W.Actions(grace_s=5),
+                   events=events.append).run()
+    assert rc == W.EXIT_TERMINATED
+    assert [e["gpus"] for e in events if e["event"] == "alert"] == [[0, 1]]
+
+
+def test_nvml_gpu_failing_from_the_first_read_blocks_the_kill(fake_nvml: Path, monkeypatch):
+    # GPU 1 opens at start, then fails every read: it is part of the job, so data is missing
+    monkeypatch.setenv("LIBSCALE_NVML_LIBRARY", str(fake_nvml))
+    monkeypatch.delenv("FAKE_NVML_LOST_GPU", raising=False)
+    src = W.NvmlPollSource()
+    monkeypatch.setenv("FAKE_NVML_LOST_GPU", "1")
+    events: list[dict] = []
+    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=0.3, min_dwell_s=0.1, util_threshold_pct=40)
+    job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(1.2)"])
+    assert W.Watcher(src, stream, job=job, interval_s=0.05, events=events.append).run() == 0
+    assert not [e for e in events if e["event"] in ("alert", "signal")]
+
+
+WORKER = """
+import os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a worker stuck in NCCL with a preemption handler
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(600)
+"""
+
+
+def test_sigkill_reaches_workers_that_outlive_their_leader(tmp_path: Path, hang_csv: Path):
+    # the leader (a launcher script) dies on SIGTERM; its worker ignores it: SIGKILL after the grace
+    worker_pid = tmp_path / "worker"
+    (tmp_path / "worker.py").write_text(WORKER)
+    w = _watch(["--nvidia-smi-csv", str(hang_csv), "--speed", str(SPEED), "--deadlock-after-s", str(T),
+                "--grace-s", "1", "--", "bash", "-c", f"{sys.executable} {tmp_path / 'worker.py'} {worker_pid} & wait"])
+    out, err = w.communicate(timeout=60)
+    assert w.returncode == W.EXIT_TERMINATED, err
+    worker = int(worker_pid.read_text())
+    assert _wait_for(lambda: not _alive(worker)), "the worker survived"
+    sig = [(e["signal"], e["sent"]) for e in _events(out) if e["event"] == "signal"]
+    assert sig == [("SIGTERM", True), ("SIGKILL", True)]
+
+
+def test_attached_to_its_own_group_leader_signals_only_that_process(tmp_path: Path, hang_csv: Path):
+    # A trainer that starts the watcher on itself: the group holds the watcher too
+    events = tmp_path / "events.jsonl"
+    script = (f"import subprocess, sys, os, time\n"
+              f"subprocess.Popen([sys.executable, '-m', 'libscale', 'watch', '--nvidia-smi-csv', {str(hang_csv)!r}, "
+              f"'--speed', '{SPEED}', '--deadlock-after-s', '{T}', '--grace-s', '1', '--events', {str(events)!r}, "
+              f"'--pid', str(os.getpid())])\n"
+              f"time.sleep(60)\n")
+    leader = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    try:
+        assert leader.wait(timeout=30) == -signal.SIGTERM
+        assert _wait_for(lambda: events.exists() and '"event": "exit"' in events.read_text())
+        ev = _events(events.read_text())
+        assert ev[0]["process_group"] is None
+        sig = [e for e in ev if e["event"] == "signal"]
+        assert sig[0]["result"] == f"sent to process {leader.pid} (it does not lead its process group)"
+        assert ev[-1]["exit_status"] == W.EXIT_TERMINATED
+    finally:
+        if leader.poll() is None:
+            leader.kill()
+
+
+def test_follow_reads_only_what_is_written_after_start(tmp_path: Path, hang_csv: Path):
+    # a node-wide log holding an old hang must not get a new job killed
+    log = tmp_path / "node.csv"
+    log.write_bytes(hang_csv.read_bytes())
+    src = W.FollowCsvSource(str(log))
+    last = libscale.read_trace(hang_csv).time_s.max()
+    assert src.first_time_s == last
+    events: list[dict] = []
+    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=T)
+    job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(0.8)"])
+    with log.open("a") as f:
+        f.write(f"{_stamp(last + 1)}, 0, 650 W, 100 %\n")
+    assert W.Watcher(src, stream, job=job, interval_s=0.05, events=events.append).run() == 0
+    assert not [e for e in events if e["event"] in ("alert", "signal")]
+    phases = [e for e in events if e["event"] == "phase" and e["gpu"] == 0]
+    assert len(phases) == 1 and phases[0]["to"] == "compute" and phases[0]["time_s"] == last + 1
+
+
+def test_follow_with_a_bad_header_is_refused_before_launch(tmp_path: Path):
+    log = tmp_path / "bad.csv"
+    log.write_text("timestamp, power.draw [W]\n")
+    marker = tmp_path / "ran"
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--nvidia-smi-csv", str(log), "--follow", "--",
+                          "touch", str(marker)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "index" in out.stderr
+    assert not marker.exists(), "the job was launched although the watch was refused"
+
+
+def test_schedule_on_a_trace_starting_at_zero(tmp_path: Path):
+    # dcgm scrapes without timestamps start at t = 0: the schedule must start there too
+    scrapes = []
+    for t in range(200):
+        p = 650 if t < 20 else 70  # a 150 s save from t = 20: declared every 200 s
+        scrapes.append("\n".join(f'DCGM_FI_DEV_POWER_USAGE{{gpu="{g}"}} {p}\nDCGM_FI_DEV_GPU_UTIL{{gpu="{g}"}} 100'
+                                 for g in range(2)))
+    trace = tmp_path / "dcgm.prom"
+    trace.write_text("\n\n".join(scrapes) + "\n")
+    args = ["--dcgm", str(trace), "--speed", str(SPEED), "--deadlock-after-s", "60", "--checkpoint-interval-s", "200",
+            "--checkpoint-duration-s", "175", "--", "sleep", "1"]
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", *args], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert not [e for e in _events(out.stdout) if e["event"] in ("alert", "signal")]
+
+
+def test_a_closed_events_pipe_does_not_end_the_watch(healthy_csv: Path):
+    start = time.monotonic()
+    out = subprocess.run(f"{sys.executable} -m libscale watch --nvidia-smi-csv {healthy_csv} --speed {SPEED} -- "
+                         f"sleep 1.5 | head -1; echo \"status ${{PIPESTATUS[0]}}\"", shell=True, executable="/bin/bash",
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.splitlines()[-1] == "status 0"
+    assert time.monotonic() - start >= 1.5  # it watched until the job ended
+    assert "Traceback" not in out.stderr

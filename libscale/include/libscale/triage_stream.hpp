@@ -74,6 +74,9 @@ public:
 
     // The GPU's enforced power limit; default bands scale with it (PowerBands::scale_with_power_limit).
     void set_power_limit_w(int gpu, double power_limit_w);
+    // The GPUs the job runs on (e.g. NVML's list). Until each has fresh data, no deadlock
+    // alert fires: a GPU failing from its first read is missing data, not absent.
+    void expect_gpus(std::span<const int> gpus);
     // A checkpoint save declared live (e.g. the trainer touched a marker file).
     void add_checkpoint_window(double start_s, double end_s);
 
