@@ -754,10 +754,10 @@ def pack(
                       map_batch_size=_int("map_batch_size", map_batch_size), num_proc=_int("num_proc", num_proc))
 
 
-def _gate_kwargs(*, world_size: Any, seq_len: Any, packing: Any, micro_batch: Any, grad_accum: Any,
+def _gate_config(*, world_size: Any, seq_len: Any, packing: Any, micro_batch: Any, grad_accum: Any,
                  shuffle_seed: Any, drop_last: Any, watchdog_s: Any, epoch: Any, dataloader_drop_last: Any,
                  step_rounding: Any, map_batch_size: Any, num_proc: Any, runtime_equalize: Any,
-                 shard_before_packing: Any = False) -> dict[str, Any]:
+                 shard_before_packing: Any = False) -> "_core.GateConfig":
     for name, v in (("drop_last", drop_last), ("dataloader_drop_last", dataloader_drop_last),
                     ("runtime_equalize", runtime_equalize), ("shard_before_packing", shard_before_packing)):
         if not isinstance(v, (bool, np.bool_)):
@@ -765,7 +765,7 @@ def _gate_kwargs(*, world_size: Any, seq_len: Any, packing: Any, micro_batch: An
     seed = None if shuffle_seed is None else _int("shuffle_seed", shuffle_seed)
     if seed is not None and seed < 0:
         raise ValueError(f"shuffle_seed = {seed}; it must be ≥ 0")
-    return dict(
+    return _core.GateConfig(
         packer=_packer(packing), seq_len=_int("seq_len", seq_len), world_size=_int("world_size", world_size),
         micro_batch=_int("micro_batch", micro_batch), grad_accum=_int("grad_accum", grad_accum),
         shuffle=seed is not None, seed=seed or 0, epoch=_int("epoch", epoch), sampler_drop_last=bool(drop_last),
@@ -814,12 +814,12 @@ def gate(
     .optimizer_steps, .tokens, .padding_efficiency), the remedy (.micro_batches_dropped,
     .steps_dropped, .tokens_dropped, .tokens_dropped_pct), .cost_at_risk_gpu_hours,
     .to_dict(), .to_pandas() (one row per rank) and a Jupyter table."""
-    kwargs = _gate_kwargs(world_size=world_size, seq_len=seq_len, packing=packing, micro_batch=micro_batch,
+    config = _gate_config(world_size=world_size, seq_len=seq_len, packing=packing, micro_batch=micro_batch,
                           grad_accum=grad_accum, shuffle_seed=shuffle_seed, drop_last=drop_last,
                           watchdog_s=watchdog_s, epoch=epoch, dataloader_drop_last=dataloader_drop_last,
                           step_rounding=step_rounding, map_batch_size=map_batch_size, num_proc=num_proc,
                           runtime_equalize=runtime_equalize, shard_before_packing=shard_before_packing)
-    return _core.gate(_lengths(lengths, dtype, field, format), **kwargs)
+    return _core.gate(_lengths(lengths, dtype, field, format), config)
 
 
 # --- power triage --------------------------------------------------------------------

@@ -761,17 +761,35 @@ class GateResult:
     def to_pandas(self) -> Any: ...
     def _repr_html_(self) -> str: ...
 
-def gate(lengths: Any, *, packer: str, seq_len: int, world_size: int, micro_batch: int = 1, grad_accum: int = 1,
-         shuffle: bool = False, seed: int = 0, epoch: int = 0, sampler_drop_last: bool = False,
-         dataloader_drop_last: bool = False, step_rounding: str = "ceil", map_batch_size: int = 1000,
-         num_proc: int = 1, watchdog_s: float = 600.0, runtime_equalize: bool = True,
-         shard_before_packing: bool = False) -> GateResult: ...
-def shard_and_pack(lengths: Any, *, packer: str, seq_len: int, world_size: int, **config: Any
-                   ) -> list[npt.NDArray[np.int64]]: ...
-def equalize_to_minimum(rank_bin_tokens: Sequence[Any], *, packer: str, seq_len: int, world_size: int,
-                        **config: Any) -> list[npt.NDArray[np.int64]]: ...
-def judge(rank_bin_tokens: Sequence[Any], *, packer: str, seq_len: int, world_size: int,
-          **config: Any) -> GateResult: ...
+class GateConfig:
+    def __init__(self, *, packer: str, seq_len: int, world_size: int, micro_batch: int = 1, grad_accum: int = 1,
+                 shuffle: bool = False, seed: int = 0, epoch: int = 0, sampler_drop_last: bool = False,
+                 dataloader_drop_last: bool = False, step_rounding: str = "ceil", map_batch_size: int = 1000,
+                 num_proc: int = 1, watchdog_s: float = 600.0, runtime_equalize: bool = True,
+                 shard_before_packing: bool = False) -> None: ...
+    @property
+    def packer(self) -> str: ...
+    @property
+    def step_rounding(self) -> str: ...
+    seq_len: int
+    world_size: int
+    micro_batch: int
+    grad_accum: int
+    shuffle: bool
+    seed: int
+    epoch: int
+    sampler_drop_last: bool
+    dataloader_drop_last: bool
+    map_batch_size: int
+    num_proc: int
+    watchdog_s: float
+    runtime_equalize: bool
+    shard_before_packing: bool
+
+def gate(lengths: Any, config: GateConfig) -> GateResult: ...
+def shard_and_pack(lengths: Any, config: GateConfig) -> list[npt.NDArray[np.int64]]: ...
+def equalize_to_minimum(rank_bin_tokens: Sequence[Any], config: GateConfig) -> list[npt.NDArray[np.int64]]: ...
+def judge(rank_bin_tokens: Sequence[Any], config: GateConfig) -> GateResult: ...
 
 # --- power triage (triage.cpp) ---
 

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "common.hpp"
 #include "libscale/error.hpp"
@@ -170,33 +171,6 @@ StepRounding parse_rounding(const std::string& s) {
     throw std::invalid_argument("step_rounding = '" + s + "': must be ceil or floor");
 }
 
-GateConfig make_config(const std::string& packer, std::int64_t seq_len, std::int64_t world_size,
-                       std::int64_t micro_batch, std::int64_t grad_accum, bool shuffle,
-                       std::uint64_t seed, std::int64_t epoch, bool sampler_drop_last,
-                       bool dataloader_drop_last, const std::string& step_rounding,
-                       std::int64_t map_batch_size, std::int64_t num_proc, double watchdog_s,
-                       bool runtime_equalize, bool shard_before_packing) {
-    GateConfig c;
-    c.packer = parse_packer(packer);
-    c.seq_len = seq_len;
-    c.world_size = world_size;
-    c.micro_batch = micro_batch;
-    c.grad_accum = grad_accum;
-    c.shuffle = shuffle;
-    c.seed = seed;
-    c.epoch = epoch;
-    c.sampler_drop_last = sampler_drop_last;
-    c.dataloader_drop_last = dataloader_drop_last;
-    c.step_rounding = parse_rounding(step_rounding);
-    c.map_batch_size = map_batch_size;
-    c.num_proc = num_proc;
-    c.watchdog_s = watchdog_s;
-    c.runtime_equalize = runtime_equalize;
-    c.shard_before_packing = shard_before_packing;
-    validate(c);
-    return c;
-}
-
 template <class F>
 py::array_t<F> rank_column(const GateResult& g, F RankReport::*field) {
     py::array_t<F> a(static_cast<py::ssize_t>(g.ranks.size()));
@@ -223,16 +197,65 @@ py::list rank_bins_to_py(std::vector<std::vector<std::int64_t>>&& v) {
 
 }  // namespace
 
-#define LIBSCALE_GATE_CONFIG_ARGS                                                                 \
-    py::arg("packer"), py::arg("seq_len"), py::arg("world_size"), py::arg("micro_batch") = 1,     \
-        py::arg("grad_accum") = 1, py::arg("shuffle") = false, py::arg("seed") = 0,                \
-        py::arg("epoch") = 0, py::arg("sampler_drop_last") = false,                                 \
-        py::arg("dataloader_drop_last") = false, py::arg("step_rounding") = "ceil",                \
-        py::arg("map_batch_size") = 1000, py::arg("num_proc") = 1,                                  \
-        py::arg("watchdog_s") = kNcclDefaultTimeoutS, py::arg("runtime_equalize") = true,      \
-        py::arg("shard_before_packing") = false
-
 void register_packing(py::module_& m) {
+    py::class_<GateConfig>(m, "GateConfig", "How the trainer packs, shards and steps: what the gate simulates.")
+        .def(py::init([](const std::string& packer, std::int64_t seq_len, std::int64_t world_size,
+                         std::int64_t micro_batch, std::int64_t grad_accum, bool shuffle, std::uint64_t seed,
+                         std::int64_t epoch, bool sampler_drop_last, bool dataloader_drop_last,
+                         const std::string& step_rounding, std::int64_t map_batch_size, std::int64_t num_proc,
+                         double watchdog_s, bool runtime_equalize, bool shard_before_packing) {
+                 GateConfig c;
+                 c.packer = parse_packer(packer);
+                 c.seq_len = seq_len;
+                 c.world_size = world_size;
+                 c.micro_batch = micro_batch;
+                 c.grad_accum = grad_accum;
+                 c.shuffle = shuffle;
+                 c.seed = seed;
+                 c.epoch = epoch;
+                 c.sampler_drop_last = sampler_drop_last;
+                 c.dataloader_drop_last = dataloader_drop_last;
+                 c.step_rounding = parse_rounding(step_rounding);
+                 c.map_batch_size = map_batch_size;
+                 c.num_proc = num_proc;
+                 c.watchdog_s = watchdog_s;
+                 c.runtime_equalize = runtime_equalize;
+                 c.shard_before_packing = shard_before_packing;
+                 validate(c);
+                 return c;
+             }),
+             py::kw_only(), py::arg("packer"), py::arg("seq_len"), py::arg("world_size"), py::arg("micro_batch") = 1,
+             py::arg("grad_accum") = 1, py::arg("shuffle") = false, py::arg("seed") = 0, py::arg("epoch") = 0,
+             py::arg("sampler_drop_last") = false, py::arg("dataloader_drop_last") = false,
+             py::arg("step_rounding") = "ceil", py::arg("map_batch_size") = 1000, py::arg("num_proc") = 1,
+             py::arg("watchdog_s") = kNcclDefaultTimeoutS, py::arg("runtime_equalize") = true,
+             py::arg("shard_before_packing") = false)
+        .def_property_readonly("packer", [](const GateConfig& c) { return std::string(to_string(c.packer)); })
+        .def_readonly("seq_len", &GateConfig::seq_len)
+        .def_readonly("world_size", &GateConfig::world_size)
+        .def_readonly("micro_batch", &GateConfig::micro_batch)
+        .def_readonly("grad_accum", &GateConfig::grad_accum)
+        .def_readonly("shuffle", &GateConfig::shuffle)
+        .def_readonly("seed", &GateConfig::seed)
+        .def_readonly("epoch", &GateConfig::epoch)
+        .def_readonly("sampler_drop_last", &GateConfig::sampler_drop_last)
+        .def_readonly("dataloader_drop_last", &GateConfig::dataloader_drop_last)
+        .def_property_readonly("step_rounding", [](const GateConfig& c) {
+            return std::string(c.step_rounding == StepRounding::ceil ? "ceil" : "floor");
+        })
+        .def_readonly("map_batch_size", &GateConfig::map_batch_size)
+        .def_readonly("num_proc", &GateConfig::num_proc)
+        .def_readonly("watchdog_s", &GateConfig::watchdog_s)
+        .def_readonly("runtime_equalize", &GateConfig::runtime_equalize)
+        .def_readonly("shard_before_packing", &GateConfig::shard_before_packing)
+        .def("__repr__", [](const GateConfig& c) {
+            std::ostringstream os;
+            os << "GateConfig(packer='" << to_string(c.packer) << "', seq_len=" << c.seq_len
+               << ", world_size=" << c.world_size << ", micro_batch=" << c.micro_batch << ", grad_accum=" << c.grad_accum
+               << (c.shuffle ? ", shuffle seed " + std::to_string(c.seed) : std::string()) << ", "
+               << (c.shard_before_packing ? "packed per rank" : "packed, then sharded") << ")";
+            return os.str();
+        });
     m.def("packer_names", [] {
         std::vector<std::string> out;
         for (Packer p : {Packer::trl_bfd, Packer::trl_bfd_split, Packer::trl_wrapped, Packer::nemo_ffd,
@@ -378,14 +401,9 @@ void register_packing(py::module_& m) {
         .def("__repr__", [](const PyGate& g) { return repr(g.r); });
 
     m.def("gate",
-          [](const py::object& lengths, const std::string& packer, std::int64_t seq_len, std::int64_t world_size,
-             std::int64_t micro_batch, std::int64_t grad_accum, bool shuffle, std::uint64_t seed, std::int64_t epoch,
-             bool sampler_drop_last, bool dataloader_drop_last, const std::string& step_rounding,
-             std::int64_t map_batch_size, std::int64_t num_proc, double watchdog_s, bool runtime_equalize, bool shard_before_packing) {
+          [](const py::object& lengths, const GateConfig& config) {
               PyGate g;
-              g.c = make_config(packer, seq_len, world_size, micro_batch, grad_accum, shuffle, seed, epoch,
-                                sampler_drop_last, dataloader_drop_last, step_rounding, map_batch_size,
-                                num_proc, watchdog_s, runtime_equalize, shard_before_packing);
+              g.c = config;
               LengthsView v = lengths_view(lengths);
               {
                   py::gil_scoped_release nogil;
@@ -393,59 +411,37 @@ void register_packing(py::module_& m) {
               }
               return g;
           },
-          py::arg("lengths"), py::kw_only(), LIBSCALE_GATE_CONFIG_ARGS,
-          "Pack, shard and judge: the pre-launch packing gate.");
+          py::arg("lengths"), py::arg("config"), "Pack, shard and judge: the pre-launch packing gate.");
 
     m.def("shard_and_pack",
-          [](const py::object& lengths, const std::string& packer, std::int64_t seq_len, std::int64_t world_size,
-             std::int64_t micro_batch, std::int64_t grad_accum, bool shuffle, std::uint64_t seed, std::int64_t epoch,
-             bool sampler_drop_last, bool dataloader_drop_last, const std::string& step_rounding,
-             std::int64_t map_batch_size, std::int64_t num_proc, double watchdog_s, bool runtime_equalize, bool shard_before_packing) {
-              const GateConfig c = make_config(packer, seq_len, world_size, micro_batch, grad_accum, shuffle, seed,
-                                               epoch, sampler_drop_last, dataloader_drop_last, step_rounding,
-                                               map_batch_size, num_proc, watchdog_s, runtime_equalize, shard_before_packing);
+          [](const py::object& lengths, const GateConfig& config) {
               LengthsView v = lengths_view(lengths);
               RankBins rb;
               {
                   py::gil_scoped_release nogil;
-                  rb = shard_and_pack(v.span, c);
+                  rb = shard_and_pack(v.span, config);
               }
               return rank_bins_to_py(std::move(rb.rank_bin_tokens));
           },
-          py::arg("lengths"), py::kw_only(), LIBSCALE_GATE_CONFIG_ARGS,
+          py::arg("lengths"), py::arg("config"),
           "Per rank, the tokens of each packed row in the order the trainer feeds them.");
 
     m.def("equalize_to_minimum",
-          [](const py::sequence& rank_bin_tokens, const std::string& packer, std::int64_t seq_len,
-             std::int64_t world_size, std::int64_t micro_batch, std::int64_t grad_accum, bool shuffle,
-             std::uint64_t seed, std::int64_t epoch, bool sampler_drop_last, bool dataloader_drop_last,
-             const std::string& step_rounding, std::int64_t map_batch_size, std::int64_t num_proc,
-             double watchdog_s, bool runtime_equalize, bool shard_before_packing) {
-              const GateConfig c = make_config(packer, seq_len, world_size, micro_batch, grad_accum, shuffle, seed,
-                                               epoch, sampler_drop_last, dataloader_drop_last, step_rounding,
-                                               map_batch_size, num_proc, watchdog_s, runtime_equalize, shard_before_packing);
-              return rank_bins_to_py(equalize_to_minimum(rank_bins_from_py(rank_bin_tokens), c));
+          [](const py::sequence& rank_bin_tokens, const GateConfig& config) {
+              return rank_bins_to_py(equalize_to_minimum(rank_bins_from_py(rank_bin_tokens), config));
           },
-          py::arg("rank_bin_tokens"), py::kw_only(), LIBSCALE_GATE_CONFIG_ARGS,
+          py::arg("rank_bin_tokens"), py::arg("config"),
           "The remedy applied: every rank keeps its first min(micro-batches) × micro_batch rows.");
 
     m.def("judge",
-          [](const py::sequence& rank_bin_tokens, const std::string& packer, std::int64_t seq_len,
-             std::int64_t world_size, std::int64_t micro_batch, std::int64_t grad_accum, bool shuffle,
-             std::uint64_t seed, std::int64_t epoch, bool sampler_drop_last, bool dataloader_drop_last,
-             const std::string& step_rounding, std::int64_t map_batch_size, std::int64_t num_proc,
-             double watchdog_s, bool runtime_equalize, bool shard_before_packing) {
+          [](const py::sequence& rank_bin_tokens, const GateConfig& config) {
               PyGate g;
-              g.c = make_config(packer, seq_len, world_size, micro_batch, grad_accum, shuffle, seed, epoch,
-                                sampler_drop_last, dataloader_drop_last, step_rounding, map_batch_size, num_proc,
-                                watchdog_s, runtime_equalize, shard_before_packing);
+              g.c = config;
               g.r = judge(rank_bins_from_py(rank_bin_tokens), g.c);
               return g;
           },
-          py::arg("rank_bin_tokens"), py::kw_only(), LIBSCALE_GATE_CONFIG_ARGS,
+          py::arg("rank_bin_tokens"), py::arg("config"),
           "Judge given per-rank packed rows (their token counts, in order).");
 }
-
-#undef LIBSCALE_GATE_CONFIG_ARGS
 
 }  // namespace libscale_py
