@@ -180,8 +180,8 @@ StepRun parse_step(const Record& r) {
     return s;
 }
 
-PowerSample parse_power(const Record& r) {
-    PowerSample p;
+PowerRecord parse_power(const Record& r) {
+    PowerRecord p;
     p.hardware = r.str("hardware");
     p.phase = r.str("phase");
     if (std::find(std::begin(kPhases), std::end(kPhases), p.phase) == std::end(kPhases))
@@ -289,7 +289,7 @@ json to_json(const MeasurementSet& m) {
         if (!s.source.empty()) r["source"] = s.source;
         records.push_back(std::move(r));
     }
-    for (const PowerSample& p : m.power)
+    for (const PowerRecord& p : m.power)
         records.push_back({{"kind", "power"}, {"hardware", p.hardware}, {"phase", p.phase}, {"watts", p.watts}});
     return {{"schema", kMeasurementSchema}, {"records", std::move(records)}};
 }

@@ -44,7 +44,7 @@ struct StepRun {
     std::string source;      // where it came from (file, log line, publication)
 };
 
-struct PowerSample {
+struct PowerRecord {
     std::string hardware;
     std::string phase;       // compute | communication | data_starvation | checkpoint_or_deadlock | idle
     double watts = 0;
@@ -54,7 +54,7 @@ struct MeasurementSet {
     std::vector<GemmRun> gemm;
     std::vector<CollectiveRun> collectives;
     std::vector<StepRun> steps;
-    std::vector<PowerSample> power;
+    std::vector<PowerRecord> power;
     std::size_t size() const { return gemm.size() + collectives.size() + steps.size() + power.size(); }
 };
 
