@@ -40,6 +40,15 @@ std::int64_t sum_of(std::span<const std::uint32_t> lengths) {
     return s;
 }
 
+// What every packer starts with: valid inputs, and the input token total.
+PackResult begin_pack(std::span<const std::uint32_t> lengths, std::int64_t seq_len) {
+    check_seq_len(seq_len);
+    check_lengths(lengths);
+    PackResult res;
+    res.input_tokens = sum_of(lengths);
+    return res;
+}
+
 // A set of integers in [0, n) with O(log64 n) insert, erase, next (smallest ≥ i) and
 // prev (largest ≤ i): a 64-ary tree of bit words. For seq_len 8192 it is two levels.
 class IntSet {
@@ -261,13 +270,10 @@ std::vector<std::int64_t> map_batch_bounds(std::int64_t n, std::int64_t map_batc
 
 PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
                         bool split, std::int64_t map_batch_size, std::int64_t num_proc) {
-    check_seq_len(seq_len);
-    check_lengths(lengths);
+    PackResult res = begin_pack(lengths, seq_len);
     const auto S = static_cast<std::uint32_t>(seq_len);
     const auto bounds =
         map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
-    PackResult res;
-    res.input_tokens = sum_of(lengths);
 
     IntSet spaces(static_cast<std::size_t>(S) + 1);
     constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
@@ -355,12 +361,9 @@ PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq
 
 PackResult pack_trl_wrapped(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
                             std::int64_t map_batch_size, std::int64_t num_proc) {
-    check_seq_len(seq_len);
-    check_lengths(lengths);
+    PackResult res = begin_pack(lengths, seq_len);
     const auto bounds =
         map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
-    PackResult res;
-    res.input_tokens = sum_of(lengths);
     SeqBins out;
     const auto S = static_cast<std::uint32_t>(seq_len);
     for (std::size_t c = 0; c + 1 < bounds.size(); ++c)
@@ -370,11 +373,8 @@ PackResult pack_trl_wrapped(std::span<const std::uint32_t> lengths, std::int64_t
 }
 
 PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t seq_len) {
-    check_seq_len(seq_len);
-    check_lengths(lengths);
+    PackResult res = begin_pack(lengths, seq_len);
     const auto S = static_cast<std::uint32_t>(seq_len);
-    PackResult res;
-    res.input_tokens = sum_of(lengths);
     std::vector<Item> items(lengths.size()), tmp;
     for (std::size_t i = 0; i < lengths.size(); ++i) {
         std::uint32_t L = lengths[i];
@@ -431,11 +431,8 @@ PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t se
 
 PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
                           bool split_across_pack) {
-    check_seq_len(seq_len);
-    check_lengths(lengths);
+    PackResult res = begin_pack(lengths, seq_len);
     const auto S = static_cast<std::uint32_t>(seq_len);
-    PackResult res;
-    res.input_tokens = sum_of(lengths);
     SeqBins out;
     if (!split_across_pack) {
         std::uint32_t used = S + 1;  // no pack open yet
@@ -464,13 +461,10 @@ PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t s
 
 PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
                              std::int64_t map_batch_size, std::int64_t num_proc) {
-    check_seq_len(seq_len);
-    check_lengths(lengths);
+    PackResult res = begin_pack(lengths, seq_len);
     const auto S = static_cast<std::uint32_t>(seq_len);
     const auto bounds =
         map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
-    PackResult res;
-    res.input_tokens = sum_of(lengths);
     SeqBins out;
     IntSet present(static_cast<std::size_t>(S) + 1);
     std::vector<std::uint32_t> count(static_cast<std::size_t>(S) + 1, 0);
@@ -535,11 +529,8 @@ Bins pack_axolotl_rank(std::span<const std::uint32_t> lengths,
 }
 
 PackResult pack_none(std::span<const std::uint32_t> lengths, std::int64_t seq_len) {
-    check_seq_len(seq_len);
-    check_lengths(lengths);
+    PackResult res = begin_pack(lengths, seq_len);
     const auto S = static_cast<std::uint32_t>(seq_len);
-    PackResult res;
-    res.input_tokens = sum_of(lengths);
     SeqBins out;
     out.b.offsets.reserve(lengths.size() + 1);
     out.b.bin_tokens.reserve(lengths.size());
