@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common.hpp"
+#include "libscale/calibration_file.hpp"
 #include "libscale/catalog.hpp"
 #include "libscale/hardware.hpp"
 #include "libscale/power_trace.hpp"

@@ -34,6 +34,7 @@
 #include "libscale/catalog.hpp"
 #include "libscale/error.hpp"
 #include "libscale/json_io.hpp"
+#include "libscale/power_bands.hpp"
 
 namespace libscale {
 
@@ -312,6 +313,21 @@ CalibrationFile calibration_from_json(const json& j, const HardwareProfile& hw, 
     if (kind == "default") return read_default(j, hw, origin);
     if (kind == "fitted" || kind == "derived") return read_absolute(j, kind, hw, origin);
     fail(origin, "kind", "= " + k->dump() + "; expected \"default\", \"fitted\" or \"derived\"");
+}
+
+// Here, not in power_bands.cpp, so that the bands section meets the same schema and
+// hardware checks as the rest of the file.
+PowerBands read_power_bands(const std::string& path, const HardwareProfile& hw) {
+    const json j = read_json_file(path);
+    if (!j.is_object()) throw ParseError(path + ": expected a JSON object (a calibration file)");
+    check_schema(j, path);
+    if (const auto h = j.find("hardware"); h != j.end() && h->is_string() && lower(h->get<std::string>()) != "generic")
+        check_hardware(h->get<std::string>(), hw, path);
+    const auto it = j.find("power_bands");
+    if (it == j.end())
+        throw ParseError(path + ": no power_bands section (the micro-run harness writes one after measuring the phases; "
+                                "without it, the default bands of the hardware are used)");
+    return power_bands_from_json(*it, path);
 }
 
 CalibrationFile read_calibration_file(const std::string& path, const HardwareProfile& hw) {

@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "libscale/error.hpp"
-#include "libscale/json_io.hpp"
 
 namespace libscale {
 
@@ -141,26 +140,6 @@ nlohmann::json power_bands_to_json(const PowerBands& b, std::string_view source)
             {"communication_max", b.communication_max_fraction * mul},
             {"idle_util_max_pct", b.idle_util_max_pct},
             {"source", std::string(source)}};
-}
-
-PowerBands read_power_bands(const std::string& path, const HardwareProfile& hw) {
-    const nlohmann::json j = read_json_file(path);
-    if (!j.is_object() || j.value("schema", std::string()) != "libscale.calibration/1")
-        throw ParseError(path + ": schema is not \"libscale.calibration/1\" (is this a calibration file?)");
-    std::string file_hw;
-    if (const auto h = j.find("hardware"); h != j.end() && h->is_string()) file_hw = h->get<std::string>();
-    auto lower = [](std::string s) {
-        for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return s;
-    };
-    if (!file_hw.empty() && lower(file_hw) != "generic" && lower(file_hw) != lower(hw.name))
-        throw ParseError(path + ": hardware = \"" + file_hw + "\", but the bands are being used for hardware '" + hw.name +
-                         "'; power bands apply only to the hardware they were measured on");
-    const auto it = j.find("power_bands");
-    if (it == j.end())
-        throw ParseError(path + ": no power_bands section (the micro-run harness writes one after measuring the phases; "
-                                "without it, the default bands of the hardware are used)");
-    return power_bands_from_json(*it, path);
 }
 
 }  // namespace libscale

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "libscale/error.hpp"
+#include "libscale/calibration_file.hpp"
 #include "libscale/power_bands.hpp"
 #include "libscale/triage_stream.hpp"
 #include "triage_patterns.hpp"

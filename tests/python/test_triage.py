@@ -213,7 +213,7 @@ def test_calibrated_bands_from_a_calibration_file(tmp_path: Path, steady: Path):
     ({"basis": "W", "power_limit_w": 700, "idle_max": 80, "checkpoint_max": 200, "starvation_max": 400,
       "communication_max": 680}, "h100", "power_bands.basis"),
     ({"basis": "watts", "power_limit_w": 700, "idle_max": 80, "checkpoint_max": 200, "starvation_max": 400,
-      "communication_max": 680}, "b300", "apply only to the hardware"),
+      "communication_max": 680}, "b300", "applies only to the hardware"),
 ])
 def test_bad_calibrated_bands_exit_2(tmp_path: Path, steady: Path, bands, hardware, message):
     cal = _calibration(tmp_path / "cal.json", bands, hardware)

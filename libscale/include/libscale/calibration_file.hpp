@@ -15,6 +15,7 @@
 #include "libscale/calibration.hpp"
 #include "libscale/fit.hpp"
 #include "libscale/hardware.hpp"
+#include "libscale/power_bands.hpp"
 
 namespace libscale {
 
@@ -37,5 +38,9 @@ CalibrationFile read_calibration_file(const std::string& path, const HardwarePro
 // The fitted form, ready to write (write_file_atomic: no partial file on failure).
 nlohmann::json calibration_to_json(const FitResult& fit, const nlohmann::json& provenance);
 nlohmann::json calibration_to_json(const CalibrationFile& file);
+
+// Reads a calibration file's power_bands; ParseError when the file has none, or when its
+// hardware (provenance.hardware) is not `hw`.
+PowerBands read_power_bands(const std::string& path, const HardwareProfile& hw);
 
 }  // namespace libscale

@@ -67,11 +67,9 @@ inline Phase raw_phase(double power_w, double util_pct, const BandThresholdsW& t
 //                   "communication_max": 700,         // watts, or fractions by basis
 //                   "idle_util_max_pct": 50,          // optional
 //                   "source": "what was measured, when"}
-// Errors (ParseError) name the origin and the field.
+// Errors (ParseError) name the origin and the field. read_power_bands
+// (calibration_file.hpp) reads it from a file.
 PowerBands power_bands_from_json(const nlohmann::json& section, std::string_view origin);
 nlohmann::json power_bands_to_json(const PowerBands& b, std::string_view source);
-// Reads a calibration file's power_bands; ParseError when the file has none, or when its
-// hardware (provenance.hardware) is not `hw`.
-PowerBands read_power_bands(const std::string& path, const HardwareProfile& hw);
 
 }  // namespace libscale
