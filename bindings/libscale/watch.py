@@ -150,14 +150,11 @@ class FollowCsvSource:
         else:
             tail = head
         end = size - (len(tail) - (tail.rfind(b"\n") + 1))  # after the last complete line
+        # The last header (a header missing columns fails here, before any launch), then the
+        # last lines for the clock: read, not pushed, and later lines must come after them.
         headers = [ln for ln in head.splitlines() if b"power.draw" in ln]
-        if headers:
-            self._reader.feed(headers[-1] + b"\n")  # a header missing columns fails here, before any launch
-        probe = _core.NvidiaSmiCsvReader(path)
-        if headers:
-            probe.feed(headers[-1] + b"\n")
-        lines = tail[: tail.rfind(b"\n") + 1].splitlines()[-64:]
-        t = probe.feed(b"\n".join(ln for ln in lines if b"power.draw" not in ln) + b"\n")["time_s"]
+        lines = [ln for ln in tail[: tail.rfind(b"\n") + 1].splitlines()[-64:] if b"power.draw" not in ln]
+        t = self._reader.feed(b"".join(ln + b"\n" for ln in headers[-1:] + lines))["time_s"]
         if len(t):
             self._last_t = self.first_time_s = float(np.max(t))
         self._f.seek(max(end, 0))
