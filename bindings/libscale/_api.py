@@ -440,6 +440,16 @@ def project(
     return _attach(p, m, hw, cal, cfg, gpus_requested=counts, **extra)
 
 
+def _solver_inputs(scope: Mapping[str, Any]) -> tuple[Any, ...]:
+    """model, hardware, calibration, candidate counts, config and job of a solver's locals()."""
+    config = _config_kwargs(scope)
+    m, hw = _model(scope["model"]), _hardware(scope["hardware"])
+    cal = _calibration(scope["calibration"], hw)
+    counts = _gpu_counts(scope["gpus"])
+    cfg = training_config(gpus=counts[0], **config)
+    return m, hw, cal, counts, cfg, _job(scope["tokens"], scope["epochs"], scope["price_per_gpu_hour"])
+
+
 def solve_deadline(
     model: ModelLike = "qwen3-32b",
     hardware: HardwareLike = "b300",
@@ -468,12 +478,7 @@ def solve_deadline(
 
     Counts that are invalid for the configuration or do not fit are skipped;
     ``.found`` is False when none meets the deadline (``.candidates`` lists the rest)."""
-    config = _config_kwargs(locals())
-    m, hw = _model(model), _hardware(hardware)
-    cal = _calibration(calibration, hw)
-    counts = _gpu_counts(gpus)
-    cfg = training_config(gpus=counts[0], **config)
-    job = _job(tokens, epochs, price_per_gpu_hour)
+    m, hw, cal, counts, cfg, job = _solver_inputs(locals())
     s = _core.solve_deadline(m, hw, cfg, counts, deadline_h=_float("deadline_h", deadline_h),
                              scaling=_str("scaling", scaling, "strong"), job=job, calibration=cal)
     return _attach(s, m, hw, cal, cfg, gpus_requested=counts, job=job, scaling=scaling,
@@ -508,12 +513,7 @@ def solve_budget(
     """The fastest GPU count among ``gpus`` whose GPU-hours and cost stay under the caps.
 
     Give max_gpu_hours, max_cost_usd or both (None: no cap)."""
-    config = _config_kwargs(locals())
-    m, hw = _model(model), _hardware(hardware)
-    cal = _calibration(calibration, hw)
-    counts = _gpu_counts(gpus)
-    cfg = training_config(gpus=counts[0], **config)
-    job = _job(tokens, epochs, price_per_gpu_hour)
+    m, hw, cal, counts, cfg, job = _solver_inputs(locals())
     caps = {"max_gpu_hours": _opt_float("max_gpu_hours", max_gpu_hours),
             "max_cost_usd": _opt_float("max_cost_usd", max_cost_usd)}
     s = _core.solve_budget(m, hw, cfg, counts, scaling=_str("scaling", scaling, "strong"), job=job,
