@@ -33,8 +33,8 @@ void register_model(py::module_& m) {
                  s.vocab_size = vocab_size;
                  s.max_position_embeddings = max_position_embeddings;
                  s.tie_word_embeddings = tie_word_embeddings;
-                 s.qk_norm = qk_norm;
-                 s.gated_mlp = gated_mlp;
+                 s.qk_norm = qk_norm ? QkNorm::per_head : QkNorm::none;
+                 s.mlp = gated_mlp ? MlpKind::gated : MlpKind::plain;
                  s.qkv_bias = qkv_bias;
                  s.o_bias = o_bias;
                  s.mlp_bias = mlp_bias;
@@ -46,8 +46,8 @@ void register_model(py::module_& m) {
              py::arg("num_heads") = d.num_heads, py::arg("num_kv_heads") = d.num_kv_heads,
              py::arg("head_dim") = d.head_dim, py::arg("vocab_size") = d.vocab_size,
              py::arg("max_position_embeddings") = d.max_position_embeddings,
-             py::arg("tie_word_embeddings") = d.tie_word_embeddings, py::arg("qk_norm") = d.qk_norm,
-             py::arg("gated_mlp") = d.gated_mlp, py::arg("qkv_bias") = d.qkv_bias, py::arg("o_bias") = d.o_bias,
+             py::arg("tie_word_embeddings") = d.tie_word_embeddings, py::arg("qk_norm") = false,
+             py::arg("gated_mlp") = true, py::arg("qkv_bias") = d.qkv_bias, py::arg("o_bias") = d.o_bias,
              py::arg("mlp_bias") = d.mlp_bias, py::arg("source") = d.source,
              "Every field by keyword; call validate() (or any estimate) to check it.")
         .def_readwrite("name", &ModelSpec::name)
@@ -60,8 +60,12 @@ void register_model(py::module_& m) {
         .def_readwrite("vocab_size", &ModelSpec::vocab_size)
         .def_readwrite("max_position_embeddings", &ModelSpec::max_position_embeddings)
         .def_readwrite("tie_word_embeddings", &ModelSpec::tie_word_embeddings)
-        .def_readwrite("qk_norm", &ModelSpec::qk_norm)
-        .def_readwrite("gated_mlp", &ModelSpec::gated_mlp)
+        .def_property(
+            "qk_norm", [](const ModelSpec& s) { return s.qk_norm != QkNorm::none; },
+            [](ModelSpec& s, bool v) { s.qk_norm = v ? QkNorm::per_head : QkNorm::none; })
+        .def_property(
+            "gated_mlp", [](const ModelSpec& s) { return s.mlp == MlpKind::gated; },
+            [](ModelSpec& s, bool v) { s.mlp = v ? MlpKind::gated : MlpKind::plain; })
         .def_readwrite("qkv_bias", &ModelSpec::qkv_bias)
         .def_readwrite("o_bias", &ModelSpec::o_bias)
         .def_readwrite("mlp_bias", &ModelSpec::mlp_bias)

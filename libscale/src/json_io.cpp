@@ -117,7 +117,7 @@ ModelSpec model_from_hf_config(const json& config, std::string_view name, std::s
     // transformers' Llama/Qwen2/Qwen3/Mistral configs default to untied embeddings.
     m.tie_word_embeddings = get_bool_or(config, "tie_word_embeddings", false, origin);
     const std::string type = get_string_or(config, "model_type", "");
-    m.qk_norm = type == "qwen3";
+    m.qk_norm = type == "qwen3" ? QkNorm::per_head : QkNorm::none;
     const bool attention_bias = get_bool_or(config, "attention_bias", false, origin);
     if (type == "qwen2") {
         m.qkv_bias = true;  // Qwen2 attention: bias on q, k, v, none on o

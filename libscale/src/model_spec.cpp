@@ -16,6 +16,44 @@ void require_positive(const char* field, std::int64_t v, const std::string& mode
 
 }  // namespace
 
+const char* to_string(MlpKind k) { return k == MlpKind::gated ? "gated" : "plain"; }
+const char* to_string(NormKind k) { return k == NormKind::rms ? "rms" : "layer"; }
+const char* to_string(QkNorm q) {
+    switch (q) {
+        case QkNorm::none: return "none";
+        case QkNorm::per_head: return "per_head";
+        case QkNorm::full: return "full";
+    }
+    return "?";
+}
+const char* to_string(Positions p) {
+    switch (p) {
+        case Positions::rope: return "rope";
+        case Positions::learned: return "learned";
+        case Positions::alibi: return "alibi";
+    }
+    return "?";
+}
+const char* to_string(Activation a) {
+    switch (a) {
+        case Activation::silu: return "silu";
+        case Activation::gelu: return "gelu";
+        case Activation::gelu_tanh: return "gelu_tanh";
+        case Activation::relu: return "relu";
+    }
+    return "?";
+}
+
+Activation parse_activation(std::string_view s) {
+    if (s == "silu" || s == "swish") return Activation::silu;
+    if (s == "gelu") return Activation::gelu;
+    if (s == "gelu_new" || s == "gelu_pytorch_tanh" || s == "gelu_fast" || s == "gelu_tanh")
+        return Activation::gelu_tanh;
+    if (s == "relu") return Activation::relu;
+    throw std::invalid_argument("hidden_act = '" + std::string(s) +
+                                "'; supported: silu, swish, gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu");
+}
+
 void ModelSpec::validate() const {
     require_positive("hidden_size", hidden_size, name);
     require_positive("intermediate_size", intermediate_size, name);
@@ -44,9 +82,9 @@ ParameterCounts count_parameters(const ModelSpec& m) {
     p.k_proj = d * kv_width + (m.qkv_bias ? kv_width : 0);
     p.v_proj = d * kv_width + (m.qkv_bias ? kv_width : 0);
     p.o_proj = q_width * d + (m.o_bias ? d : 0);
-    p.qk_norm = m.qk_norm ? 2 * m.head_dim : 0;
-    const std::int64_t mlp_mats = m.gated_mlp ? 3 : 2;
-    const std::int64_t mlp_bias = m.mlp_bias ? (m.gated_mlp ? 2 * f : f) + d : 0;
+    p.qk_norm = m.qk_norm == QkNorm::per_head ? 2 * m.head_dim : 0;
+    const std::int64_t mlp_mats = m.mlp == MlpKind::gated ? 3 : 2;
+    const std::int64_t mlp_bias = m.mlp_bias ? (m.mlp == MlpKind::gated ? 2 * f : f) + d : 0;
     p.mlp = mlp_mats * d * f + mlp_bias;
     p.layer_norms = 2 * d;
     p.per_layer = p.q_proj + p.k_proj + p.v_proj + p.o_proj + p.qk_norm + p.mlp + p.layer_norms;
@@ -65,7 +103,7 @@ std::ostream& operator<<(std::ostream& os, const ModelSpec& m) {
               << ", num_heads=" << m.num_heads << ", num_kv_heads=" << m.num_kv_heads
               << ", head_dim=" << m.head_dim << ", vocab_size=" << m.vocab_size
               << ", tie_word_embeddings=" << (m.tie_word_embeddings ? "True" : "False")
-              << ", qk_norm=" << (m.qk_norm ? "True" : "False") << ")";
+              << ", qk_norm='" << to_string(m.qk_norm) << "'" << ")";
 }
 
 std::ostream& operator<<(std::ostream& os, const ParameterCounts& p) {

@@ -55,14 +55,14 @@ double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac) {
         case Checkpointing::selective:
             // torchtitan op-level SAC: block input, outputs of q, v, SDPA, w1 (and w2,
             // the 7th matmul, in a gated MLP).
-            return d + 2 * q + kv + f + (m.gated_mlp ? d : 0);
+            return d + 2 * q + kv + f + (m.mlp == MlpKind::gated ? d : 0);
         case Checkpointing::none:
             break;
     }
     // Two RMSNorms (input and output each), q, k, v for SDPA, SDPA's output, the MLP's
     // intermediates (gate, up, activation, product; or up and activation), and the
     // q/k-norm inputs where the model has them.
-    return 4 * d + 2 * q + 2 * kv + (m.gated_mlp ? 4 * f : 2 * f) + (m.qk_norm ? q + kv : 0);
+    return 4 * d + 2 * q + 2 * kv + (m.mlp == MlpKind::gated ? 4 * f : 2 * f) + (m.qk_norm != QkNorm::none ? q + kv : 0);
 }
 
 bool is_positive_multiple(std::int64_t value, std::int64_t unit) {

@@ -29,7 +29,7 @@ TEST(Catalog, EveryModelLoads) {
         EXPECT_EQ(m.name, name);
         EXPECT_NO_THROW(m.validate());
         EXPECT_FALSE(m.source.empty());
-        EXPECT_EQ(m.qk_norm, name.rfind("qwen3", 0) == 0);  // Qwen3 has q/k norm, Llama not
+        EXPECT_EQ(m.qk_norm != QkNorm::none, name.rfind("qwen3", 0) == 0);  // Qwen3 has q/k norm, Llama not
         EXPECT_FALSE(m.qkv_bias);
     }
 }

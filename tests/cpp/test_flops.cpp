@@ -80,7 +80,7 @@ TEST(Flops, SelectiveCheckpointingRecomputesKOAndSecondMlpMatmul) {
     EXPECT_DOUBLE_EQ(f.hardware, 676e6);
     // A plain (non-gated) MLP recomputes its second matmul, also d·f.
     ModelSpec plain = test::tiny_model();
-    plain.gated_mlp = false;
+    plain.mlp = MlpKind::plain;
     EXPECT_DOUBLE_EQ(flops_per_token(plain, 500.0, Checkpointing::selective).recompute, 40e6);
     // GQA: kv width 2·100 = 200 → k is 1000·200 = 2e5: (2e5 + 1e6 + 3e6) · 2 · 4 = 33.6e6.
     ModelSpec gqa = test::tiny_model();

@@ -88,7 +88,7 @@ TEST_F(Memory, ActivationsByCheckpointingMode) {
 
 TEST_F(Memory, QkNormInputsAreSaved) {
     // Qwen3-style q/k norm saves their inputs too: + q + kv = 2000 per layer without AC.
-    m.qk_norm = true;
+    m.qk_norm = QkNorm::per_head;
     c.activation_checkpointing = Checkpointing::none;  // 4 · 22,000 + 2000 = 90,000
     EXPECT_REL(run().activations_gib, 180'000'000.0 / kGiB);
 }

@@ -99,7 +99,7 @@ TEST(ModelSpec, Qwen2ConfigHasQkvBiasButNoOutputBias) {
     EXPECT_EQ(m.head_dim, 64);  // 896 / 14, no head_dim key
     EXPECT_TRUE(m.qkv_bias);
     EXPECT_FALSE(m.o_bias);
-    EXPECT_FALSE(m.qk_norm);
+    EXPECT_EQ(m.qk_norm, QkNorm::none);
     const ParameterCounts p = count_parameters(m);
     EXPECT_EQ(p.q_proj, 896 * 896 + 896);          // 803,712
     EXPECT_EQ(p.k_proj, 896 * 128 + 128);          // 114,816
