@@ -3,14 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "libscale/catalog.hpp"
 #include "libscale/error.hpp"
-#include "libscale/json_io.hpp"
+#include "libscale/hf_config.hpp"
 #include "libscale/model_spec.hpp"
 #include "test_support.hpp"
 
@@ -61,15 +63,27 @@ TEST(ModelSpec, PublishedTotalsOfFactsModels) {
 }
 
 TEST(ModelSpec, EveryCatalogModelMatchesItsPublishedCount) {
-    ASSERT_EQ(model_names().size(), 9u);
+    ASSERT_EQ(model_names().size(), 37u);
     for (const std::string& name : model_names()) {
         SCOPED_TRACE(name);
         const ModelSpec m = find_model(name);
         const ParameterCounts p = count_parameters(m);
         const json file = json::parse(catalog_file("models/" + name + ".json"));
-        const auto published = file.at("_libscale").at("parameters_published").get<std::int64_t>();
         const auto formula = file.at("_libscale").at("parameters_formula").get<std::int64_t>();
         EXPECT_EQ(p.total, formula);
+        const json& exact = file.at("_libscale").at("parameters_published");
+        if (exact.is_null()) {
+            // KempnerForge's benchmark shapes are no checkpoints; their reports round the
+            // count: "13B | 14.84B" (mfu_scaling), "20M" and "77M" (config_validation).
+            const std::map<std::string, std::pair<double, double>> rounded = {
+                {"kempnerforge-13b", {14.84e9, 0.005e9}},
+                {"kempnerforge-debug-20m", {20e6, 0.5e6}},
+                {"kempnerforge-wikitext-77m", {77e6, 0.5e6}}};
+            ASSERT_TRUE(rounded.count(name)) << "only KempnerForge's synthetic shapes lack an exact published count";
+            EXPECT_NEAR(static_cast<double>(p.total), rounded.at(name).first, rounded.at(name).second);
+            continue;
+        }
+        const auto published = exact.get<std::int64_t>();
         if (name == "qwen3-0.6b" || name == "qwen3-1.7b") {
             // Tied embeddings whose checkpoint stores lm_head.weight materialized: the
             // published safetensors total counts V·d twice.
@@ -206,6 +220,93 @@ TEST(ModelSpec, ValidateNamesFieldAndValue) {
     json c = small_llama(false, false, false);
     c["num_key_value_heads"] = 3;
     EXPECT_THROW((void)model_from_hf_config(c, "s", "bad/config.json"), ParseError);
+}
+
+// --- one catalog model per family, component by component (d: hidden, f: MLP width,
+// V: vocabulary, L: layers; counts per layer unless said) ---------------------------
+
+TEST(ModelSpec, Gpt2ByComponent) {
+    const ParameterCounts p = count_parameters(find_model("gpt2"));
+    // d 768, f 3072, V 50257, 1024 positions, tied; every linear and LayerNorm has a bias.
+    EXPECT_EQ(p.q_proj + p.k_proj + p.v_proj, 768 * 2304 + 2304);  // c_attn 1,771,776
+    EXPECT_EQ(p.o_proj, 768 * 768 + 768);                           // 590,592
+    EXPECT_EQ(p.mlp, 2 * 768 * 3072 + 3072 + 768);                  // 4,722,432
+    EXPECT_EQ(p.layer_norms, 2 * 2 * 768);                          // ln_1, ln_2: weight + bias
+    EXPECT_EQ(p.per_layer, 7'087'872);
+    EXPECT_EQ(p.position_embedding, 1024 * 768);                    // wpe 786,432
+    EXPECT_EQ(p.embedding, 50257 * 768);                            // 38,597,376
+    EXPECT_EQ(p.lm_head, 0);
+    EXPECT_EQ(p.final_norm, 2 * 768);
+    EXPECT_EQ(p.total, 124'439'808);  // 12 · 7,087,872 + 38,597,376 + 786,432 + 1,536
+    EXPECT_EQ(p.non_embedding, 124'439'808 - 38'597'376 - 786'432);
+    EXPECT_EQ(p.root_unit, 38'597'376 + 786'432 + 1'536);
+}
+
+TEST(ModelSpec, Opt125mByComponent) {
+    const ParameterCounts p = count_parameters(find_model("opt-125m"));
+    EXPECT_EQ(p.per_layer, 7'087'872);                      // same block as GPT-2
+    EXPECT_EQ(p.position_embedding, 2050 * 768);            // (2048 + 2) · 768 = 1,574,400
+    EXPECT_EQ(p.embedding, 50272 * 768);                    // 38,608,896
+    EXPECT_EQ(p.embed_projections, 0);                      // word_embed_proj_dim = hidden_size
+    EXPECT_EQ(p.total, 125'239'296);  // 85,054,464 + 38,608,896 + 1,574,400 + 1,536
+}
+
+TEST(ModelSpec, Pythia1bByComponent) {
+    const ParameterCounts p = count_parameters(find_model("pythia-1b"));
+    // d 2048, f 8192, V 50304, 16 layers, untied embed_out.
+    EXPECT_EQ(p.q_proj + p.k_proj + p.v_proj, 2048 * 6144 + 6144);  // query_key_value
+    EXPECT_EQ(p.mlp, 2 * 2048 * 8192 + 8192 + 2048);
+    EXPECT_EQ(p.per_layer, 50'358'272);
+    // The model card's non-embedding figure: layers + final LayerNorm.
+    EXPECT_EQ(p.layers + p.final_norm, 805'736'448);
+    EXPECT_EQ(p.total, 1'011'781'632);  // + 2 · 50304 · 2048
+}
+
+TEST(ModelSpec, Phi2ByComponent) {
+    const ParameterCounts p = count_parameters(find_model("phi-2"));
+    EXPECT_EQ(p.layer_norms, 2 * 2560);                  // one LayerNorm, weight + bias
+    EXPECT_EQ(p.per_layer, 4 * (2560 * 2560 + 2560) + 2 * 2560 * 10240 + 10240 + 2560 + 5120);
+    EXPECT_EQ(p.lm_head, 51200 * 2560 + 51200);          // untied, with a bias
+    EXPECT_EQ(p.total, 2'779'683'840);  // 32 · 78,671,360 + 131,072,000 + 131,123,200 + 5,120
+}
+
+TEST(ModelSpec, Phi3MiniByComponent) {
+    const ParameterCounts p = count_parameters(find_model("phi-3-mini-4k-instruct"));
+    EXPECT_EQ(p.per_layer, 4 * 3072 * 3072 + 3 * 3072 * 8192 + 2 * 3072);  // 113,252,352
+    EXPECT_EQ(p.total, 3'821'079'552);  // 32 · 113,252,352 + 2 · 32064 · 3072 + 3072
+}
+
+TEST(ModelSpec, GemmaByComponent) {
+    const ParameterCounts a = count_parameters(find_model("gemma-2b"));
+    // h 8 × 256, one KV head of 256: q and o 2048·2048, k and v 2048·256.
+    EXPECT_EQ(a.k_proj, 2048 * 256);
+    EXPECT_EQ(a.per_layer, 2 * 2048 * 2048 + 2 * 2048 * 256 + 3 * 2048 * 16384 + 2 * 2048);  // 110,104,576
+    EXPECT_EQ(a.total, 2'506'172'416);  // 18 · 110,104,576 + 256000 · 2048 + 2048, tied
+    const ParameterCounts b = count_parameters(find_model("gemma-2-9b"));
+    EXPECT_EQ(b.layer_norms, 4 * 3584);  // four RMSNorms per layer
+    EXPECT_EQ(b.per_layer, 198'195'200);  // 3 · 14,680,064 + 3 · 3584 · 14336 + 14,336
+    EXPECT_EQ(b.total, 9'241'705'984);    // 42 · 198,195,200 + 917,504,000 + 3,584
+}
+
+TEST(ModelSpec, MistralQwenMptOlmoByComponent) {
+    EXPECT_EQ(count_parameters(find_model("mistral-7b-v0.1")).per_layer, 218'112'000);
+    EXPECT_EQ(count_parameters(find_model("mistral-7b-v0.1")).total, 7'241'732'096);
+    const ParameterCounts q = count_parameters(find_model("qwen2.5-7b"));
+    EXPECT_EQ(q.k_proj, 3584 * 512 + 512);  // bias on k; none on o
+    EXPECT_EQ(q.o_proj, 3584 * 3584);
+    EXPECT_EQ(q.total, 7'615'616'512);      // 28 · 233,057,792 + 2 · 152064 · 3584 + 3584
+    const ParameterCounts mpt = count_parameters(find_model("mpt-7b"));
+    EXPECT_EQ(mpt.per_layer, 12 * 4096 * 4096 + 2 * 4096);  // no biases, LayerNorm weights only
+    EXPECT_EQ(mpt.position_embedding, 0);                    // ALiBi
+    EXPECT_EQ(mpt.total, 6'649'286'656);    // 32 · 201,334,784 + 50432 · 4096 + 4096
+    const ParameterCounts o1 = count_parameters(find_model("olmo-1b"));
+    EXPECT_EQ(o1.layer_norms, 0);           // non-parametric LayerNorm
+    EXPECT_EQ(o1.final_norm, 0);
+    EXPECT_EQ(o1.total, 1'176'764'416);     // 16 · 67,108,864 + 50304 · 2048
+    const ParameterCounts o2 = count_parameters(find_model("olmo-2-1124-7b"));
+    EXPECT_EQ(o2.qk_norm, 4096 + 4096);     // q_norm over h·d_h, k_norm over h_kv·d_h
+    EXPECT_EQ(o2.per_layer, 202'391'552);
+    EXPECT_EQ(o2.total, 7'298'617'344);     // 32 · 202,391,552 + 2 · 100352 · 4096 + 4096
 }
 
 TEST(ModelSpec, TinyModelCountedByHand) {

@@ -2,7 +2,7 @@
 // what changes parameters, FLOPs, bytes moved and kernels launched: every common dense
 // Hugging Face family maps onto them (Llama, Mistral, Qwen2/Qwen3, Gemma/Gemma 2, Phi-3,
 // Phi-2, GPT-NeoX/Pythia, GPT-2, OPT, MPT, Falcon, StarCoder2, OLMo/OLMo 2); see
-// docs/model.md "Architectures" and model_from_hf_config in json_io.hpp.
+// docs/architectures.md and model_from_hf_config in hf_config.hpp.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,7 @@ enum class QkNorm : std::uint8_t {
     none,
     per_head,  // Qwen3: RMSNorm over head_dim, one weight of d_h for q and one for k
     full,      // OLMo 2: RMSNorm over the whole q (h·d_h) and k (h_kv·d_h) projections
-};
+};  // q/k norms are of the model's norm kind (Phi's qk_layernorm: LayerNorm with bias)
 
 enum class Positions : std::uint8_t {
     rope,     // rotary, no parameters
@@ -62,6 +62,9 @@ struct ModelSpec {
     Activation activation = Activation::silu;
     NormKind norm = NormKind::rms;
     bool norm_bias = false;                  // LayerNorm with a bias vector
+    // false: norms without any weight (OLMo 1's non-parametric LayerNorm, OPT with
+    // layer_norm_elementwise_affine=false). They still run; they hold 0 parameters.
+    bool norm_affine = true;
     std::int64_t norms_per_layer = 2;        // 1: Falcon-7B's shared norm; 4: Gemma 2 sandwich
     bool final_norm = true;                  // a norm before the output projection
     QkNorm qk_norm = QkNorm::none;
@@ -108,13 +111,13 @@ struct ParameterCounts {
     std::int64_t embedding = 0;          // V × embed width
     std::int64_t position_embedding = 0; // learned positions
     std::int64_t embed_projections = 0;  // OPT-350m project_in + project_out
-    std::int64_t lm_head = 0;            // 0 when tied to the embedding (its bias still counts)
-    std::int64_t final_norm = 0;
+    std::int64_t lm_head = 0;            // V × embed width, 0 when tied; plus its bias (Phi-2) even when tied
+    std::int64_t final_norm = 0;         // 0 without a final norm or with non-parametric norms
     // per decoder layer
     std::int64_t q_proj = 0, k_proj = 0, v_proj = 0, o_proj = 0;
-    std::int64_t qk_norm = 0;
+    std::int64_t qk_norm = 0;            // per_head: 2·d_h; full: (h + h_kv)·d_h; ×2 with a norm bias
     std::int64_t mlp = 0;
-    std::int64_t layer_norms = 0;
+    std::int64_t layer_norms = 0;        // norms_per_layer × d (× 2 with a norm bias)
     std::int64_t per_layer = 0;
     std::int64_t per_layer_matmul = 0;  // q, k, v, o, MLP weights without biases
     // totals
