@@ -1,6 +1,7 @@
 // One step estimate, with and without validation; FLOPs and parameter counting; a
 // projection over three GPU counts. Target: >= 5 million step estimates per second per
-// core (BM_EstimateStepUnchecked below 200 ns).
+// core (a step estimate: BM_EstimateStepUnchecked; with the compute timed once, as sweeps
+// do: BM_EstimateStepTimedCompute, target 100 ns = 10 M/s per core).
 //   build/cpp/bench/bench_step --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "libscale/catalog.hpp"
+#include "libscale/compute_model.hpp"
 #include "libscale/flops.hpp"
 #include "libscale/projection.hpp"
 #include "libscale/step_model.hpp"
@@ -51,6 +53,38 @@ void BM_EstimateStepUnchecked(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EstimateStepUnchecked);
+
+// The same with the micro-batch's compute timed once (what sweeps and projections over GPU
+// counts do): the step composition, communication, optimizer and memory per estimate.
+void BM_EstimateStepTimedCompute(benchmark::State& state) {
+    const Setup& s = setup();
+    TrainingConfig c = s.c;
+    const ComputeTimes ct = compute_times(s.m, s.p, s.hw, s.cal, c);
+    const std::int64_t counts[] = {4, 8, 16, 32};
+    std::size_t i = 0;
+    for (auto _ : state) {
+        c.gpus = counts[i++ & 3];
+        benchmark::DoNotOptimize(c);
+        StepBreakdown r = estimate_step_unchecked(s.m, s.p, s.hw, s.cal, c, ct);
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateStepTimedCompute);
+
+// Timing one micro-batch's operations (plan built once): the per-operation laws.
+void BM_ComputeTimes(benchmark::State& state) {
+    const Setup& s = setup();
+    const OperationPlan plan = plan_operations(s.m, s.p, s.c);
+    double tokens = 8192;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(tokens);
+        ComputeTimes t = compute_times(plan, s.hw, s.cal, tokens, tokens / 2);
+        benchmark::DoNotOptimize(t);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ComputeTimes);
 
 void BM_EstimateStep(benchmark::State& state) {
     const Setup& s = setup();

@@ -1,32 +1,26 @@
-// Calibration files, schema "libscale.calibration/1".
+// Calibration files, schema "libscale.calibration/2" (docs/formats.md).
 //
-// kind "default": fractions of the hardware's figures (calibration/data/calibrations/
-// default-*.json, read by calibration_fractions_from_json and resolved against the GPU).
+// kind "default": the compute coefficients in absolute terms and the rest as fractions of
+// the hardware's figures (calibration/data/calibrations/default-*.json, read by
+// calibration_fractions_from_json and resolved against the GPU), plus a "prior".
 //
-// kind "fitted" (written by `libscale fit`) or "derived" (worked out by hand from a
-// published figure): absolute coefficients in Calibration's units, so that the file means
-// the same thing whatever hardware file it is later combined with:
-//   {"schema": "libscale.calibration/1", "kind": "fitted", "hardware": "b300",
-//    "coefficients": {"eta_max": 0.45, "half_saturation_tokens": 512,
-//                     "intra_node": {"alpha_s": 3.4e-6, "busbw_bytes_per_s": 7.38e11},
-//                     "inter_node": {"alpha_s": 1.4e-5, "busbw_bytes_per_s": 9.4e10},
-//                     "hbm_efficiency": 0.9, "reserved_gib": 3,
-//                     "power": {"compute_w": 1100, "comm_w": 1100, "idle_w": 160},
-//                     "step_overhead_s": 0},
-//    "uncertainty": {"parameters": ["eta_max"], "covariance": [[1.3e-4]]},   (optional)
-//    "quality": {"relative_residuals": [...], "rms_relative_error": ..., "loo_relative_error": ...,
-//                "unidentified": [...], "families": [...], "chosen_family": ..., "family_reason": ...,
-//                "records_used": ..., "coefficients": [...]},                 (optional)
-//    "provenance": {"hardware", "driver", "cuda", "nccl", "date", "source", "notes"}, (optional)
-//    "sources": {"eta_max": "where the value came from", ...}}               (optional)
-// The uncertainty's parameter names are fit.hpp's ("intra_node.busbw_bytes_per_s"), i.e.
-// the dotted path of the coefficient; the covariance is in the same units.
+// kind "fitted" (written by `libscale fit`) or "derived" (worked out from a published
+// figure): every coefficient of calibration.hpp's table in absolute units, under
+// "coefficients" at its dotted name ({"gemm": {"eta_max": ...}, "intra_node": {...},
+// "hbm_efficiency": ..., "power": {"compute_w": ...}, ...}), with optional "uncertainty"
+// ({"parameters": [dotted names], "covariance": [[...]]}, natural units), "quality",
+// "provenance", "sources" and "prior".
+//
+// Schema libscale.calibration/1 files (one compute efficiency for every FLOP) are still
+// read for their power bands; for projections they are refused with a message, because
+// their eta_max has no per-operation equivalent.
 #include "libscale/calibration_file.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -42,7 +36,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kSchema = "libscale.calibration/1";
+constexpr const char* kSchema = "libscale.calibration/2";
+constexpr const char* kSchemaV1 = "libscale.calibration/1";
 constexpr const char* kSchemaPrefix = "libscale.calibration/";
 
 std::string lower(std::string s) {
@@ -67,25 +62,21 @@ double finite_number(const json& v, const std::string& path, std::string_view or
     return x;
 }
 
-// An object whose keys must all be in `known`: a misspelt coefficient would otherwise be
-// silently ignored and a default used in its place.
-const json& strict_object(const json& parent, const std::string& key, const std::string& path,
-                          std::string_view origin, const std::vector<std::string>& known) {
-    const json& o = member(parent, key, path, origin);
-    if (!o.is_object()) fail(origin, path, "= " + o.dump() + "; expected an object");
-    for (const auto& [k, v] : o.items()) {
-        if (std::find(known.begin(), known.end(), k) != known.end()) continue;
-        std::string valid;
-        for (std::size_t i = 0; i < known.size(); ++i) valid += (i ? ", " : "") + known[i];
-        fail(origin, path + "." + k, "is not a known coefficient; valid: " + valid);
-    }
-    return o;
-}
-
-// Accepts only "libscale.calibration/1"; names the version when it is ours but newer.
-void check_schema(const json& j, std::string_view origin) {
+// Accepts "libscale.calibration/2" (and /1 where allow_v1); names the version when it is
+// ours but unknown. Returns the version read.
+int check_schema(const json& j, std::string_view origin, bool allow_v1 = false) {
     const json& s = member(j, "schema", "schema", origin);
-    if (s.is_string() && s.get<std::string>() == kSchema) return;
+    if (s.is_string() && s.get<std::string>() == kSchema) return 2;
+    if (s.is_string() && s.get<std::string>() == kSchemaV1) {
+        if (allow_v1) return 1;
+        std::string eta;
+        if (const auto k = j.find("coefficients"); k != j.end() && k->is_object() && k->contains("eta_max"))
+            eta = " (its eta_max = " + k->at("eta_max").dump() + ")";
+        throw ParseError(std::string(origin) + ": schema \"" + kSchemaV1 +
+                         "\" has one compute efficiency for every FLOP" + eta +
+                         ", which has no per-operation equivalent, so libscale " + kSchema +
+                         " does not use it; refit with `libscale fit` from the measurements it came from");
+    }
     const std::string text = s.is_string() ? s.get<std::string>() : s.dump();
     if (text.rfind(kSchemaPrefix, 0) == 0)
         fail(origin, "schema", "= \"" + text + "\": unknown version " + text.substr(std::string(kSchemaPrefix).size()) +
@@ -186,6 +177,44 @@ void read_uncertainty(const json& j, const Calibration& cal, CalibrationFile& ou
     check_covariance(out.covariance, origin);
 }
 
+// Every key under "coefficients" must be a coefficient or a group of them: a misspelt
+// name would otherwise be ignored and a default used in its place.
+void check_known_keys(const json& o, const std::string& path, const std::string& prefix, std::string_view origin) {
+    for (const auto& [key, v] : o.items()) {
+        const std::string name = prefix + key;
+        bool leaf = false, group = false;
+        std::string valid;
+        for (const CoefficientInfo& info : calibration_coefficients()) {
+            const std::string_view n = info.name;
+            if (n == name) leaf = true;
+            if (n.substr(0, name.size() + 1) == name + ".") group = true;
+            if (n.substr(0, prefix.size()) == prefix) {
+                const std::string_view tail = n.substr(prefix.size());
+                valid += (valid.empty() ? "" : ", ") + std::string(tail.substr(0, tail.find('.')));
+            }
+        }
+        if (group && v.is_object()) {
+            check_known_keys(v, path + "." + key, name + ".", origin);
+        } else if (!leaf) {
+            fail(origin, path + "." + key, "is not a known coefficient; valid here: " + valid);
+        }
+    }
+}
+
+void read_prior(const json& j, CalibrationFile& out, std::string_view origin) {
+    const json prior = optional_object(j, "prior", origin);
+    for (const auto& [name, v] : prior.items()) {
+        try {
+            (void)coefficient_info(name);
+        } catch (const std::invalid_argument& e) {
+            fail(origin, "prior." + name, std::string(": ") + e.what());
+        }
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || !(v.get<double>() > 0))
+            fail(origin, "prior." + name, "= " + v.dump() + "; expected a standard deviation of log(value) > 0");
+        out.prior_log_sd[name] = v.get<double>();
+    }
+}
+
 CalibrationFile read_default(const json& j, const HardwareProfile& hw, std::string_view origin) {
     if (const auto h = j.find("hardware"); h != j.end()) {
         if (!h->is_string()) fail(origin, "hardware", "= " + h->dump() + "; expected a hardware name");
@@ -194,7 +223,9 @@ CalibrationFile read_default(const json& j, const HardwareProfile& hw, std::stri
     }
     CalibrationFile out;
     try {
-        out.calibration = resolve_calibration(calibration_fractions_from_json(j, origin), hw, "default", std::string(origin));
+        const CalibrationFractions f = calibration_fractions_from_json(j, origin);
+        out.calibration = resolve_calibration(f, hw, "default", std::string(origin));
+        out.prior_log_sd = f.prior_log_sd;
     } catch (const std::invalid_argument& e) {
         throw ParseError(std::string(origin) + ": " + e.what());
     }
@@ -217,29 +248,25 @@ CalibrationFile read_absolute(const json& j, const std::string& kind, const Hard
     c.hardware = hw.name;
     c.kind = kind;
     c.source = std::string(origin);
-    const json& k = strict_object(j, "coefficients", "coefficients", origin,
-                                  {"eta_max", "half_saturation_tokens", "intra_node", "inter_node", "hbm_efficiency",
-                                   "reserved_gib", "power", "step_overhead_s"});
-    const auto num = [&](const json& parent, const char* key, const std::string& path) {
-        return finite_number(member(parent, key, path, origin), path, origin);
-    };
-    c.eta_max = num(k, "eta_max", "coefficients.eta_max");
-    c.half_saturation_tokens = num(k, "half_saturation_tokens", "coefficients.half_saturation_tokens");
-    for (const auto& [key, level] : {std::pair<const char*, LinkLevel*>{"intra_node", &c.intra_node},
-                                     std::pair<const char*, LinkLevel*>{"inter_node", &c.inter_node}}) {
-        const std::string path = std::string("coefficients.") + key;
-        const json& l = strict_object(k, key, path, origin, {"alpha_s", "busbw_bytes_per_s"});
-        level->alpha_s = num(l, "alpha_s", path + ".alpha_s");
-        level->busbw_bytes_per_s = num(l, "busbw_bytes_per_s", path + ".busbw_bytes_per_s");
+    const json& k = member(j, "coefficients", "coefficients", origin);
+    if (!k.is_object()) fail(origin, "coefficients", "= " + k.dump() + "; expected an object");
+    check_known_keys(k, "coefficients", "", origin);
+    for (const CoefficientInfo& info : calibration_coefficients()) {
+        const std::string path = std::string("coefficients.") + info.name;
+        const json* at = &k;
+        std::string_view rest = info.name;
+        for (std::size_t dot; (dot = rest.find('.')) != std::string_view::npos; rest.remove_prefix(dot + 1)) {
+            const std::string key(rest.substr(0, dot));
+            const auto it = at->find(key);
+            if (it == at->end() || !it->is_object())
+                fail(origin, path.substr(0, path.size() - rest.size() + dot), "is missing; expected an object");
+            at = &*it;
+        }
+        const auto it = at->find(std::string(rest));
+        if (it == at->end())
+            throw ParseError(std::string(origin) + ": missing field '" + path + "' (" + info.help + ", " + info.unit + ")");
+        info.ref(c) = finite_number(*it, path, origin);
     }
-    c.hbm_efficiency = num(k, "hbm_efficiency", "coefficients.hbm_efficiency");
-    c.reserved_gib = num(k, "reserved_gib", "coefficients.reserved_gib");
-    const json& p = strict_object(k, "power", "coefficients.power", origin, {"compute_w", "comm_w", "idle_w"});
-    c.power_compute_w = num(p, "compute_w", "coefficients.power.compute_w");
-    c.power_comm_w = num(p, "comm_w", "coefficients.power.comm_w");
-    c.power_idle_w = num(p, "idle_w", "coefficients.power.idle_w");
-    // Absent in files written before the overhead term existed.
-    c.step_overhead_s = k.contains("step_overhead_s") ? num(k, "step_overhead_s", "coefficients.step_overhead_s") : 0.0;
     try {
         c.validate();
     } catch (const std::invalid_argument& e) {
@@ -247,6 +274,7 @@ CalibrationFile read_absolute(const json& j, const std::string& kind, const Hard
     }
 
     read_uncertainty(j, c, out, origin);
+    read_prior(j, out, origin);
     out.quality = optional_object(j, "quality", origin);
     out.provenance = optional_object(j, "provenance", origin);
     out.sources = optional_object(j, "sources", origin);
@@ -268,7 +296,8 @@ json covariance_json(const Eigen::MatrixXd& c) {
 
 // The writers refuse what the reader would reject, so that no unreadable file is written.
 json absolute_form(const Calibration& c, const std::string& kind, const std::vector<std::string>& parameters,
-                   const Eigen::MatrixXd& covariance, json quality, json provenance, json sources) {
+                   const Eigen::MatrixXd& covariance, json quality, json provenance, json sources,
+                   const std::map<std::string, double>& prior) {
     c.validate();
     const auto n = static_cast<Eigen::Index>(parameters.size());
     if (covariance.size() != 0 && (covariance.rows() != n || covariance.cols() != n))
@@ -282,21 +311,21 @@ json absolute_form(const Calibration& c, const std::string& kind, const std::vec
     j["schema"] = kSchema;
     j["kind"] = kind;
     j["hardware"] = c.hardware;
-    j["coefficients"] = {
-        {"eta_max", c.eta_max},
-        {"half_saturation_tokens", c.half_saturation_tokens},
-        {"intra_node", {{"alpha_s", c.intra_node.alpha_s}, {"busbw_bytes_per_s", c.intra_node.busbw_bytes_per_s}}},
-        {"inter_node", {{"alpha_s", c.inter_node.alpha_s}, {"busbw_bytes_per_s", c.inter_node.busbw_bytes_per_s}}},
-        {"hbm_efficiency", c.hbm_efficiency},
-        {"reserved_gib", c.reserved_gib},
-        {"power", {{"compute_w", c.power_compute_w}, {"comm_w", c.power_comm_w}, {"idle_w", c.power_idle_w}}},
-        {"step_overhead_s", c.step_overhead_s}};
+    j["coefficients"] = json::object();
+    for (const CoefficientInfo& info : calibration_coefficients()) {
+        json* at = &j["coefficients"];
+        std::string_view rest = info.name;
+        for (std::size_t dot; (dot = rest.find('.')) != std::string_view::npos; rest.remove_prefix(dot + 1))
+            at = &(*at)[std::string(rest.substr(0, dot))];
+        (*at)[std::string(rest)] = info.ref(const_cast<Calibration&>(c));
+    }
     if (!parameters.empty() && covariance.size() != 0)
         j["uncertainty"] = {{"parameters", parameters}, {"covariance", covariance_json(covariance)}};
     j["quality"] = quality.is_object() ? std::move(quality) : json::object();
     j["provenance"] = provenance.is_object() ? std::move(provenance) : json::object();
     if (!j["provenance"].contains("hardware")) j["provenance"]["hardware"] = c.hardware;
     j["sources"] = sources.is_object() ? std::move(sources) : json::object();
+    if (!prior.empty()) j["prior"] = prior;
     return j;
 }
 
@@ -320,7 +349,7 @@ CalibrationFile calibration_from_json(const json& j, const HardwareProfile& hw, 
 PowerBands read_power_bands(const std::string& path, const HardwareProfile& hw) {
     const json j = read_json_file(path);
     if (!j.is_object()) throw ParseError(path + ": expected a JSON object (a calibration file)");
-    check_schema(j, path);
+    check_schema(j, path, /*allow_v1=*/true);
     if (const auto h = j.find("hardware"); h != j.end() && h->is_string() && lower(h->get<std::string>()) != "generic")
         check_hardware(h->get<std::string>(), hw, path);
     const auto it = j.find("power_bands");
@@ -378,12 +407,12 @@ json calibration_to_json(const FitResult& fit, const json& provenance) {
         sources[c.name] = where;
     }
     // What a fit never touches (memory, power) is the prior's.
-    for (const char* name : {"hbm_efficiency", "reserved_gib", "power"})
-        if (!sources.contains(name)) sources[name] = "kept from the prior (" + fit.calibration.source + ")";
+    for (const CoefficientInfo& info : calibration_coefficients())
+        if (const std::string name = info.name; !sources.contains(name)) sources[name] = "kept from the prior (" + fit.calibration.source + ")";
     json prov = provenance.is_null() ? json::object() : provenance;
     if (!prov.is_object()) throw std::invalid_argument("provenance = " + prov.dump() + "; it must be a JSON object");
     return absolute_form(fit.calibration, "fitted", fit.parameters, fit.covariance, std::move(quality),
-                         std::move(prov), std::move(sources));
+                         std::move(prov), std::move(sources), fit.prior_log_sd);
 }
 
 json calibration_to_json(const CalibrationFile& file) {
@@ -393,7 +422,7 @@ json calibration_to_json(const CalibrationFile& file) {
     json prov = file.provenance.is_object() ? file.provenance : json::object();
     if (!prov.contains("source") && !file.calibration.source.empty()) prov["source"] = file.calibration.source;
     return absolute_form(file.calibration, kind, file.parameters, file.covariance, file.quality, std::move(prov),
-                         file.sources);
+                         file.sources, file.prior_log_sd);
 }
 
 }  // namespace libscale

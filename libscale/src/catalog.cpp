@@ -7,6 +7,7 @@
 
 #include "embedded_data.hpp"
 #include "libscale/error.hpp"
+#include "libscale/hf_config.hpp"
 #include "libscale/json_io.hpp"
 
 namespace libscale {
@@ -29,6 +30,7 @@ std::string stem(std::string_view path) {
 struct Catalog {
     std::map<std::string, std::string> files;  // relative path → text
     std::map<std::string, ModelSpec> models;
+    std::map<std::string, std::string> model_files;  // model name → relative path of its config
     std::map<std::string, HardwareProfile> hardware;
     std::map<std::string, CalibrationFractions> calibrations;  // by hardware name
 
@@ -40,6 +42,7 @@ struct Catalog {
             const std::string origin = "calibration/data/" + path;
             if (starts_with(path, "models/")) {
                 ModelSpec m = model_from_hf_config(parse_json(text, origin), stem(path), origin);
+                model_files.emplace(lower(m.name), path);
                 models.emplace(lower(m.name), std::move(m));
             } else if (starts_with(path, "hardware/")) {
                 HardwareProfile h = hardware_from_json(parse_json(text, origin), origin);
@@ -99,6 +102,30 @@ ModelSpec find_model(std::string_view name_or_path) {
     unknown("model", name_or_path, model_names(), "a path to a Hugging Face config.json");
 }
 
+ModelSpec find_model(std::string_view name_or_path, const nlohmann::json& overrides) {
+    if (overrides.is_null() || overrides.empty()) return find_model(name_or_path);
+    if (!overrides.is_object())
+        throw ParseError("model overrides = " + overrides.dump() + "; expected an object of config.json keys");
+    const Catalog& c = catalog();
+    nlohmann::json config;
+    std::string name(name_or_path), origin;
+    if (const auto it = c.model_files.find(lower(name_or_path)); it != c.model_files.end()) {
+        origin = "calibration/data/" + it->second;
+        config = parse_json(c.files.at(it->second), origin);
+    } else if (looks_like_path(name_or_path)) {
+        std::filesystem::path p{std::string(name_or_path)};
+        if (std::filesystem::is_directory(p)) p /= "config.json";
+        origin = p.string();
+        config = read_json_file(p);
+    } else {
+        (void)find_model(name_or_path);  // throws the unknown-name error with the closest names
+    }
+    // RFC 7396 merge: the overrides replace keys, nested objects merge.
+    config.merge_patch(overrides);
+    ModelSpec m = model_from_hf_config(config, name, origin + " with " + overrides.dump());
+    return m;
+}
+
 HardwareProfile find_hardware(std::string_view name_or_path) {
     const Catalog& c = catalog();
     if (const auto it = c.hardware.find(lower(name_or_path)); it != c.hardware.end()) return it->second;
@@ -109,14 +136,29 @@ HardwareProfile find_hardware(std::string_view name_or_path) {
     unknown("hardware", name_or_path, hardware_names(), "a path to a libscale.hardware/1 JSON file");
 }
 
-Calibration default_calibration(const HardwareProfile& hw) {
+namespace {
+
+const CalibrationFractions& default_fractions(const HardwareProfile& hw, std::string& file) {
     const Catalog& c = catalog();
     auto it = c.calibrations.find(lower(hw.name));
     const bool own = it != c.calibrations.end();
     if (!own) it = c.calibrations.find("generic");
     if (it == c.calibrations.end()) throw Error("the catalog has no default calibration (default-generic.json)");
-    const std::string file = "calibration/data/calibrations/default-" + (own ? lower(hw.name) : "generic") + ".json";
-    return resolve_calibration(it->second, hw, "default", file);
+    file = "calibration/data/calibrations/default-" + (own ? lower(hw.name) : "generic") + ".json";
+    return it->second;
+}
+
+}  // namespace
+
+Calibration default_calibration(const HardwareProfile& hw) {
+    std::string file;
+    const CalibrationFractions& f = default_fractions(hw, file);
+    return resolve_calibration(f, hw, "default", file);
+}
+
+std::map<std::string, double> default_priors(const HardwareProfile& hw) {
+    std::string file;
+    return default_fractions(hw, file).prior_log_sd;
 }
 
 const std::string& catalog_file(std::string_view relative_path) {

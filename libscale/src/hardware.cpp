@@ -21,6 +21,10 @@ void require(bool ok, const std::string& hw, const char* field, double v, const 
 void HardwareProfile::validate() const {
     const auto pos = [](double v) { return std::isfinite(v) && v > 0; };
     require(pos(peak_bf16_tflops), name, "peak_bf16_tflops", peak_bf16_tflops, "it must be a positive number");
+    require(std::isfinite(peak_fp8_tflops) && peak_fp8_tflops >= 0, name, "peak_fp8_tflops", peak_fp8_tflops,
+            "it must be a number >= 0 (0: no fp8 tensor cores)");
+    require(sm_count >= 0 && sm_count <= 100000, name, "sm_count", static_cast<double>(sm_count),
+            "it must be an integer in 0..100000 (0: unknown)");
     require(pos(hbm_gib), name, "hbm_gib", hbm_gib, "it must be a positive number");
     require(pos(hbm_tbps), name, "hbm_tbps", hbm_tbps, "it must be a positive number");
     require(pos(nvlink_gbps_bidir), name, "nvlink_gbps_bidir", nvlink_gbps_bidir, "it must be a positive number");

@@ -66,13 +66,6 @@ std::int64_t get_int_or(const json& j, const std::string& field, std::int64_t fa
     return it->get<std::int64_t>();
 }
 
-bool get_bool_or(const json& j, const std::string& field, bool fallback, std::string_view origin) {
-    const auto it = j.find(field);
-    if (it == j.end() || it->is_null()) return fallback;
-    if (!it->is_boolean()) field_error(origin, field, *it, "true or false");
-    return it->get<bool>();
-}
-
 double get_number(const json& j, const std::string& field, std::string_view origin, bool nullable = false) {
     const json& v = require(j, field, origin);
     if (nullable && v.is_null()) return std::nan("");
@@ -93,47 +86,6 @@ void require_schema(const json& j, const char* schema, std::string_view origin) 
 
 }  // namespace
 
-ModelSpec model_from_hf_config(const json& config, std::string_view name, std::string_view origin) {
-    if (!config.is_object()) throw ParseError(std::string(origin) + ": expected a JSON object (a config.json)");
-    // Mixture-of-experts configs carry an expert count; this model is for dense decoders.
-    for (const char* moe : {"num_experts", "num_local_experts", "n_routed_experts"}) {
-        const auto it = config.find(moe);
-        if (it != config.end() && it->is_number() && it->get<double>() > 1)
-            throw ParseError(std::string(origin) + ": field '" + moe + "' = " + it->dump() +
-                             "; libscale models dense decoders only (no mixture of experts)");
-    }
-    ModelSpec m;
-    const json meta = config.value("_libscale", json::object());
-    m.name = meta.is_object() ? get_string_or(meta, "name", std::string(name)) : std::string(name);
-    m.source = meta.is_object() ? get_string_or(meta, "source", std::string(origin)) : std::string(origin);
-    m.hidden_size = get_int(config, "hidden_size", origin);
-    m.intermediate_size = get_int(config, "intermediate_size", origin);
-    m.num_layers = get_int(config, "num_hidden_layers", origin);
-    m.num_heads = get_int(config, "num_attention_heads", origin);
-    m.num_kv_heads = get_int_or(config, "num_key_value_heads", m.num_heads, origin);
-    m.head_dim = get_int_or(config, "head_dim", m.num_heads > 0 ? m.hidden_size / m.num_heads : 0, origin);
-    m.vocab_size = get_int(config, "vocab_size", origin);
-    m.max_position_embeddings = get_int(config, "max_position_embeddings", origin);
-    // transformers' Llama/Qwen2/Qwen3/Mistral configs default to untied embeddings.
-    m.tie_word_embeddings = get_bool_or(config, "tie_word_embeddings", false, origin);
-    const std::string type = get_string_or(config, "model_type", "");
-    m.qk_norm = type == "qwen3" ? QkNorm::per_head : QkNorm::none;
-    const bool attention_bias = get_bool_or(config, "attention_bias", false, origin);
-    if (type == "qwen2") {
-        m.qkv_bias = true;  // Qwen2 attention: bias on q, k, v, none on o
-    } else {
-        m.qkv_bias = attention_bias;
-        m.o_bias = attention_bias;
-    }
-    m.mlp_bias = get_bool_or(config, "mlp_bias", false, origin);
-    try {
-        m.validate();
-    } catch (const std::invalid_argument& e) {
-        throw ParseError(std::string(origin) + ": " + e.what());
-    }
-    return m;
-}
-
 HardwareProfile hardware_from_json(const json& j, std::string_view origin) {
     require_schema(j, "libscale.hardware/1", origin);
     HardwareProfile h;
@@ -142,6 +94,9 @@ HardwareProfile hardware_from_json(const json& j, std::string_view origin) {
     h.name = name.get<std::string>();
     h.display_name = get_string_or(j, "display_name", h.name);
     h.peak_bf16_tflops = get_number(j, "peak_bf16_tflops", origin);
+    // Optional: hardware files written before the per-operation compute model lack them.
+    h.peak_fp8_tflops = j.contains("peak_fp8_tflops") ? get_number(j, "peak_fp8_tflops", origin) : 0.0;
+    h.sm_count = get_int_or(j, "sm_count", 0, origin);
     h.hbm_gib = get_number(j, "hbm_gib", origin);
     h.hbm_tbps = get_number(j, "hbm_tbps", origin);
     h.nvlink_gbps_bidir = get_number(j, "nvlink_gbps_bidir", origin);
@@ -160,30 +115,67 @@ HardwareProfile hardware_from_json(const json& j, std::string_view origin) {
 }
 
 CalibrationFractions calibration_fractions_from_json(const json& j, std::string_view origin) {
-    require_schema(j, "libscale.calibration/1", origin);
+    require_schema(j, "libscale.calibration/2", origin);
     const auto section = [&](const json& parent, const char* key, const std::string& path) -> const json& {
-        const json& s = require(parent, key, origin);
-        if (!s.is_object()) field_error(origin, path, s, "an object");
-        return s;
+        const auto it = parent.find(key);
+        if (it == parent.end()) throw ParseError(std::string(origin) + ": missing field '" + path + "'");
+        if (!it->is_object()) field_error(origin, path, *it, "an object");
+        return *it;
+    };
+    const auto num = [&](const json& parent, const char* key, const std::string& path) {
+        const auto it = parent.find(key);
+        if (it == parent.end()) throw ParseError(std::string(origin) + ": missing field '" + path + "'");
+        if (!it->is_number() || !std::isfinite(it->get<double>())) field_error(origin, path, *it, "a finite number");
+        return it->get<double>();
     };
     CalibrationFractions f;
     const json& compute = section(j, "compute", "compute");
-    f.eta_max = get_number(compute, "eta_max", origin);
-    f.half_saturation_tokens = get_number(compute, "half_saturation_tokens", origin);
+    const json& gemm = section(compute, "gemm", "compute.gemm");
+    f.gemm.eta_max = num(gemm, "eta_max", "compute.gemm.eta_max");
+    f.gemm.fp8_eta_max = num(gemm, "fp8_eta_max", "compute.gemm.fp8_eta_max");
+    f.gemm.tile_m = num(gemm, "tile_m", "compute.gemm.tile_m");
+    f.gemm.tile_n = num(gemm, "tile_n", "compute.gemm.tile_n");
+    f.gemm.k_half = num(gemm, "k_half", "compute.gemm.k_half");
+    const json& att = section(compute, "attention", "compute.attention");
+    f.attention.forward_eta_max = num(att, "forward_eta_max", "compute.attention.forward_eta_max");
+    f.attention.forward_half_seq = num(att, "forward_half_seq", "compute.attention.forward_half_seq");
+    f.attention.backward_eta_max = num(att, "backward_eta_max", "compute.attention.backward_eta_max");
+    f.attention.backward_half_seq = num(att, "backward_half_seq", "compute.attention.backward_half_seq");
+    f.attention.head_dim_half = num(att, "head_dim_half", "compute.attention.head_dim_half");
+    f.framework_efficiency = num(compute, "framework_efficiency", "compute.framework_efficiency");
+    const json& over = section(compute, "overhead", "compute.overhead");
+    f.kernel_overhead_s = num(over, "kernel_s", "compute.overhead.kernel_s");
+    f.layer_overhead_s = num(over, "layer_s", "compute.overhead.layer_s");
+    f.step_overhead_s = num(over, "step_s", "compute.overhead.step_s");
     const json& comm = section(j, "comm", "comm");
     const json& intra = section(comm, "intra_node", "comm.intra_node");
-    f.intra_alpha_us = get_number(intra, "alpha_us", origin);
-    f.intra_busbw_fraction = get_number(intra, "busbw_fraction", origin);
+    f.intra_alpha_us = num(intra, "alpha_us", "comm.intra_node.alpha_us");
+    f.intra_busbw_fraction = num(intra, "busbw_fraction", "comm.intra_node.busbw_fraction");
     const json& inter = section(comm, "inter_node", "comm.inter_node");
-    f.inter_alpha_us = get_number(inter, "alpha_us", origin);
-    f.inter_busbw_fraction = get_number(inter, "busbw_fraction", origin);
+    f.inter_alpha_us = num(inter, "alpha_us", "comm.inter_node.alpha_us");
+    f.inter_busbw_fraction = num(inter, "busbw_fraction", "comm.inter_node.busbw_fraction");
     const json& memory = section(j, "memory", "memory");
-    f.hbm_efficiency = get_number(memory, "hbm_efficiency", origin);
-    f.reserved_gib = get_number(memory, "reserved_gib", origin);
+    f.hbm_efficiency = num(memory, "hbm_efficiency", "memory.hbm_efficiency");
+    f.reserved_gib = num(memory, "reserved_gib", "memory.reserved_gib");
+    f.fragmentation = num(memory, "fragmentation", "memory.fragmentation");
+    f.memory_margin = num(memory, "margin", "memory.margin");
     const json& power = section(j, "power", "power");
-    f.power_compute_fraction = get_number(power, "compute_fraction", origin);
-    f.power_comm_fraction = get_number(power, "comm_fraction", origin);
-    f.power_idle_fraction = get_number(power, "idle_fraction", origin);
+    f.power_compute_fraction = num(power, "compute_fraction", "power.compute_fraction");
+    f.power_comm_fraction = num(power, "comm_fraction", "power.comm_fraction");
+    f.power_idle_fraction = num(power, "idle_fraction", "power.idle_fraction");
+    if (const auto it = j.find("prior"); it != j.end() && !it->is_null()) {
+        if (!it->is_object()) field_error(origin, "prior", *it, "an object of coefficient name -> log standard deviation");
+        for (const auto& [name, v] : it->items()) {
+            try {
+                (void)coefficient_info(name);
+            } catch (const std::invalid_argument& e) {
+                throw ParseError(std::string(origin) + ": field 'prior." + name + "': " + e.what());
+            }
+            if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+                field_error(origin, "prior." + name, v, "a finite number > 0 (a standard deviation of log(value))");
+            f.prior_log_sd[name] = v.get<double>();
+        }
+    }
     return f;
 }
 

@@ -105,12 +105,42 @@ private:
 };
 
 GemmRun parse_gemm(const Record& r) {
+    if (!r.has("m") && r.has("tokens") && r.has("flops"))
+        r.fail("a GEMM-chain record (tokens, flops) of libscale.measurements/1 has no shape, and the per-operation "
+               "model times each GEMM by its shape; give m, n, k (libscale.measurements/2)");
     GemmRun g;
     g.hardware = r.str("hardware");
-    g.tokens = r.positive("tokens");
-    g.flops = r.positive("flops");
+    g.m = r.positive("m");
+    g.n = r.positive("n");
+    g.k = r.positive("k");
+    const std::string dtype = r.str_or("dtype", "bf16");
+    if (dtype != "bf16" && dtype != "fp8") r.bad("dtype", dtype, "\"bf16\" or \"fp8\"");
+    g.fp8 = dtype == "fp8";
     g.seconds = r.positive("seconds");
     return g;
+}
+
+AttentionRun parse_attention(const Record& r) {
+    AttentionRun a;
+    a.hardware = r.str("hardware");
+    a.batch = r.positive("batch");
+    a.seq_len = r.positive("seq_len");
+    a.heads = r.positive("heads");
+    a.head_dim = r.positive("head_dim");
+    a.causal = r.boolean_or("causal", true);
+    const std::string pass = r.str("pass");
+    if (pass != "forward" && pass != "backward") r.bad("pass", pass, "\"forward\" or \"backward\"");
+    a.backward = pass == "backward";
+    a.seconds = r.positive("seconds");
+    return a;
+}
+
+BandwidthRun parse_bandwidth(const Record& r) {
+    BandwidthRun b;
+    b.hardware = r.str("hardware");
+    b.bytes = r.positive("bytes");
+    b.seconds = r.positive("seconds");
+    return b;
 }
 
 CollectiveRun parse_collective_run(const Record& r) {
@@ -162,6 +192,34 @@ StepRun parse_step(const Record& r) {
         if (v == "fp32") return 4;
         throw std::invalid_argument("'" + v + "'; valid: bf16, fp32");
     });
+    c.precision = r.parsed("precision", "bf16", [](const std::string& v) { return parse_precision(v); });
+    c.fp8_all_gather = r.boolean_or("fp8_all_gather", false);
+    c.optimizer = r.parsed("optimizer", "adamw", [](const std::string& v) { return parse_optimizer(v); });
+    c.master_weights = r.parsed("master_weights", "fp32", [](const std::string& v) { return parse_master_weights(v); });
+    c.loss_kernel = r.parsed("loss_kernel", "eager", [](const std::string& v) { return parse_loss_kernel(v); });
+    c.attention_kernel =
+        r.parsed("attention_kernel", "flash2", [](const std::string& v) { return parse_attention_kernel(v); });
+    c.torch_compile = r.boolean_or("torch_compile", false);
+    c.checkpoint_every = r.integer_or("checkpoint_every", 1, 1);
+    if (r.has("model_overrides")) {
+        const json& o = r.need("model_overrides");
+        if (!o.is_object()) r.bad("model_overrides", o, "an object of config.json keys and values");
+        s.model_overrides = o;
+    }
+    if (r.has("memory_gib")) {
+        s.memory_gib = r.positive("memory_gib");
+        s.memory_kind = r.str_or("memory_kind", "reserved");
+        if (s.memory_kind != "reserved" && s.memory_kind != "allocated" && s.memory_kind != "active" &&
+            s.memory_kind != "nvidia-smi")
+            r.bad("memory_kind", s.memory_kind, "reserved, allocated, active or nvidia-smi");
+    }
+    if (r.has("reported_mfu")) s.reported_mfu = r.positive("reported_mfu");
+    if (r.has("relative_error")) {
+        s.relative_error = r.positive("relative_error");
+        if (s.relative_error > 1) r.bad("relative_error", r.need("relative_error"), "a relative error in (0, 1]");
+    }
+    s.series = r.str_or("series", "");
+    s.validation_exclude = r.str_or("validation_exclude", "");
 
     const char* given[3];
     int count = 0;
@@ -222,9 +280,10 @@ MeasurementSet measurements_from_json(const json& j, std::string_view origin) {
     if (j.is_object()) {
         const auto schema = j.find("schema");
         if (schema == j.end()) throw ParseError(std::string(origin) + ": missing field 'schema'");
-        if (!schema->is_string() || schema->get<std::string>() != kMeasurementSchema)
+        if (!schema->is_string() || (schema->get<std::string>() != kMeasurementSchema &&
+                                     schema->get<std::string>() != "libscale.measurements/1"))
             throw ParseError(std::string(origin) + ": unknown schema version " + schema->dump() + "; expected \"" +
-                             kMeasurementSchema + "\"");
+                             kMeasurementSchema + "\" (or \"libscale.measurements/1\")");
         const auto it = j.find("records");
         if (it == j.end()) throw ParseError(std::string(origin) + ": missing field 'records'");
         records = &*it;
@@ -234,7 +293,9 @@ MeasurementSet measurements_from_json(const json& j, std::string_view origin) {
                          kMeasurementSchema + "\", \"records\": [...]}");
 
     MeasurementSet m;
-    DuplicateCheck<std::tuple<std::string, double, double>> gemm_dups;
+    DuplicateCheck<std::tuple<std::string, double, double, double, bool>> gemm_dups;
+    DuplicateCheck<std::tuple<std::string, double, double, double, double, bool, bool>> attention_dups;
+    DuplicateCheck<std::tuple<std::string, double>> bandwidth_dups;
     DuplicateCheck<std::tuple<std::string, int, std::int64_t, std::int64_t, double>> coll_dups;
     DuplicateCheck<std::string> step_dups;
     for (std::size_t i = 0; i < records->size(); ++i) {
@@ -243,7 +304,16 @@ MeasurementSet measurements_from_json(const json& j, std::string_view origin) {
         if (kind == "gemm") {
             m.gemm.push_back(parse_gemm(r));
             const GemmRun& g = m.gemm.back();
-            gemm_dups.add({lower(g.hardware), g.tokens, g.flops}, g.seconds, i, origin);
+            gemm_dups.add({lower(g.hardware), g.m, g.n, g.k, g.fp8}, g.seconds, i, origin);
+        } else if (kind == "attention") {
+            m.attention.push_back(parse_attention(r));
+            const AttentionRun& a = m.attention.back();
+            attention_dups.add({lower(a.hardware), a.batch, a.seq_len, a.heads, a.head_dim, a.causal, a.backward},
+                               a.seconds, i, origin);
+        } else if (kind == "bandwidth") {
+            m.bandwidth.push_back(parse_bandwidth(r));
+            const BandwidthRun& b = m.bandwidth.back();
+            bandwidth_dups.add({lower(b.hardware), b.bytes}, b.seconds, i, origin);
         } else if (kind == "collective") {
             m.collectives.push_back(parse_collective_run(r));
             const CollectiveRun& c = m.collectives.back();
@@ -253,12 +323,12 @@ MeasurementSet measurements_from_json(const json& j, std::string_view origin) {
             m.steps.push_back(parse_step(r));
             const StepRun& s = m.steps.back();
             std::ostringstream key;
-            key << lower(s.model) << '|' << lower(s.hardware) << '|' << s.config;
+            key << lower(s.model) << '|' << s.model_overrides.dump() << '|' << lower(s.hardware) << '|' << s.config;
             step_dups.add(key.str(), s.step_time_s, i, origin);
         } else if (kind == "power") {
             m.power.push_back(parse_power(r));
         } else {
-            r.bad("kind", kind, "\"gemm\", \"collective\", \"step\" or \"power\"");
+            r.bad("kind", kind, "\"gemm\", \"attention\", \"bandwidth\", \"collective\", \"step\" or \"power\"");
         }
     }
     return m;
@@ -271,8 +341,14 @@ MeasurementSet read_measurements(const std::string& path) {
 json to_json(const MeasurementSet& m) {
     json records = json::array();
     for (const GemmRun& g : m.gemm)
-        records.push_back({{"kind", "gemm"}, {"hardware", g.hardware}, {"tokens", g.tokens}, {"flops", g.flops},
-                           {"seconds", g.seconds}});
+        records.push_back({{"kind", "gemm"}, {"hardware", g.hardware}, {"m", g.m}, {"n", g.n}, {"k", g.k},
+                           {"dtype", g.fp8 ? "fp8" : "bf16"}, {"seconds", g.seconds}});
+    for (const AttentionRun& a : m.attention)
+        records.push_back({{"kind", "attention"}, {"hardware", a.hardware}, {"batch", a.batch}, {"seq_len", a.seq_len},
+                           {"heads", a.heads}, {"head_dim", a.head_dim}, {"causal", a.causal},
+                           {"pass", a.backward ? "backward" : "forward"}, {"seconds", a.seconds}});
+    for (const BandwidthRun& b : m.bandwidth)
+        records.push_back({{"kind", "bandwidth"}, {"hardware", b.hardware}, {"bytes", b.bytes}, {"seconds", b.seconds}});
     for (const CollectiveRun& c : m.collectives)
         records.push_back({{"kind", "collective"}, {"hardware", c.hardware}, {"op", to_string(c.op)},
                            {"ranks", c.ranks}, {"ranks_per_node", c.ranks_per_node}, {"bytes", c.bytes},
@@ -285,7 +361,18 @@ json to_json(const MeasurementSet& m) {
                   {"activation_checkpointing", to_string(c.activation_checkpointing)},
                   {"strategy", to_string(c.strategy)}, {"grad_sync", to_string(c.grad_sync)},
                   {"reshard_after_forward", c.reshard_after_forward},
-                  {"reduce_dtype", c.reduce_bytes == 4 ? "fp32" : "bf16"}, {"step_time_s", s.step_time_s}};
+                  {"reduce_dtype", c.reduce_bytes == 4 ? "fp32" : "bf16"}, {"precision", to_string(c.precision)},
+                  {"fp8_all_gather", c.fp8_all_gather}, {"optimizer", to_string(c.optimizer)},
+                  {"master_weights", to_string(c.master_weights)}, {"loss_kernel", to_string(c.loss_kernel)},
+                  {"attention_kernel", to_string(c.attention_kernel)}, {"torch_compile", c.torch_compile},
+                  {"checkpoint_every", c.checkpoint_every},
+                  {"step_time_s", s.step_time_s}};
+        if (!s.model_overrides.empty()) r["model_overrides"] = s.model_overrides;
+        if (s.memory_gib > 0) r["memory_gib"] = s.memory_gib, r["memory_kind"] = s.memory_kind;
+        if (s.reported_mfu > 0) r["reported_mfu"] = s.reported_mfu;
+        if (s.relative_error > 0) r["relative_error"] = s.relative_error;
+        if (!s.series.empty()) r["series"] = s.series;
+        if (!s.validation_exclude.empty()) r["validation_exclude"] = s.validation_exclude;
         if (!s.source.empty()) r["source"] = s.source;
         records.push_back(std::move(r));
     }
@@ -296,6 +383,8 @@ json to_json(const MeasurementSet& m) {
 
 void merge(MeasurementSet& a, const MeasurementSet& b) {
     a.gemm.insert(a.gemm.end(), b.gemm.begin(), b.gemm.end());
+    a.attention.insert(a.attention.end(), b.attention.begin(), b.attention.end());
+    a.bandwidth.insert(a.bandwidth.end(), b.bandwidth.begin(), b.bandwidth.end());
     a.collectives.insert(a.collectives.end(), b.collectives.begin(), b.collectives.end());
     a.steps.insert(a.steps.end(), b.steps.begin(), b.steps.end());
     a.power.insert(a.power.end(), b.power.begin(), b.power.end());

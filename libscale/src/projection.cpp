@@ -134,8 +134,8 @@ Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibrat
     for (const std::int64_t g : counts) {
         const TrainingConfig c = config_at(base, counts.front(), shared, g, scaling);
         const StepBreakdown s = estimate_step(m, hw, cal, c);
-        require_fit(m, hw, cal, c, s);
         out.rows.push_back(make_row(s, job, out.price_per_gpu_hour_usd));
+        if (s.memory.status != FitStatus::fits) out.rows.back().fit_suggestion = fit_suggestion(m, hw, cal, c);
         if (!s.comm_hidden && !out.comm_exposed_from_gpus) out.comm_exposed_from_gpus = g;
     }
     fill_scaling(out.rows);
@@ -144,7 +144,7 @@ Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibrat
 
 namespace {
 
-// Every count that is a valid configuration and fits, in ascending order.
+// Every count that is a valid configuration, in ascending order, marked whether it fits.
 std::vector<ProjectionRow> feasible_rows(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                                          const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
                                          Scaling scaling, const Job& job) {
@@ -152,6 +152,7 @@ std::vector<ProjectionRow> feasible_rows(const ModelSpec& m, const HardwareProfi
     m.validate();
     hw.validate();
     cal.validate();
+    validate_calibration_for(hw, cal, base);
     const std::vector<std::int64_t> counts = sorted_counts(gpu_counts);
     const std::int64_t shared = shared_gpus(counts);
     const double price = price_of(job, hw);
@@ -161,7 +162,7 @@ std::vector<ProjectionRow> feasible_rows(const ModelSpec& m, const HardwareProfi
         const TrainingConfig c = config_at(base, counts.front(), shared, g, scaling);
         if (check_config(m, hw, c) != ConfigIssue::none) continue;
         const StepBreakdown s = estimate_step_unchecked(m, p, hw, cal, c);
-        if (s.memory.fits) rows.push_back(make_row(s, job, price));
+        rows.push_back(make_row(s, job, price));
     }
     fill_scaling(rows);
     return rows;
@@ -177,7 +178,7 @@ Solution solve_deadline(const ModelSpec& m, const HardwareProfile& hw, const Cal
     Solution sol;
     sol.candidates = feasible_rows(m, hw, cal, base, gpu_counts, scaling, job);
     for (const ProjectionRow& r : sol.candidates) {
-        if (r.wall_time_h > deadline_h) continue;
+        if (!r.step.memory.fits || r.wall_time_h > deadline_h) continue;
         if (!sol.found || r.cost_usd < sol.row.cost_usd) {
             sol.row = r;
             sol.found = true;
@@ -198,6 +199,7 @@ Solution solve_budget(const ModelSpec& m, const HardwareProfile& hw, const Calib
     Solution sol;
     sol.candidates = feasible_rows(m, hw, cal, base, gpu_counts, scaling, job);
     for (const ProjectionRow& r : sol.candidates) {
+        if (!r.step.memory.fits) continue;
         if (!std::isnan(max_gpu_hours) && r.gpu_hours > max_gpu_hours) continue;
         if (!std::isnan(max_cost_usd) && r.cost_usd > max_cost_usd) continue;
         if (!sol.found || r.wall_time_h < sol.row.wall_time_h) {

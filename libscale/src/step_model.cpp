@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "libscale/collective.hpp"
+#include "libscale/compute_model.hpp"
 #include "libscale/error.hpp"
 #include "libscale/flops.hpp"
 
@@ -15,55 +16,10 @@ namespace libscale {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-// Mixed-precision Adam per parameter (ZeRO, arXiv 1910.02054 §3.1): bf16 weights 2 B,
-// bf16 gradients 2 B, fp32 master weights, momentum and variance 12 B.
-constexpr double kWeightBytes = 2, kGradBytes = 2, kOptimizerBytes = 12;
-// Adam's HBM traffic per parameter: read fp32 master, gradient, m, v (16 B); write
-// master, m, v (12 B) and the bf16 copy the next forward gathers (2 B).
-constexpr double kOptimizerTrafficBytes = 30;
-// A full checkpoint per parameter: bf16 weights + fp32 master + m + v (DESIGN.md).
-constexpr double kCheckpointBytes = 14;
-// Logits per token and vocabulary entry: bf16 logits plus the fp32 copy the loss takes.
-constexpr double kLogitBytes = 6;
-constexpr double kActivationBytes = 2;  // bf16
-
-struct Sharding {
-    std::int64_t weights = 1, grads = 1, optimizer = 1;  // ways each state is split
-};
-
-Sharding sharding_of(Strategy s, std::int64_t n, std::int64_t shard_group) {
-    switch (s) {
-        case Strategy::fsdp: return {n, n, n};
-        case Strategy::hsdp: return {shard_group, shard_group, shard_group};
-        case Strategy::ddp: return {1, 1, 1};
-        case Strategy::zero1: return {1, 1, n};
-        case Strategy::zero2: return {1, n, n};
-    }
-    return {};
-}
-
-// Elements saved per token per decoder layer for backward.
-double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac) {
-    const double d = static_cast<double>(m.hidden_size);
-    const double f = static_cast<double>(m.intermediate_size);
-    const double q = static_cast<double>(m.num_heads * m.head_dim);
-    const double kv = static_cast<double>(m.num_kv_heads * m.head_dim);
-    switch (ac) {
-        case Checkpointing::full:
-            return d;  // the block's input
-        case Checkpointing::selective:
-            // torchtitan op-level SAC: block input, outputs of q, v, SDPA, w1 (and w2,
-            // the 7th matmul, in a gated MLP).
-            return d + 2 * q + kv + f + (m.mlp == MlpKind::gated ? d : 0);
-        case Checkpointing::none:
-            break;
-    }
-    // Two RMSNorms (input and output each), q, k, v for SDPA, SDPA's output, the MLP's
-    // intermediates (gate, up, activation, product; or up and activation), and the
-    // q/k-norm inputs where the model has them.
-    return 4 * d + 2 * q + 2 * kv + (m.mlp == MlpKind::gated ? 4 * f : 2 * f) + (m.qk_norm != QkNorm::none ? q + kv : 0);
-}
+// Adam's HBM traffic per parameter with fp32 masters: read master, gradient, m, v (16 B);
+// write master, m, v (12 B) and the bf16 copy the next forward gathers (2 B). The other
+// optimizers are itemized the same way in optimizer_traffic_bytes.
+constexpr double kCheckpointBytes = 14;  // bf16 weights + fp32 master + m + v per parameter
 
 bool is_positive_multiple(std::int64_t value, std::int64_t unit) {
     return unit > 0 && value > 0 && value % unit == 0;
@@ -96,6 +52,11 @@ ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
     if (c.checkpoint.every_steps < 0 ||
         (c.checkpoint.every_steps > 0 && !(c.checkpoint.write_gbps_per_node > 0)))
         return ConfigIssue::checkpoint;
+    if (c.precision == Precision::fp8 && !(hw.peak_fp8_tflops > 0)) return ConfigIssue::fp8_unsupported;
+    if (c.fp8_all_gather && (c.precision != Precision::fp8 ||
+                             (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp)))
+        return ConfigIssue::fp8_all_gather;
+    if (c.checkpoint_every < 1 || c.checkpoint_every > m.num_layers) return ConfigIssue::checkpoint_every;
     return ConfigIssue::none;
 }
 
@@ -169,144 +130,144 @@ void validate_config(const ModelSpec& m, const HardwareProfile& hw, const Traini
                 << c.checkpoint.write_gbps_per_node
                 << "; every_steps must be >= 0, and a positive interval needs write_gbps_per_node > 0";
             break;
+        case ConfigIssue::fp8_unsupported:
+            msg << "precision = 'fp8', but " << hw.name
+                << " has no fp8 tensor cores (peak_fp8_tflops = 0); fp8 linear layers need Hopper or newer: "
+                   "use precision='bf16'";
+            break;
+        case ConfigIssue::checkpoint_every:
+            msg << "checkpoint_every = " << c.checkpoint_every << "; it must be between 1 (every layer) and " << m.name
+                << "'s num_layers = " << m.num_layers;
+            break;
+        case ConfigIssue::fp8_all_gather:
+            msg << "fp8_all_gather = True needs precision = 'fp8' and strategy 'fsdp' or 'hsdp' (got precision = '"
+                << to_string(c.precision) << "', strategy = '" << to_string(c.strategy) << "')";
+            break;
     }
     throw std::invalid_argument(msg.str());
 }
 
-StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
-                                      const HardwareProfile& hw, const Calibration& cal,
-                                      const TrainingConfig& c) noexcept {
-    StepBreakdown s;
-    const std::int64_t n = c.gpus;
-    const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
-    const double t = static_cast<double>(c.micro_batch * c.seq_len);
-    const double global = c.global_batch_tokens > 0 ? static_cast<double>(c.global_batch_tokens)
-                                                    : t * static_cast<double>(n);
-    const std::int64_t accum = static_cast<std::int64_t>(std::llround(global / (t * static_cast<double>(n))));
-    const double A = static_cast<double>(accum);
-    const double L = static_cast<double>(m.num_layers);
-    const double span = c.attention_span_tokens > 0 ? c.attention_span_tokens : causal_attention_span(c.seq_len);
-    const FlopsPerToken fl = flops_per_token(p, m, span, c.activation_checkpointing);
+namespace {
 
-    s.gpus = n;
-    s.gpus_per_node = gpn;
-    s.nodes = (n + gpn - 1) / gpn;
-    s.grad_accum = accum;
-    s.tokens_per_micro_batch = t;
-    s.tokens_per_step = global;
-    s.eta = cal.eta(t);
-
-    // Compute per micro-batch: decoder layers forward (cf) and backward (cb, with what
-    // checkpointing recomputes), the output projection forward (ch) and backward (2ch).
-    const double rate = hw.peak_flops() * s.eta;
-    const double cf = t * (fl.forward - 2.0 * static_cast<double>(m.vocab_size * m.hidden_size)) / L / rate;
-    const double ch = t * 2.0 * static_cast<double>(m.vocab_size * m.hidden_size) / rate;
-    const double cb = 2.0 * cf + t * fl.recompute / L / rate;
-    const double compute_mb = L * (cf + cb) + 3.0 * ch;
-
-    const double layer = static_cast<double>(p.per_layer);
-    const double root = static_cast<double>(p.root_unit);
-    const double rb = static_cast<double>(c.reduce_bytes);
-    const bool sync_all = c.grad_sync == GradSync::every_micro_batch;
-
-    double mb_sync = compute_mb, mb_nosync = compute_mb;  // wall time of one micro-batch
-    double comm_sync = 0, comm_nosync = 0;                // collective time of one micro-batch
-    double per_step_exposed = 0;                          // collectives once per step, exposed
+// Wall time of one micro-batch with and without its gradient reduction, the collective
+// time in it, and the collectives that run once per step.
+struct Schedule {
+    double sync_s = 0, nosync_s = 0;          // wall time of a micro-batch
+    double comm_sync_s = 0, comm_nosync_s = 0;
+    double per_step_exposed_s = 0;
     bool hidden = true;
-    std::int64_t shard_group = n;
+    std::int64_t shard_group = 1;
+};
 
-    // Backward of L layers where each layer's collectives overlap the next layer's
-    // compute: `prefetch` runs under every layer but the first (it is issued during the
-    // output projection's backward), `after` is the per-layer reduction that starts once
-    // a layer's backward ends and runs under the following layer; the last one and the
-    // root unit's reduction (`tail`) are exposed.
-    const auto backward = [&](double prefetch, double after, double tail) {
-        double b = std::max(2.0 * ch, prefetch);
-        if (m.num_layers == 1) return b + cb + after + tail;
-        b += std::max(cb, prefetch);
-        b += (L - 2.0) * std::max(cb, prefetch + after);
-        b += std::max(cb, after);
-        return b + after + tail;
-    };
+// Backward of L layers where each layer's collectives overlap the next layer's compute:
+// `prefetch` runs under every layer but the first (it is issued during the head's
+// backward), `after` is the per-layer reduction that starts once a layer's backward ends
+// and runs under the following layer; the last one is exposed, then the embedding's
+// backward and the root unit's reduction (`tail`).
+double backward_s(const ComputeTimes& ct, double prefetch, double after, double tail) {
+    const double L = ct.layers, cb = ct.layer_backward_s;
+    double b = std::max(ct.head_backward_s, prefetch);
+    if (L <= 1) return b + cb + std::max(ct.embed_backward_s, after) + tail;
+    b += std::max(cb, prefetch);
+    b += (L - 2.0) * std::max(cb, prefetch + after);
+    b += std::max(cb, after);
+    return b + std::max(ct.embed_backward_s, after) + tail;
+}
 
-    switch (c.strategy) {
-        case Strategy::fsdp:
-        case Strategy::hsdp: {
-            shard_group = c.strategy == Strategy::hsdp ? std::min(n, gpn) : n;
-            const std::int64_t replicas = n / shard_group;
-            const LinkLevel link = ring_link(shard_group, gpn, cal);
-            const double ag = ring_time_s(Collective::all_gather, layer * kWeightBytes, shard_group, link);
-            const double ag_root = ring_time_s(Collective::all_gather, root * kWeightBytes, shard_group, link);
-            double rs = ring_time_s(Collective::reduce_scatter, layer * rb, shard_group, link);
-            double rs_root = ring_time_s(Collective::reduce_scatter, root * rb, shard_group, link);
-            if (replicas > 1) {
-                // HSDP: the shard's gradients are all-reduced across the replicas (one
-                // GPU per node, over its own NIC) right after the reduce-scatter.
-                const double shard = 1.0 / static_cast<double>(shard_group);
-                const LinkLevel across = ring_link(replicas, 1, cal);
-                rs += ring_time_s(Collective::all_reduce, layer * rb * shard, replicas, across);
-                rs_root += ring_time_s(Collective::all_reduce, root * rb * shard, replicas, across);
-            }
-            // Root (embedding, final norm, output projection) and layer 0 are gathered
-            // before any compute they could hide under; each later layer's gather is
-            // prefetched under the previous layer's forward.
-            const double fwd = ag_root + ag + (L - 1.0) * std::max(cf, ag) + cf + ch;
-            // FSDP2 keeps the root unsharded after forward; with reshard_after_forward
-            // each layer is gathered again in backward.
-            const double ag_back = c.reshard_after_forward ? ag : 0.0;
-            mb_sync = fwd + backward(ag_back, rs, rs_root);
-            mb_nosync = fwd + backward(ag_back, 0.0, 0.0);
-            const double gathers = ag_root + L * ag + L * ag_back;
-            comm_sync = gathers + L * rs + rs_root;
-            comm_nosync = gathers;
-            // The last layer's backward gather runs under the output projection's
-            // backward (2·ch); the other gathers and reductions under layer compute.
-            hidden = ag <= cf && ag_back <= 2.0 * ch && ag_back + rs <= cb;
-            break;
-        }
-        case Strategy::ddp:
-        case Strategy::zero1:
-        case Strategy::zero2: {
-            // Gradients are reduced in buckets as backward produces them (all-reduce for
-            // DDP, reduce-scatter for ZeRO-1/2); ZeRO-1 keeps full gradients and reduces
-            // once, on the last micro-batch; ZeRO-2 (DeepSpeed has no no_sync for it)
-            // reduces every micro-batch. ZeRO-1/2 then all-gather the updated weights.
-            const LinkLevel link = ring_link(n, gpn, cal);
-            const Collective op = c.strategy == Strategy::ddp ? Collective::all_reduce
-                                                              : Collective::reduce_scatter;
-            const double red = ring_time_s(op, layer * rb, n, link);
-            const double red_root = ring_time_s(op, root * rb, n, link);
-            const double fwd = L * cf + ch;
-            mb_sync = fwd + backward(0.0, red, red_root);
-            mb_nosync = fwd + backward(0.0, 0.0, 0.0);
-            comm_sync = L * red + red_root;
-            comm_nosync = 0;
-            if (c.strategy != Strategy::ddp)
-                per_step_exposed = ring_time_s(Collective::all_gather, static_cast<double>(p.total) * kWeightBytes,
-                                               n, link);
-            hidden = red <= cb;
-            break;
-        }
+// FSDP / HSDP (PyTorch FSDP2): each layer gathered before its forward (prefetched under
+// the previous layer) and, with reshard_after_forward, again in backward; its gradients
+// reduce-scattered after its backward; HSDP all-reduces the shard across replicas.
+Schedule fsdp_schedule(const ComputeTimes& ct, const ParameterCounts& p, const Calibration& cal,
+                       const TrainingConfig& c, std::int64_t gpn) {
+    Schedule s;
+    const std::int64_t n = c.gpus;
+    const double L = ct.layers;
+    s.shard_group = c.strategy == Strategy::hsdp ? std::min(n, gpn) : n;
+    const std::int64_t replicas = n / s.shard_group;
+    const LinkLevel link = ring_link(s.shard_group, gpn, cal);
+    const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
+    // fp8 all-gather moves the layer's matmul weights in one byte instead of two.
+    const double layer_bytes = c.fp8_all_gather && c.precision == Precision::fp8
+                                   ? 2.0 * layer - static_cast<double>(p.per_layer_matmul)
+                                   : 2.0 * layer;
+    const double rb = static_cast<double>(c.reduce_bytes);
+    const double ag = ring_time_s(Collective::all_gather, layer_bytes, s.shard_group, link);
+    const double ag_root = ring_time_s(Collective::all_gather, root * 2.0, s.shard_group, link);
+    double rs = ring_time_s(Collective::reduce_scatter, layer * rb, s.shard_group, link);
+    double rs_root = ring_time_s(Collective::reduce_scatter, root * rb, s.shard_group, link);
+    if (replicas > 1) {
+        // HSDP: the shard's gradients are all-reduced across the replicas (one GPU per
+        // node, over its own NIC) right after the reduce-scatter.
+        const double shard = 1.0 / static_cast<double>(s.shard_group);
+        const LinkLevel across = ring_link(replicas, 1, cal);
+        rs += ring_time_s(Collective::all_reduce, layer * rb * shard, replicas, across);
+        rs_root += ring_time_s(Collective::all_reduce, root * rb * shard, replicas, across);
     }
-    bool every = sync_all;
-    if (c.strategy == Strategy::zero1) every = false;
-    if (c.strategy == Strategy::zero2) every = true;
-    const double micro = every ? A * mb_sync : (A - 1.0) * mb_nosync + mb_sync;
-    s.compute_s = A * compute_mb;
-    s.comm_s = (every ? A * comm_sync : (A - 1.0) * comm_nosync + comm_sync) + per_step_exposed;
-    s.exposed_comm_s = micro - s.compute_s + per_step_exposed;
-    s.comm_hidden = hidden;
+    const double cf = ct.layer_forward_s, cb = ct.layer_backward_s;
+    // Root (embedding, final norm, output projection) and layer 0 are gathered before any
+    // compute they could hide under; each later layer's gather is prefetched under the
+    // previous layer's forward.
+    const double fwd = ag_root + ct.embed_forward_s + ag + (L - 1.0) * std::max(cf, ag) + cf + ct.head_forward_s;
+    // FSDP2 keeps the root unsharded after forward; with reshard_after_forward each layer
+    // is gathered again in backward.
+    const double ag_back = c.reshard_after_forward ? ag : 0.0;
+    s.sync_s = fwd + backward_s(ct, ag_back, rs, rs_root);
+    s.nosync_s = fwd + backward_s(ct, ag_back, 0.0, 0.0);
+    const double gathers = ag_root + L * ag + L * ag_back;
+    s.comm_sync_s = gathers + L * rs + rs_root;
+    s.comm_nosync_s = gathers;
+    // The last layer's backward gather runs under the head's backward; the other gathers
+    // and reductions under layer compute.
+    s.hidden = ag <= cf && ag_back <= ct.head_backward_s && ag_back + rs <= cb;
+    return s;
+}
 
-    const Sharding sh = sharding_of(c.strategy, n, shard_group);
-    const double P = static_cast<double>(p.total);
-    const double opt_params = P / static_cast<double>(sh.optimizer);
-    s.optimizer_s = opt_params * kOptimizerTrafficBytes / (hw.hbm_bytes_per_s() * cal.hbm_efficiency);
+// DDP, ZeRO-1, ZeRO-2: gradients reduced in buckets as backward produces them
+// (all-reduce for DDP, reduce-scatter for ZeRO-1/2); ZeRO-1/2 then all-gather the
+// updated weights once per step.
+Schedule replicated_schedule(const ComputeTimes& ct, const ParameterCounts& p, const Calibration& cal,
+                             const TrainingConfig& c, std::int64_t gpn) {
+    Schedule s;
+    const std::int64_t n = c.gpus;
+    s.shard_group = n;
+    const LinkLevel link = ring_link(n, gpn, cal);
+    const Collective op = c.strategy == Strategy::ddp ? Collective::all_reduce : Collective::reduce_scatter;
+    const double rb = static_cast<double>(c.reduce_bytes);
+    const double red = ring_time_s(op, static_cast<double>(p.per_layer) * rb, n, link);
+    const double red_root = ring_time_s(op, static_cast<double>(p.root_unit) * rb, n, link);
+    const double fwd = ct.embed_forward_s + ct.layers * ct.layer_forward_s + ct.head_forward_s;
+    s.sync_s = fwd + backward_s(ct, 0.0, red, red_root);
+    s.nosync_s = fwd + backward_s(ct, 0.0, 0.0, 0.0);
+    s.comm_sync_s = ct.layers * red + red_root;
+    if (c.strategy != Strategy::ddp)
+        s.per_step_exposed_s = ring_time_s(Collective::all_gather, static_cast<double>(p.total) * 2.0, n, link);
+    s.hidden = red <= ct.layer_backward_s;
+    return s;
+}
 
-    const double busy = micro + per_step_exposed + s.optimizer_s + cal.step_overhead_s;
+// Optimizer HBM traffic per local parameter, read + written: with fp32 masters, AdamW reads
+// master, gradient, m, v and writes master, m, v (28 B) plus the bf16 copy the next forward
+// gathers (2 B); 8-bit AdamW's states are one byte each; SGD has one momentum buffer;
+// Adafactor reads the gradient for its row/column statistics, writes and re-reads the
+// update for its RMS clipping, then applies it. bf16 masters halve the 4-byte items and
+// need no copy.
+double optimizer_traffic_bytes(const TrainingConfig& c) {
+    const bool fp32 = c.master_weights == MasterWeights::fp32;
+    const double w = fp32 ? 4.0 : 2.0, copy = fp32 ? 2.0 : 0.0;
+    switch (c.optimizer) {
+        case Optimizer::adamw: return 7 * w + copy;
+        case Optimizer::adamw_8bit: return 3 * w + 4.0 + copy;
+        case Optimizer::sgd: return 5 * w + copy;
+        case Optimizer::adafactor: return 7 * w + copy;
+    }
+    return 7 * w + copy;
+}
 
-    // Input pipeline: loader workers prefetch, so only what exceeds the step is exposed.
-    const double ranks_per_node = static_cast<double>(std::min(n, gpn));
-    const double node_tokens = global * ranks_per_node / static_cast<double>(n);
+// Input pipeline: loader workers prefetch, so only what exceeds the step is exposed.
+double data_exposed_s(const TrainingConfig& c, std::int64_t gpn, double global_tokens, double busy_s) {
+    const double n = static_cast<double>(c.gpus);
+    const double ranks_per_node = std::min(n, static_cast<double>(gpn));
+    const double node_tokens = global_tokens * ranks_per_node / n;
     double data_time = 0;
     if (!c.data.corpus_in_page_cache)
         data_time += node_tokens * c.data.bytes_per_token / (c.data.storage_read_gbps_per_node * 1e9);
@@ -317,50 +278,114 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
         if (c.data.cpu_cores_per_node > 0) workers = std::min(workers, static_cast<double>(c.data.cpu_cores_per_node));
         data_time += node_tokens / (workers * c.data.tokenize_tokens_per_s_per_core);
     }
-    s.data_s = std::max(0.0, data_time - busy);
+    return std::max(0.0, data_time - busy_s);
+}
 
-    if (c.checkpoint.every_steps > 0) {
-        const double write_s =
-            P * kCheckpointBytes / (static_cast<double>(s.nodes) * c.checkpoint.write_gbps_per_node * 1e9);
-        s.checkpoint_s = write_s / static_cast<double>(c.checkpoint.every_steps);
+// A full checkpoint written by every node in parallel, amortized over its interval.
+double checkpoint_amortized_s(const ParameterCounts& p, const TrainingConfig& c, std::int64_t nodes) {
+    if (c.checkpoint.every_steps <= 0) return 0;
+    const double write_s = static_cast<double>(p.total) * kCheckpointBytes /
+                           (static_cast<double>(nodes) * c.checkpoint.write_gbps_per_node * 1e9);
+    return write_s / static_cast<double>(c.checkpoint.every_steps);
+}
+
+// Each phase's time × its power, summed over GPUs.
+double energy_j(const StepBreakdown& s, const Calibration& cal) {
+    return static_cast<double>(s.gpus) * ((s.compute_s + s.optimizer_s) * cal.power_compute_w +
+                                          s.exposed_comm_s * cal.power_comm_w +
+                                          (s.data_s + s.checkpoint_s + cal.step_overhead_s) * cal.power_idle_w);
+}
+
+}  // namespace
+
+double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, const Calibration& cal,
+                        const TrainingConfig& c) noexcept {
+    std::int64_t ways = 1;
+    switch (c.strategy) {
+        case Strategy::fsdp: case Strategy::zero1: case Strategy::zero2: ways = c.gpus; break;
+        case Strategy::hsdp: ways = std::min(c.gpus, c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node); break;
+        case Strategy::ddp: ways = 1; break;
     }
+    const double local = static_cast<double>(p.total) / static_cast<double>(ways);
+    return local * optimizer_traffic_bytes(c) / (hw.hbm_bytes_per_s() * cal.hbm_efficiency);
+}
 
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
+                                      const HardwareProfile& hw, const Calibration& cal,
+                                      const TrainingConfig& c) noexcept {
+    return estimate_step_unchecked(m, p, hw, cal, c, compute_times(m, p, hw, cal, c));
+}
+
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
+                                      const HardwareProfile& hw, const Calibration& cal,
+                                      const TrainingConfig& c, const ComputeTimes& ct) noexcept {
+    StepBreakdown s;
+    const std::int64_t n = c.gpus;
+    const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
+    const double t = static_cast<double>(c.micro_batch * c.seq_len);
+    const double global = c.global_batch_tokens > 0 ? static_cast<double>(c.global_batch_tokens)
+                                                    : t * static_cast<double>(n);
+    const std::int64_t accum = static_cast<std::int64_t>(std::llround(global / (t * static_cast<double>(n))));
+    const double A = static_cast<double>(accum);
+    s.gpus = n;
+    s.gpus_per_node = gpn;
+    s.nodes = (n + gpn - 1) / gpn;
+    s.grad_accum = accum;
+    s.tokens_per_micro_batch = t;
+    s.tokens_per_step = global;
+
+    const Schedule sch = c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp
+                             ? fsdp_schedule(ct, p, cal, c, gpn)
+                             : replicated_schedule(ct, p, cal, c, gpn);
+    // ZeRO-1 keeps full gradients and reduces once, on the last micro-batch; ZeRO-2
+    // (DeepSpeed has no no_sync for it) reduces every micro-batch.
+    bool every = c.grad_sync == GradSync::every_micro_batch;
+    if (c.strategy == Strategy::zero1) every = false;
+    if (c.strategy == Strategy::zero2) every = true;
+    const double micro = every ? A * sch.sync_s : (A - 1.0) * sch.nosync_s + sch.sync_s;
+    const double compute_mb = ct.micro_batch_s();
+    s.compute_s = A * compute_mb;
+    s.gemm_s = A * ct.gemm_s;
+    s.attention_s = A * ct.attention_s;
+    s.memory_bound_s = A * ct.memory_s;
+    s.host_wait_s = A * ct.host_wait_s;
+    s.comm_s = (every ? A * sch.comm_sync_s : (A - 1.0) * sch.comm_nosync_s + sch.comm_sync_s) + sch.per_step_exposed_s;
+    s.exposed_comm_s = micro - s.compute_s + sch.per_step_exposed_s;
+    s.comm_hidden = sch.hidden;
+    s.optimizer_s = optimizer_step_s(p, hw, cal, c);
+
+    const double busy = micro + sch.per_step_exposed_s + s.optimizer_s + cal.step_overhead_s;
+    s.data_s = data_exposed_s(c, gpn, global, busy);
+    s.checkpoint_s = checkpoint_amortized_s(p, c, s.nodes);
     s.step_time_s = busy + s.data_s + s.checkpoint_s;
     s.tokens_per_s = global / s.step_time_s;
     s.tokens_per_s_per_gpu = s.tokens_per_s / static_cast<double>(n);
+    const double span = c.attention_span_tokens > 0 ? c.attention_span_tokens : causal_attention_span(c.seq_len);
+    FlopsPerToken fl = flops_per_token(p, m, span, c.activation_checkpointing);
+    // Only floor(L/k) layers recompute when every k-th is checkpointed.
+    if (c.checkpoint_every > 1 && m.num_layers > 0) {
+        const double L = static_cast<double>(m.num_layers);
+        fl.recompute *= std::floor(L / static_cast<double>(c.checkpoint_every)) / L;
+        fl.hardware = fl.model + fl.recompute;
+    }
     s.mfu = s.tokens_per_s_per_gpu * fl.model / hw.peak_flops();
     s.hfu = s.tokens_per_s_per_gpu * fl.hardware / hw.peak_flops();
-    s.energy_per_step_j = static_cast<double>(n) *
-                          ((s.compute_s + s.optimizer_s) * cal.power_compute_w +
-                           s.exposed_comm_s * cal.power_comm_w +
-                           (s.data_s + s.checkpoint_s + cal.step_overhead_s) * cal.power_idle_w);
-
-    // Memory per GPU.
-    MemoryBreakdown& mem = s.memory;
-    mem.weights_gib = P * kWeightBytes / static_cast<double>(sh.weights) / kGiB;
-    mem.grads_gib = P * kGradBytes / static_cast<double>(sh.grads) / kGiB;
-    mem.optimizer_gib = P * kOptimizerBytes / static_cast<double>(sh.optimizer) / kGiB;
-    const Checkpointing ac = c.activation_checkpointing;
-    double act = L * saved_elements_per_layer(m, ac) + 2.0 * static_cast<double>(m.hidden_size);
-    if (ac != Checkpointing::none) act += saved_elements_per_layer(m, Checkpointing::none);  // the layer being recomputed
-    mem.activations_gib = t * act * kActivationBytes / kGiB;
-    mem.logits_gib = t * static_cast<double>(m.vocab_size) * kLogitBytes / kGiB;
-    if (c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp) {
-        // Gathered bf16 weights: the root (kept through forward) plus the current and the
-        // prefetched layer, or everything when layers stay unsharded after forward; and
-        // the unsharded gradient of the largest unit awaiting its reduce-scatter.
-        const double gathered = c.reshard_after_forward ? root + 2.0 * layer : P;
-        double buffers = gathered * kWeightBytes + std::max(layer, root) * rb;
-        // Without gradient sync on every micro-batch, unsharded gradients accumulate.
-        if (!sync_all) buffers += P * rb;
-        mem.buffers_gib = buffers / kGiB;
-    }
-    mem.reserved_gib = cal.reserved_gib;
-    mem.total_gib = mem.weights_gib + mem.grads_gib + mem.optimizer_gib + mem.activations_gib +
-                    mem.logits_gib + mem.buffers_gib + mem.reserved_gib;
-    mem.available_gib = hw.hbm_gib;
-    mem.fits = mem.total_gib <= mem.available_gib;
+    s.energy_per_step_j = energy_j(s, cal);
+    s.memory = estimate_memory(m, p, hw, cal, c, sch.shard_group);
     return s;
+}
+
+void validate_calibration_for(const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c) {
+    // fp8 on hardware without it is check_config's error, which says so more plainly.
+    if (!(hw.peak_fp8_tflops > 0)) return;
+    validate_calibration_for(cal, c);
+}
+
+void validate_calibration_for(const Calibration& cal, const TrainingConfig& c) {
+    if (c.precision == Precision::fp8 && !(cal.gemm.fp8_eta_max > 0))
+        throw std::invalid_argument("precision = 'fp8', but the calibration for '" + cal.hardware +
+                                    "' has no fp8 GEMM coefficient (gemm.fp8_eta_max = 0); use precision='bf16' or "
+                                    "a calibration with fp8 GEMM measurements");
 }
 
 StepBreakdown estimate_step(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
@@ -369,6 +394,7 @@ StepBreakdown estimate_step(const ModelSpec& m, const HardwareProfile& hw, const
     hw.validate();
     cal.validate();
     validate_config(m, hw, c);
+    validate_calibration_for(cal, c);
     return estimate_step_unchecked(m, count_parameters(m), hw, cal, c);
 }
 
@@ -424,18 +450,12 @@ void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibratio
         << " with " << to_string(c.strategy) << ": it needs " << mem.total_gib << " GiB per GPU, "
         << mem.available_gib << " GiB available (weights " << mem.weights_gib << ", grads " << mem.grads_gib
         << ", optimizer " << mem.optimizer_gib << ", activations " << mem.activations_gib << ", logits "
-        << mem.logits_gib << ", buffers " << mem.buffers_gib << ", reserved " << mem.reserved_gib << ")";
+        << mem.logits_gib << ", buffers " << mem.buffers_gib << ", fragmentation " << mem.fragmentation_gib
+        << ", reserved " << mem.reserved_gib << "); even " << std::setprecision(0) << 100.0 * mem.margin
+        << " % less would not fit";
     const std::string hint = fit_suggestion(m, hw, cal, c);
     if (!hint.empty()) msg << "; " << hint;
     throw DoesNotFitError(msg.str(), mem.total_gib, mem.available_gib);
-}
-
-std::ostream& operator<<(std::ostream& os, const MemoryBreakdown& mem) {
-    return os << "MemoryBreakdown(total_gib=" << mem.total_gib << ", available_gib=" << mem.available_gib
-              << ", fits=" << (mem.fits ? "True" : "False") << ", weights_gib=" << mem.weights_gib
-              << ", grads_gib=" << mem.grads_gib << ", optimizer_gib=" << mem.optimizer_gib
-              << ", activations_gib=" << mem.activations_gib << ", logits_gib=" << mem.logits_gib
-              << ", buffers_gib=" << mem.buffers_gib << ", reserved_gib=" << mem.reserved_gib << ")";
 }
 
 std::ostream& operator<<(std::ostream& os, const StepBreakdown& s) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 namespace libscale {
 
@@ -20,6 +21,9 @@ const char* describe(ConfigIssue issue) {
         case ConfigIssue::attention_span: return "attention_span_tokens must be in [0, seq_len]";
         case ConfigIssue::data_pipeline: return "the data pipeline lacks a required bandwidth or rate";
         case ConfigIssue::checkpoint: return "a checkpoint interval needs write_gbps_per_node > 0";
+        case ConfigIssue::fp8_unsupported: return "fp8 linear layers need a GPU with fp8 tensor cores";
+        case ConfigIssue::fp8_all_gather: return "fp8_all_gather needs precision fp8 and FSDP or HSDP";
+        case ConfigIssue::checkpoint_every: return "checkpoint_every must be between 1 and num_layers";
     }
     return "?";
 }
@@ -39,6 +43,9 @@ const char* to_string(ConfigIssue issue) {
         case ConfigIssue::attention_span: return "attention_span";
         case ConfigIssue::data_pipeline: return "data_pipeline";
         case ConfigIssue::checkpoint: return "checkpoint";
+        case ConfigIssue::fp8_unsupported: return "fp8_unsupported";
+        case ConfigIssue::fp8_all_gather: return "fp8_all_gather";
+        case ConfigIssue::checkpoint_every: return "checkpoint_every";
     }
     return "?";
 }
@@ -48,9 +55,14 @@ void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal
     m.validate();
     hw.validate();
     cal.validate();
+    validate_calibration_for(hw, cal, base);
     const ParameterCounts p = count_parameters(m);
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
     TrainingConfig c = base;
+    // Compute depends only on the micro-batch (micro_batch × seq_len tokens, the span):
+    // the plan is the base configuration's, and each micro-batch is timed once.
+    const OperationPlan plan = plan_operations(m, p, base);
+    std::unordered_map<std::uint64_t, ComputeTimes> timed;
     for (std::size_t i = 0; i < in.n; ++i) {
         if (in.gpus) c.gpus = in.gpus[i];
         if (in.gpus_per_node) c.gpus_per_node = in.gpus_per_node[i];
@@ -67,7 +79,13 @@ void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal
             if (out.fits) out.fits[i] = 0;
             continue;
         }
-        const StepBreakdown s = estimate_step_unchecked(m, p, hw, cal, c);
+        const std::uint64_t key = static_cast<std::uint64_t>(c.micro_batch) << 32 ^ static_cast<std::uint64_t>(c.seq_len);
+        auto it = timed.find(key);
+        if (it == timed.end()) {
+            const double span = c.attention_span_tokens > 0 ? c.attention_span_tokens : 0.5 * static_cast<double>(c.seq_len);
+            it = timed.emplace(key, compute_times(plan, hw, cal, static_cast<double>(c.micro_batch * c.seq_len), span)).first;
+        }
+        const StepBreakdown s = estimate_step_unchecked(m, p, hw, cal, c, it->second);
         if (out.step_time_s) out.step_time_s[i] = s.step_time_s;
         if (out.tokens_per_s) out.tokens_per_s[i] = s.tokens_per_s;
         if (out.tokens_per_s_per_gpu) out.tokens_per_s_per_gpu[i] = s.tokens_per_s_per_gpu;

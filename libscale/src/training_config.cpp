@@ -3,6 +3,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace libscale {
 
@@ -38,6 +39,55 @@ const char* to_string(GradSync g) {
     return g == GradSync::every_micro_batch ? "every_micro_batch" : "last_micro_batch";
 }
 
+namespace {
+
+// One table per enum: the parser, the printer and the error's list of valid names agree.
+template <class E, std::size_t N>
+E parse_named(std::string_view field, std::string_view s, const std::pair<const char*, E> (&names)[N]) {
+    for (const auto& [name, value] : names)
+        if (s == name) return value;
+    std::string valid;
+    for (const auto& [name, value] : names) valid += (valid.empty() ? "" : ", ") + std::string(name);
+    throw std::invalid_argument(std::string(field) + " = '" + std::string(s) + "'; valid: " + valid);
+}
+
+template <class E, std::size_t N>
+const char* name_of(E e, const std::pair<const char*, E> (&names)[N]) {
+    for (const auto& [name, value] : names)
+        if (value == e) return name;
+    return "?";
+}
+
+constexpr std::pair<const char*, Precision> kPrecisions[] = {{"bf16", Precision::bf16}, {"fp8", Precision::fp8}};
+constexpr std::pair<const char*, Optimizer> kOptimizers[] = {{"adamw", Optimizer::adamw},
+                                                             {"adamw_8bit", Optimizer::adamw_8bit},
+                                                             {"sgd", Optimizer::sgd},
+                                                             {"adafactor", Optimizer::adafactor}};
+constexpr std::pair<const char*, MasterWeights> kMasters[] = {{"fp32", MasterWeights::fp32},
+                                                              {"bf16", MasterWeights::bf16}};
+constexpr std::pair<const char*, AttentionKernel> kAttentionKernels[] = {
+    {"flash2", AttentionKernel::flash2},       {"flash3", AttentionKernel::flash3},
+    {"cudnn", AttentionKernel::cudnn},         {"flash1", AttentionKernel::flash1},
+    {"flash_triton", AttentionKernel::flash_triton}, {"llm_foundry_triton", AttentionKernel::llm_foundry_triton},
+    {"xformers", AttentionKernel::xformers},
+    {"eager", AttentionKernel::eager}};
+constexpr std::pair<const char*, LossKernel> kLosses[] = {{"eager", LossKernel::eager}, {"fused", LossKernel::fused}};
+
+}  // namespace
+
+Precision parse_precision(std::string_view s) { return parse_named("precision", s, kPrecisions); }
+const char* to_string(Precision p) { return name_of(p, kPrecisions); }
+Optimizer parse_optimizer(std::string_view s) { return parse_named("optimizer", s, kOptimizers); }
+const char* to_string(Optimizer o) { return name_of(o, kOptimizers); }
+MasterWeights parse_master_weights(std::string_view s) { return parse_named("master_weights", s, kMasters); }
+const char* to_string(MasterWeights m) { return name_of(m, kMasters); }
+AttentionKernel parse_attention_kernel(std::string_view s) {
+    return parse_named("attention_kernel", s, kAttentionKernels);
+}
+const char* to_string(AttentionKernel k) { return name_of(k, kAttentionKernels); }
+LossKernel parse_loss_kernel(std::string_view s) { return parse_named("loss_kernel", s, kLosses); }
+const char* to_string(LossKernel k) { return name_of(k, kLosses); }
+
 std::ostream& operator<<(std::ostream& os, const DataPipeline& d) {
     return os << "DataPipeline(pretokenized=" << (d.pretokenized ? "True" : "False")
               << ", bytes_per_token=" << d.bytes_per_token
@@ -61,7 +111,12 @@ std::ostream& operator<<(std::ostream& os, const TrainingConfig& c) {
               << to_string(c.activation_checkpointing) << "', reshard_after_forward="
               << (c.reshard_after_forward ? "True" : "False") << ", reduce_dtype='"
               << (c.reduce_bytes == 2 ? "bf16" : "fp32") << "', grad_sync='" << to_string(c.grad_sync)
-              << "')";
+              << "', precision='" << to_string(c.precision) << "', fp8_all_gather="
+              << (c.fp8_all_gather ? "True" : "False") << ", optimizer='" << to_string(c.optimizer)
+              << "', master_weights='" << to_string(c.master_weights) << "', loss_kernel='"
+              << to_string(c.loss_kernel) << "', attention_kernel='" << to_string(c.attention_kernel)
+              << "', torch_compile=" << (c.torch_compile ? "True" : "False")
+              << ", checkpoint_every=" << c.checkpoint_every << ")";
 }
 
 }  // namespace libscale

@@ -19,6 +19,7 @@ namespace libscale {
 namespace {
 
 constexpr int kMaxSamples = 10'000'000;
+constexpr int kMaxRedraws = 100;
 constexpr std::size_t kMetrics = 7;
 
 // The figures in RowQuantiles' order.
@@ -53,15 +54,20 @@ double quantile(std::vector<double>& x, double p) {
     return a + (h - static_cast<double>(lo)) * (b - a);
 }
 
-// A draw outside a coefficient's valid range is pulled back into it: a negative latency
-// is a zero one, an efficiency above 1 is 1, and a non-positive efficiency or bandwidth
-// (a far tail of a wide interval) becomes a thousandth of its mean rather than an
-// infinite step time.
+// The compute coefficients were fitted as log-normal (fit_compute.cpp): they are drawn in
+// log space, which keeps them positive. The others are drawn as normal; a draw outside a
+// coefficient's valid range is pulled back into it (a negative latency is a zero one, a
+// non-positive bandwidth in a far tail becomes a thousandth of its mean rather than an
+// infinite step time).
+bool log_scaled(const std::string& name) {
+    return name.rfind("gemm.", 0) == 0 || name.rfind("attention.", 0) == 0 || name == "hbm_efficiency" ||
+           name == "framework_efficiency" || name == "kernel_overhead_s" || name == "layer_overhead_s";
+}
+
 double clamp_to_valid(const std::string& name, double x, double mean) {
-    if (name == "eta_max") return std::clamp(x, 1e-3 * mean, 1.0);
-    if (name == "intra_node.busbw_bytes_per_s" || name == "inter_node.busbw_bytes_per_s")
-        return std::max(x, 1e-3 * mean);
-    return std::max(x, 0.0);  // half-saturation tokens, latencies, overhead
+    const CoefficientInfo& info = coefficient_info(name);
+    const double lo = info.min_exclusive ? std::max(info.min, 1e-3 * mean) : info.min;
+    return std::clamp(x, lo, info.max);
 }
 
 // A with A·Aᵀ = C, for a semi-definite C (a fit can leave directions with no spread).
@@ -98,9 +104,9 @@ std::vector<RowQuantiles> projection_quantiles(const ModelSpec& m, const Hardwar
     if (uncertain && !cal.covariance.allFinite())
         throw std::invalid_argument("calibration covariance has a non-finite entry");
 
-    // Validates model, hardware, calibration, job and every configuration, and throws when
-    // one does not fit. Memory does not depend on the sampled coefficients, so a
-    // configuration that fits here fits for every draw and the loop below needs no checks.
+    // Validates model, hardware, calibration, job and every configuration once; the loop
+    // below then needs no checks. Memory does not depend on the sampled coefficients, so
+    // each row's fit status is the point projection's.
     const Projection point = project(m, hw, cal.calibration, base, gpu_counts, scaling, job);
     std::vector<RowQuantiles> out;
     out.reserve(point.rows.size());
@@ -111,9 +117,15 @@ std::vector<RowQuantiles> projection_quantiles(const ModelSpec& m, const Hardwar
 
     const std::vector<TrainingConfig> configs = projection_configs(base, gpu_counts, scaling);
     const ParameterCounts counts = count_parameters(m);
-    Eigen::VectorXd mean(k);
-    for (Eigen::Index i = 0; i < k; ++i) mean(i) = get_parameter(cal.calibration, cal.parameters[static_cast<std::size_t>(i)]);
-    const Eigen::MatrixXd factor = sampling_factor(cal.covariance);
+    Eigen::VectorXd mean(k), to_log = Eigen::VectorXd::Ones(k);
+    std::vector<bool> in_log(static_cast<std::size_t>(k));
+    for (Eigen::Index i = 0; i < k; ++i) {
+        const std::string& name = cal.parameters[static_cast<std::size_t>(i)];
+        mean(i) = get_parameter(cal.calibration, name);
+        in_log[static_cast<std::size_t>(i)] = log_scaled(name) && mean(i) > 0;
+        if (in_log[static_cast<std::size_t>(i)]) to_log(i) = 1.0 / mean(i);  // delta method: sd(log x) = sd(x)/x
+    }
+    const Eigen::MatrixXd factor = sampling_factor(to_log.asDiagonal() * cal.covariance * to_log.asDiagonal());
 
     const auto n = static_cast<std::size_t>(options.samples);
     const std::size_t rows = configs.size();
@@ -126,11 +138,21 @@ std::vector<RowQuantiles> projection_quantiles(const ModelSpec& m, const Hardwar
     Calibration draw = cal.calibration;
     Eigen::VectorXd z(k);
     for (std::size_t s = 0; s < n; ++s) {
-        for (Eigen::Index i = 0; i < k; ++i) z(i) = normal(rng);
-        const Eigen::VectorXd x = mean + factor * z;
-        for (Eigen::Index i = 0; i < k; ++i) {
-            const std::string& name = cal.parameters[static_cast<std::size_t>(i)];
-            set_parameter(draw, name, clamp_to_valid(name, x(i), mean(i)));
+        // A draw with a coefficient outside its valid range is redrawn whole (clamping one
+        // coordinate would pile probability at the bound and bias the quantiles); after
+        // kMaxRedraws tries the last draw is clamped.
+        for (int attempt = 0;; ++attempt) {
+            for (Eigen::Index i = 0; i < k; ++i) z(i) = normal(rng);
+            const Eigen::VectorXd dz = factor * z;
+            bool inside = true;
+            for (Eigen::Index i = 0; i < k; ++i) {
+                const std::string& name = cal.parameters[static_cast<std::size_t>(i)];
+                const double x = in_log[static_cast<std::size_t>(i)] ? mean(i) * std::exp(dz(i)) : mean(i) + dz(i);
+                const double valid = clamp_to_valid(name, x, mean(i));
+                inside = inside && valid == x;
+                set_parameter(draw, name, valid);
+            }
+            if (inside || attempt + 1 >= kMaxRedraws) break;
         }
         for (std::size_t r = 0; r < rows; ++r) {
             const StepBreakdown step = estimate_step_unchecked(m, counts, hw, draw, configs[r]);

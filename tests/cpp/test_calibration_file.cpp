@@ -1,9 +1,12 @@
-// Calibration files: both forms read, the absolute form round-trips exactly, every
-// malformed field is rejected with the file and field named, and the shipped derived
-// B300 / Qwen3-32B calibration reproduces the field report's 53,000 tokens/s.
+// Calibration files (schema libscale.calibration/2): both forms read, the absolute form
+// round-trips exactly, every malformed field is rejected with the file and field named,
+// schema 1 is refused for projections but still read for its power bands, and the
+// shipped derived B300 / Qwen3-32B calibration reproduces the field report's 53,000
+// tokens/s.
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 
 #include "libscale/calibration_file.hpp"
 #include "libscale/catalog.hpp"
@@ -30,23 +33,33 @@ std::string parse_error_of(F&& f) {
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-// A fitted calibration on b300 with two correlated parameters of wildly different scales.
+// A fitted calibration on b300 with correlated parameters of wildly different scales, and
+// a value other than the default in every coefficient group.
 CalibrationFile sample_file() {
     const HardwareProfile hw = find_hardware("b300");
     CalibrationFile f;
     f.calibration = default_calibration(hw);
     f.calibration.kind = "fitted";
-    f.calibration.eta_max = 0.4321;
+    f.calibration.gemm.eta_max = 0.4321;
+    f.calibration.gemm.k_half = 345.6;
+    f.calibration.attention.forward_half_seq = 512.25;
+    f.calibration.attention.backward_eta_max = 0.31;
+    f.calibration.framework_efficiency = 0.8765;
+    f.calibration.kernel_overhead_s = 7.5e-6;
+    f.calibration.layer_overhead_s = 1e-4;
+    f.calibration.fragmentation = 0.07;
+    f.calibration.memory_margin = 0.15;
     f.calibration.step_overhead_s = 0.125;
     f.calibration.inter_node.busbw_bytes_per_s = 8.7654321e10;
-    f.parameters = {"eta_max", "inter_node.busbw_bytes_per_s"};
-    f.covariance.resize(2, 2);
-    const double s1 = 0.01, s2 = 3e9, rho = -0.3;
-    f.covariance << s1 * s1, rho * s1 * s2, rho * s1 * s2, s2 * s2;
+    f.parameters = {"gemm.eta_max", "inter_node.busbw_bytes_per_s", "framework_efficiency"};
+    f.covariance.resize(3, 3);
+    const double s1 = 0.01, s2 = 3e9, s3 = 0.05, rho = -0.3;
+    f.covariance << s1 * s1, rho * s1 * s2, 0, rho * s1 * s2, s2 * s2, 0, 0, 0, s3 * s3;
     f.quality = {{"rms_relative_error", 0.0123}, {"loo_relative_error", nullptr}, {"records_used", 7}};
     f.provenance = {{"hardware", "b300"}, {"driver", "570.1"}, {"cuda", "12.9"}, {"nccl", "2.27.3"},
                     {"date", "2026-05-01"}, {"source", "harness"}, {"notes", "test"}};
-    f.sources = {{"eta_max", "fitted"}};
+    f.sources = {{"gemm.eta_max", "fitted"}};
+    f.prior_log_sd = {{"gemm.eta_max", 0.1}, {"framework_efficiency", 0.3}};
     return f;
 }
 
@@ -54,22 +67,13 @@ void expect_same(const CalibrationFile& a, const CalibrationFile& b) {
     const Calibration &x = a.calibration, &y = b.calibration;
     EXPECT_EQ(x.hardware, y.hardware);
     EXPECT_EQ(x.kind, y.kind);
-    EXPECT_EQ(x.eta_max, y.eta_max);
-    EXPECT_EQ(x.half_saturation_tokens, y.half_saturation_tokens);
-    EXPECT_EQ(x.intra_node.alpha_s, y.intra_node.alpha_s);
-    EXPECT_EQ(x.intra_node.busbw_bytes_per_s, y.intra_node.busbw_bytes_per_s);
-    EXPECT_EQ(x.inter_node.alpha_s, y.inter_node.alpha_s);
-    EXPECT_EQ(x.inter_node.busbw_bytes_per_s, y.inter_node.busbw_bytes_per_s);
-    EXPECT_EQ(x.hbm_efficiency, y.hbm_efficiency);
-    EXPECT_EQ(x.reserved_gib, y.reserved_gib);
-    EXPECT_EQ(x.power_compute_w, y.power_compute_w);
-    EXPECT_EQ(x.power_comm_w, y.power_comm_w);
-    EXPECT_EQ(x.power_idle_w, y.power_idle_w);
-    EXPECT_EQ(x.step_overhead_s, y.step_overhead_s);
+    for (const CoefficientInfo& info : calibration_coefficients())
+        EXPECT_EQ(get_parameter(x, info.name), get_parameter(y, info.name)) << info.name;
     EXPECT_EQ(a.parameters, b.parameters);
     EXPECT_EQ(a.covariance, b.covariance);
     EXPECT_EQ(a.quality, b.quality);
     EXPECT_EQ(a.sources, b.sources);
+    EXPECT_EQ(a.prior_log_sd, b.prior_log_sd);
 }
 
 TEST(CalibrationFile, DefaultFormResolvesLikeTheCatalog) {
@@ -79,12 +83,34 @@ TEST(CalibrationFile, DefaultFormResolvesLikeTheCatalog) {
         calibration_from_json(parse_json(catalog_file("calibrations/default-b300.json"), origin), hw, origin);
     const Calibration d = default_calibration(hw);
     EXPECT_EQ(f.calibration.kind, "default");
-    EXPECT_EQ(f.calibration.eta_max, d.eta_max);
-    EXPECT_EQ(f.calibration.inter_node.busbw_bytes_per_s, d.inter_node.busbw_bytes_per_s);
-    EXPECT_EQ(f.calibration.power_idle_w, d.power_idle_w);
+    for (const CoefficientInfo& info : calibration_coefficients())
+        EXPECT_EQ(get_parameter(f.calibration, info.name), get_parameter(d, info.name)) << info.name;
     EXPECT_TRUE(f.parameters.empty());
     EXPECT_EQ(f.covariance.size(), 0);
-    EXPECT_TRUE(f.sources.contains("compute.eta_max"));
+    EXPECT_TRUE(f.sources.contains("compute.gemm.eta_max"));
+    // The prior the fitter uses, as the catalog gives it.
+    EXPECT_EQ(f.prior_log_sd, default_priors(hw));
+    EXPECT_EQ(f.prior_log_sd.at("framework_efficiency"), 0.3);
+    EXPECT_EQ(f.prior_log_sd.at("gemm.eta_max"), 0.1);
+}
+
+TEST(CalibrationFile, EveryShippedDefaultResolves) {
+    // Each hardware's own default: schema 2, kind default, valid, with a prior for every
+    // coefficient the fitter moves from step records.
+    for (const std::string& name : hardware_names()) {
+        SCOPED_TRACE(name);
+        const HardwareProfile hw = find_hardware(name);
+        const CalibrationFile f = read_calibration_file("default-" + name, hw);
+        EXPECT_EQ(f.calibration.kind, "default");
+        EXPECT_EQ(f.calibration.hardware, hw.name);
+        EXPECT_NO_THROW(f.calibration.validate());
+        EXPECT_GT(f.calibration.gemm.eta_max, 0.0);
+        EXPECT_GT(f.calibration.attention.forward_eta_max, 0.0);
+        EXPECT_EQ(f.calibration.gemm.fp8_eta_max > 0, hw.peak_fp8_tflops > 0);
+        for (const char* p : {"framework_efficiency", "gemm.eta_max", "attention.forward_eta_max",
+                              "attention.backward_eta_max", "hbm_efficiency", "kernel_overhead_s"})
+            EXPECT_GT(f.prior_log_sd.count(p), 0u) << p;
+    }
 }
 
 TEST(CalibrationFile, GenericDefaultAppliesToAnyHardware) {
@@ -105,9 +131,16 @@ TEST(CalibrationFile, AbsoluteFormRoundTripsExactly) {
     const HardwareProfile hw = find_hardware("b300");
     const CalibrationFile f = sample_file();
     const json j = calibration_to_json(f);
-    EXPECT_EQ(j["schema"], "libscale.calibration/1");
+    EXPECT_EQ(j["schema"], "libscale.calibration/2");
     EXPECT_EQ(j["kind"], "fitted");
+    // Every coefficient at its dotted path.
+    EXPECT_EQ(j["coefficients"]["gemm"]["eta_max"], 0.4321);
+    EXPECT_EQ(j["coefficients"]["attention"]["forward_half_seq"], 512.25);
+    EXPECT_EQ(j["coefficients"]["framework_efficiency"], 0.8765);
+    EXPECT_EQ(j["coefficients"]["power"]["idle_w"], f.calibration.power_idle_w);
     EXPECT_EQ(j["coefficients"]["intra_node"]["busbw_bytes_per_s"], f.calibration.intra_node.busbw_bytes_per_s);
+    EXPECT_EQ(j["uncertainty"]["parameters"][2], "framework_efficiency");
+    EXPECT_EQ(j["prior"]["gemm.eta_max"], 0.1);
     expect_same(f, calibration_from_json(j, hw, "mem"));
     // Through text and a file: the writer's digits are enough to give back the same doubles.
     const auto dir = test::temp_dir("CalibrationFileRoundTrip");
@@ -118,43 +151,97 @@ TEST(CalibrationFile, AbsoluteFormRoundTripsExactly) {
     EXPECT_EQ(back.calibration.source, (dir / "cal.json").string());
     // and again: writing what was read gives the same document
     EXPECT_EQ(calibration_to_json(back).dump(), calibration_to_json(calibration_from_json(j, hw, "mem")).dump());
+    // A resolved default written out is "derived" (the absolute form cannot say default).
+    CalibrationFile d;
+    d.calibration = default_calibration(hw);
+    const json dj = calibration_to_json(d);
+    EXPECT_EQ(dj["kind"], "derived");
+    EXPECT_EQ(calibration_from_json(dj, hw, "d.json").calibration.gemm.k_half, d.calibration.gemm.k_half);
 }
 
 TEST(CalibrationFile, FitResultIsWrittenWithQualityAndSources) {
     FitResult fit;
     fit.calibration = default_calibration(find_hardware("b300"));
-    fit.calibration.eta_max = 0.5;
+    fit.calibration.framework_efficiency = 0.5;
     fit.calibration.step_overhead_s = 0.25;
-    fit.parameters = {"eta_max", "step_overhead_s"};
+    fit.parameters = {"framework_efficiency", "step_overhead_s"};
     fit.covariance.resize(2, 2);
     fit.covariance << 1e-4, -1e-5, -1e-5, 4e-3;
-    fit.coefficients = {{"eta_max", 0.5, 0.01, true, "from 3 step records"},
-                        {"half_saturation_tokens", 512, 0, false, "no GEMM runs"}};
-    fit.unidentified = {"half_saturation_tokens: no GEMM runs"};
+    Coefficient fe, kh;
+    fe.name = "framework_efficiency";
+    fe.value = 0.5;
+    fe.std_error = 0.01;
+    fe.fitted = fe.identified = true;
+    fe.note = "from 3 step records";
+    kh.name = "gemm.k_half";
+    kh.value = 281;
+    kh.note = "no GEMM runs";
+    fit.coefficients = {fe, kh};
+    fit.unidentified = {"gemm.k_half: no GEMM runs"};
     fit.relative_residuals = {0.01, -0.02, std::numeric_limits<double>::quiet_NaN()};
     fit.rms_relative_error = 0.015;
     fit.loo_relative_error = std::numeric_limits<double>::quiet_NaN();
     fit.families = {{"amdahl", 2, 0.1, true, "ok"}};
     fit.family_reason = "lowest leave-one-out error";
     fit.records_used = 3;
+    fit.prior_log_sd = {{"framework_efficiency", 0.3}};
     const json j = calibration_to_json(fit, {{"source", "unit test"}});
+    EXPECT_EQ(j["schema"], "libscale.calibration/2");
     EXPECT_EQ(j["kind"], "fitted");
     EXPECT_TRUE(j["quality"]["loo_relative_error"].is_null());  // JSON has no NaN
     EXPECT_TRUE(j["quality"]["relative_residuals"][2].is_null());
     EXPECT_EQ(j["quality"]["families"][0]["family"], "amdahl");
-    EXPECT_EQ(j["quality"]["unidentified"][0], "half_saturation_tokens: no GEMM runs");
-    EXPECT_TRUE(has(j["sources"]["eta_max"].get<std::string>(), "fitted"));
-    EXPECT_TRUE(has(j["sources"]["half_saturation_tokens"].get<std::string>(), "prior"));
+    EXPECT_EQ(j["quality"]["unidentified"][0], "gemm.k_half: no GEMM runs");
+    EXPECT_TRUE(has(j["sources"]["framework_efficiency"].get<std::string>(), "fitted"));
+    EXPECT_TRUE(has(j["sources"]["gemm.k_half"].get<std::string>(), "prior"));
+    EXPECT_TRUE(has(j["sources"]["power.idle_w"].get<std::string>(), "prior"));  // never fitted
     EXPECT_EQ(j["provenance"]["hardware"], "b300");
+    EXPECT_EQ(j["prior"]["framework_efficiency"], 0.3);
     const CalibrationFile back = calibration_from_json(j, find_hardware("b300"), "fit.json");
     EXPECT_EQ(back.calibration.kind, "fitted");
+    EXPECT_EQ(back.calibration.framework_efficiency, 0.5);
     EXPECT_EQ(back.calibration.step_overhead_s, 0.25);
     EXPECT_EQ(back.parameters, fit.parameters);
     EXPECT_EQ(back.covariance, fit.covariance);
+    EXPECT_EQ(back.prior_log_sd, fit.prior_log_sd);
     // No file for a result whose covariance does not match its parameters.
     fit.covariance.resize(3, 3);
     fit.covariance.setZero();
     EXPECT_THROW((void)calibration_to_json(fit, {}), std::invalid_argument);
+}
+
+TEST(CalibrationFile, SchemaOneIsRefusedForProjectionsButKeepsItsPowerBands) {
+    // Schema 1's one compute efficiency for every FLOP has no per-operation equivalent.
+    const json v1 = json::parse(R"({"schema": "libscale.calibration/1", "kind": "fitted", "hardware": "h100",
+        "coefficients": {"eta_max": 0.55, "half_saturation_tokens": 512,
+                         "intra_node": {"alpha_s": 3.4e-6, "busbw_bytes_per_s": 3.69e11},
+                         "inter_node": {"alpha_s": 1.4e-5, "busbw_bytes_per_s": 4.7e10},
+                         "hbm_efficiency": 0.9, "reserved_gib": 3,
+                         "power": {"compute_w": 700, "comm_w": 700, "idle_w": 70.6}, "step_overhead_s": 0},
+        "power_bands": {"basis": "fraction_of_power_limit", "power_limit_w": 700, "idle_max": 0.12,
+                        "checkpoint_max": 0.3, "starvation_max": 0.45, "communication_max": 0.65}})");
+    const HardwareProfile hw = find_hardware("h100");
+    const std::string msg = parse_error_of([&] { (void)calibration_from_json(v1, hw, "old.json"); });
+    EXPECT_TRUE(has(msg, "old.json") && has(msg, "libscale.calibration/1") && has(msg, "eta_max = 0.55") &&
+                has(msg, "libscale.calibration/2") && has(msg, "libscale fit"))
+        << msg;
+    const auto dir = test::temp_dir("CalibrationFileSchemaOne");
+    write_file_atomic(dir / "old.json", v1.dump());
+    EXPECT_THROW((void)read_calibration_file((dir / "old.json").string(), hw), ParseError);
+    const PowerBands b = read_power_bands((dir / "old.json").string(), hw);
+    EXPECT_TRUE(b.scale_with_power_limit);
+    EXPECT_DOUBLE_EQ(b.idle_max_fraction, 0.12);
+}
+
+TEST(CalibrationFile, PriorIsReadAndChecked) {
+    const HardwareProfile hw = find_hardware("b300");
+    json j = calibration_to_json(sample_file());
+    j["prior"] = {{"attention.forward_half_seq", 0.5}, {"hbm_efficiency", 0.25}};
+    const CalibrationFile f = calibration_from_json(j, hw, "cal.json");
+    EXPECT_EQ(f.prior_log_sd, (std::map<std::string, double>{{"attention.forward_half_seq", 0.5},
+                                                             {"hbm_efficiency", 0.25}}));
+    j.erase("prior");  // optional
+    EXPECT_TRUE(calibration_from_json(j, hw, "cal.json").prior_log_sd.empty());
 }
 
 // Each malformed document, the field its error must name and a phrase it must contain.
@@ -169,13 +256,13 @@ TEST(CalibrationFile, RejectsMalformedFilesNamingFileAndField) {
     const HardwareProfile hw = find_hardware("b300");
     const json good = calibration_to_json(sample_file());
     const std::vector<Bad> cases = {
-        {"newer version", [](json& j) { j["schema"] = "libscale.calibration/2"; }, "'schema'", "unknown version 2"},
-        {"foreign schema", [](json& j) { j["schema"] = "libscale.hardware/1"; }, "'schema'", "calibration/1"},
+        {"newer version", [](json& j) { j["schema"] = "libscale.calibration/3"; }, "'schema'", "unknown version 3"},
+        {"foreign schema", [](json& j) { j["schema"] = "libscale.hardware/1"; }, "'schema'", "calibration/2"},
         {"no schema", [](json& j) { j.erase("schema"); }, "'schema'", "missing"},
         {"unknown kind", [](json& j) { j["kind"] = "measured"; }, "'kind'", "fitted"},
         {"non-finite coefficient",
-         [](json& j) { j["coefficients"]["eta_max"] = std::numeric_limits<double>::quiet_NaN(); },
-         "'coefficients.eta_max'", "finite"},
+         [](json& j) { j["coefficients"]["gemm"]["eta_max"] = std::numeric_limits<double>::quiet_NaN(); },
+         "'coefficients.gemm.eta_max'", "finite"},
         {"infinite bandwidth",
          [](json& j) { j["coefficients"]["inter_node"]["busbw_bytes_per_s"] = std::numeric_limits<double>::infinity(); },
          "'coefficients.inter_node.busbw_bytes_per_s'", "finite"},
@@ -183,19 +270,30 @@ TEST(CalibrationFile, RejectsMalformedFilesNamingFileAndField) {
          "'coefficients.power.idle_w'", "number"},
         {"missing coefficient", [](json& j) { j["coefficients"].erase("hbm_efficiency"); },
          "'coefficients.hbm_efficiency'", "missing"},
-        {"misspelt coefficient", [](json& j) { j["coefficients"]["eta_mx"] = 0.5; }, "'coefficients.eta_mx'",
+        {"missing nested coefficient", [](json& j) { j["coefficients"]["attention"].erase("backward_half_seq"); },
+         "'coefficients.attention.backward_half_seq'", "missing"},
+        {"missing group", [](json& j) { j["coefficients"].erase("gemm"); }, "'coefficients.gemm'", "missing"},
+        {"misspelt coefficient", [](json& j) { j["coefficients"]["gemm"]["eta_mx"] = 0.5; },
+         "'coefficients.gemm.eta_mx'", "not a known coefficient; valid here: eta_max, fp8_eta_max, tile_m"},
+        {"schema 1 name", [](json& j) { j["coefficients"]["eta_max"] = 0.5; }, "'coefficients.eta_max'",
          "not a known coefficient"},
-        {"out of range", [](json& j) { j["coefficients"]["eta_max"] = 1.5; }, "eta_max", "(0, 1]"},
+        {"misspelt group", [](json& j) { j["coefficients"]["atention"] = {{"forward_eta_max", 0.3}}; },
+         "'coefficients.atention'", "not a known coefficient"},
+        {"out of range", [](json& j) { j["coefficients"]["gemm"]["eta_max"] = 1.5; }, "gemm.eta_max", "(0, 1]"},
+        {"framework efficiency out of range", [](json& j) { j["coefficients"]["framework_efficiency"] = 0; },
+         "framework_efficiency", "(0, 2]"},
         {"unknown parameter", [](json& j) { j["uncertainty"]["parameters"][1] = "nic_speed"; },
          "'uncertainty.parameters[1]'", "nic_speed"},
-        {"duplicate parameter", [](json& j) { j["uncertainty"]["parameters"][1] = "eta_max"; },
+        {"schema 1 parameter", [](json& j) { j["uncertainty"]["parameters"][0] = "eta_max"; },
+         "'uncertainty.parameters[0]'", "unknown calibration coefficient 'eta_max'"},
+        {"duplicate parameter", [](json& j) { j["uncertainty"]["parameters"][1] = "gemm.eta_max"; },
          "'uncertainty.parameters[1]'", "twice"},
         {"too few rows", [](json& j) { j["uncertainty"]["covariance"].erase(1); }, "'uncertainty.covariance'",
-         "1 rows for 2 parameters"},
+         "2 rows for 3 parameters"},
         {"not square", [](json& j) { j["uncertainty"]["covariance"][1].push_back(0.0); },
          "'uncertainty.covariance[1]'", "square"},
         {"size mismatch", [](json& j) { j["uncertainty"]["parameters"].push_back("step_overhead_s"); },
-         "'uncertainty.covariance'", "3 parameters"},
+         "'uncertainty.covariance'", "4 parameters"},
         {"not symmetric", [](json& j) { j["uncertainty"]["covariance"][0][1] = 0.0; }, "'uncertainty.covariance'",
          "not symmetric"},
         {"negative variance", [](json& j) { j["uncertainty"]["covariance"][0][0] = -1e-4; },
@@ -210,6 +308,10 @@ TEST(CalibrationFile, RejectsMalformedFilesNamingFileAndField) {
          [](json& j) { j["uncertainty"]["covariance"][1][1] = std::numeric_limits<double>::quiet_NaN(); },
          "'uncertainty.covariance[1][1]'", "finite"},
         {"provenance not an object", [](json& j) { j["provenance"] = "today"; }, "'provenance'", "object"},
+        {"unknown prior", [](json& j) { j["prior"]["gemm.eta_mx"] = 0.1; }, "'prior.gemm.eta_mx'",
+         "unknown calibration coefficient"},
+        {"non-positive prior", [](json& j) { j["prior"]["gemm.eta_max"] = 0; }, "'prior.gemm.eta_max'",
+         "standard deviation"},
     };
     for (const Bad& b : cases) {
         json j = good;
@@ -231,20 +333,20 @@ TEST(CalibrationFile, ShippedNameOrMissingFile) {
 }
 
 // The report's one public figure: ~53,000 tokens/s on 16 × B300 (two nodes of 8),
-// Qwen3-32B, under the assumed configuration the shipped file states.
+// Qwen3-32B, under the assumed configuration the shipped file states. The file is a MAP
+// fit of that one record (2.5% relative error) against default-b300.json's prior: the
+// framework efficiency takes up the misfit, the kernel laws stay near the prior.
 TEST(CalibrationFile, DerivedB300ReproducesTheFieldReport) {
     const HardwareProfile hw = find_hardware("b300");
     const CalibrationFile f = read_calibration_file("derived-b300-qwen3-32b", hw);
     EXPECT_EQ(f.calibration.kind, "derived");
-    EXPECT_TRUE(has(f.provenance["source"].get<std::string>(), "000_f11de584311f69c4"));
+    EXPECT_TRUE(has(f.provenance["source"].get<std::string>(), "53k"));
     EXPECT_TRUE(f.provenance["notes"].is_array() && !f.provenance["notes"].empty());
-    for (const char* name : {"eta_max", "half_saturation_tokens", "intra_node.alpha_s", "intra_node.busbw_bytes_per_s",
-                             "inter_node.alpha_s", "inter_node.busbw_bytes_per_s", "hbm_efficiency", "reserved_gib",
-                             "power.compute_w", "power.comm_w", "power.idle_w", "step_overhead_s"})
-        EXPECT_TRUE(f.sources.contains(name)) << name;
-    ASSERT_EQ(f.parameters, std::vector<std::string>{"eta_max"});
-    // 1σ of 2.5% on throughput is ~2.5% on η (the point is compute-bound).
-    EXPECT_NEAR(std::sqrt(f.covariance(0, 0)) / f.calibration.eta_max, 0.025, 0.001);
+    for (const CoefficientInfo& info : calibration_coefficients())
+        EXPECT_TRUE(f.sources.contains(info.name)) << info.name;
+    EXPECT_TRUE(has(f.parameters.empty() ? "" : f.parameters.front(), "."));  // dotted names
+    EXPECT_NE(std::find(f.parameters.begin(), f.parameters.end(), "framework_efficiency"), f.parameters.end());
+    EXPECT_FALSE(f.prior_log_sd.empty());
 
     TrainingConfig c;
     c.gpus_per_node = 8;
@@ -257,12 +359,17 @@ TEST(CalibrationFile, DerivedB300ReproducesTheFieldReport) {
     const Projection p = project(find_model("qwen3-32b"), hw, f.calibration, c, {16}, Scaling::strong, Job{});
     ASSERT_EQ(p.rows.size(), 1u);
     EXPECT_EQ(p.rows[0].step.nodes, 2);
-    EXPECT_NEAR(p.rows[0].step.tokens_per_s, 53000.0, 53000.0 * 1e-6);
-    // Everything but η is the shipped default's.
+    // Within a fifth of the record's stated 2.5%; and exactly where the file's own residual
+    // (pred − obs)/obs of the step time says the model puts it: 53,000 / (1 + r).
+    EXPECT_NEAR(p.rows[0].step.tokens_per_s, 53000.0, 0.005 * 53000.0);
+    ASSERT_EQ(f.quality["relative_residuals"].size(), 1u);
+    const double r = f.quality["relative_residuals"][0].get<double>();
+    EXPECT_NEAR(p.rows[0].step.tokens_per_s, 53000.0 / (1 + r), 1e-6 * 53000.0);
+    // The collectives, memory and power are the shipped default's.
     const Calibration d = default_calibration(hw);
     EXPECT_DOUBLE_EQ(f.calibration.intra_node.busbw_bytes_per_s, d.intra_node.busbw_bytes_per_s);
     EXPECT_DOUBLE_EQ(f.calibration.inter_node.busbw_bytes_per_s, d.inter_node.busbw_bytes_per_s);
-    EXPECT_DOUBLE_EQ(f.calibration.half_saturation_tokens, d.half_saturation_tokens);
+    EXPECT_DOUBLE_EQ(f.calibration.gemm.k_half, d.gemm.k_half);
     EXPECT_DOUBLE_EQ(f.calibration.power_idle_w, d.power_idle_w);
 }
 

@@ -19,9 +19,20 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 }
 
 TEST(Catalog, EveryModelLoads) {
-    const std::vector<std::string> expected = {"llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b",
-                                               "qwen3-0.6b",     "qwen3-1.7b",    "qwen3-14b",
-                                               "qwen3-32b",      "qwen3-4b",      "qwen3-8b"};
+    const std::vector<std::string> expected = {
+        "codellama-34b",          "gemma-2-9b",           "gemma-2b",
+        "gpt2",                   "kempnerforge-13b",     "kempnerforge-debug-20m",
+        "kempnerforge-wikitext-77m", "llama-2-13b",       "llama-2-70b",
+        "llama-2-7b",             "llama-3.1-405b",       "llama-3.1-70b",
+        "llama-3.1-8b",           "llm-foundry-mpt-125m", "llm-foundry-mpt-13b",
+        "llm-foundry-mpt-1b",     "llm-foundry-mpt-30b",  "llm-foundry-mpt-350m",
+        "llm-foundry-mpt-3b",     "llm-foundry-mpt-70b",  "llm-foundry-mpt-760m",
+        "llm-foundry-mpt-7b",     "mistral-7b-v0.1",      "mpt-7b",
+        "olmo-1b",                "olmo-2-1124-7b",       "opt-125m",
+        "phi-2",                  "phi-3-mini-4k-instruct", "pythia-1b",
+        "qwen2.5-7b",             "qwen3-0.6b",           "qwen3-1.7b",
+        "qwen3-14b",              "qwen3-32b",            "qwen3-4b",
+        "qwen3-8b"};
     EXPECT_EQ(model_names(), expected);  // sorted
     for (const std::string& name : model_names()) {
         SCOPED_TRACE(name);
@@ -29,9 +40,45 @@ TEST(Catalog, EveryModelLoads) {
         EXPECT_EQ(m.name, name);
         EXPECT_NO_THROW(m.validate());
         EXPECT_FALSE(m.source.empty());
-        EXPECT_EQ(m.qk_norm != QkNorm::none, name.rfind("qwen3", 0) == 0);  // Qwen3 has q/k norm, Llama not
-        EXPECT_FALSE(m.qkv_bias);
+        EXPECT_FALSE(m.model_type.empty());  // every catalog file carries model_type
+        // Per-head q/k norm: Qwen3 only; full-width: OLMo 2 only.
+        EXPECT_EQ(m.qk_norm == QkNorm::per_head, name.rfind("qwen3", 0) == 0);
+        EXPECT_EQ(m.qk_norm == QkNorm::full, name == "olmo-2-1124-7b");
+        // Bias on q/k/v: Qwen2, and the GPT-2 / OPT / Pythia / Phi-2 generation.
+        // llm-foundry's benchmark MPTs keep MPTConfig's default no_bias = false (the Hugging
+        // Face mpt-7b release sets no_bias = true).
+        const bool biased = name == "qwen2.5-7b" || name == "gpt2" || name == "opt-125m" || name == "pythia-1b" ||
+                            name == "phi-2" || name.rfind("llm-foundry-mpt-", 0) == 0;
+        EXPECT_EQ(m.qkv_bias, biased);
     }
+}
+
+TEST(Catalog, FamilyFlagsOfTheNewModels) {
+    const ModelSpec gpt2 = find_model("gpt2");
+    EXPECT_EQ(gpt2.positions, Positions::learned);
+    EXPECT_EQ(gpt2.position_embedding_rows, 1024);
+    EXPECT_EQ(gpt2.activation, Activation::gelu_tanh);  // gelu_new
+    EXPECT_TRUE(gpt2.fused_qkv && gpt2.tie_word_embeddings && gpt2.norm_bias);
+    EXPECT_EQ(find_model("opt-125m").position_embedding_rows, 2050);  // 2048 + OPT's offset of 2
+    EXPECT_EQ(find_model("opt-125m").activation, Activation::relu);
+    EXPECT_TRUE(find_model("pythia-1b").parallel_block);
+    EXPECT_TRUE(find_model("phi-2").lm_head_bias);
+    EXPECT_EQ(find_model("phi-2").norms_per_layer, 1);
+    const ModelSpec phi3 = find_model("phi-3-mini-4k-instruct");
+    EXPECT_TRUE(phi3.fused_qkv && phi3.fused_gate_up);
+    EXPECT_EQ(phi3.sliding_window, 2047);
+    EXPECT_EQ(phi3.sliding_window_layers, 32);
+    EXPECT_EQ(find_model("gemma-2b").activation, Activation::gelu_tanh);
+    const ModelSpec gemma2 = find_model("gemma-2-9b");
+    EXPECT_EQ(gemma2.norms_per_layer, 4);
+    EXPECT_EQ(gemma2.sliding_window_layers, 21);  // even layers of 42
+    EXPECT_DOUBLE_EQ(gemma2.attn_logit_softcap, 50.0);
+    EXPECT_DOUBLE_EQ(gemma2.final_logit_softcap, 30.0);
+    EXPECT_EQ(find_model("mistral-7b-v0.1").sliding_window_layers, 32);
+    EXPECT_EQ(find_model("qwen2.5-7b").sliding_window, 0);  // use_sliding_window false
+    EXPECT_EQ(find_model("mpt-7b").positions, Positions::alibi);
+    EXPECT_FALSE(find_model("olmo-1b").norm_affine);
+    EXPECT_EQ(find_model("llama-3.1-8b").mlp, MlpKind::gated);
 }
 
 TEST(Catalog, FactsFieldsOfQwen3_32B) {
@@ -56,7 +103,7 @@ TEST(Catalog, NamesAreCaseInsensitive) {
 }
 
 TEST(Catalog, EveryHardwareLoadsWithFactsFigures) {
-    const std::vector<std::string> expected = {"a100", "b200", "b300", "gb200", "h100", "h200"};
+    const std::vector<std::string> expected = {"a100", "a100-40gb", "b200", "b300", "gb200", "h100", "h200"};
     EXPECT_EQ(hardware_names(), expected);
     for (const std::string& name : hardware_names()) {
         SCOPED_TRACE(name);
@@ -91,8 +138,22 @@ TEST(Catalog, DefaultCalibrationResolvesFractions) {
     const Calibration cal = default_calibration(find_hardware("h100"));
     EXPECT_NEAR(cal.intra_node.busbw_bytes_per_s, 369e9, 1e3);
     EXPECT_NEAR(cal.inter_node.busbw_bytes_per_s, 47e9, 1e3);
-    EXPECT_DOUBLE_EQ(cal.eta_max, 0.78);
-    EXPECT_DOUBLE_EQ(cal.half_saturation_tokens, 512);
+    // The compute laws are absolute in the file (its sources derive each): GEMM from the
+    // MAMF table, attention from FlashAttention-2's H100 charts, 5 µs per kernel launch.
+    EXPECT_DOUBLE_EQ(cal.gemm.eta_max, 0.846);
+    EXPECT_DOUBLE_EQ(cal.gemm.fp8_eta_max, 0.743);
+    EXPECT_DOUBLE_EQ(cal.gemm.k_half, 295);
+    EXPECT_DOUBLE_EQ(cal.attention.forward_eta_max, 0.347);
+    EXPECT_DOUBLE_EQ(cal.attention.forward_half_seq, 408);
+    EXPECT_DOUBLE_EQ(cal.attention.backward_eta_max, 0.341);
+    EXPECT_DOUBLE_EQ(cal.attention.backward_half_seq, 608);
+    EXPECT_DOUBLE_EQ(cal.attention.head_dim_half, 20);
+    EXPECT_DOUBLE_EQ(cal.framework_efficiency, 1.0);
+    EXPECT_DOUBLE_EQ(cal.kernel_overhead_s, 5e-6);
+    EXPECT_DOUBLE_EQ(cal.hbm_efficiency, 0.9);
+    EXPECT_DOUBLE_EQ(cal.fragmentation, 0.0);
+    EXPECT_DOUBLE_EQ(cal.memory_margin, 0.2);
+    EXPECT_EQ(default_priors(find_hardware("h100")).at("framework_efficiency"), 0.3);
     EXPECT_DOUBLE_EQ(cal.power_idle_w, 70.6);
     EXPECT_DOUBLE_EQ(cal.power_compute_w, 700);
     EXPECT_DOUBLE_EQ(cal.reserved_gib, 3.0);
@@ -181,9 +242,9 @@ TEST(Catalog, ShippedFiles) {
     const auto under = [&](const std::string& dir) {
         return std::count_if(files.begin(), files.end(), [&](const std::string& f) { return f.rfind(dir, 0) == 0; });
     };
-    EXPECT_EQ(under("models/"), 9);
-    EXPECT_EQ(under("hardware/"), 6);
-    EXPECT_EQ(under("calibrations/"), 8);  // 7 defaults (one generic), one derived
+    EXPECT_EQ(under("models/"), 37);
+    EXPECT_EQ(under("hardware/"), 7);
+    EXPECT_EQ(under("calibrations/"), 9);  // 8 defaults (one generic), one derived
     EXPECT_TRUE(contains(files, "hardware/b300.json"));
     EXPECT_TRUE(contains(files, "calibrations/default-generic.json"));
     EXPECT_TRUE(contains(files, "calibrations/derived-b300-qwen3-32b.json"));

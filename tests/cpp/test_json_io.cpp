@@ -3,11 +3,13 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "libscale/error.hpp"
+#include "libscale/hf_config.hpp"
 #include "libscale/json_io.hpp"
 #include "test_support.hpp"
 
@@ -84,31 +86,64 @@ TEST(JsonIo, HardwareMissingOrWrongFieldIsNamed) {
 }
 
 TEST(JsonIo, CalibrationFractionsMissingNestedField) {
-    json j = json::parse(R"({"schema": "libscale.calibration/1",
-        "compute": {"eta_max": 0.7, "half_saturation_tokens": 256},
+    json j = json::parse(R"({"schema": "libscale.calibration/2", "kind": "default",
+        "compute": {"framework_efficiency": 1.0,
+                    "gemm": {"eta_max": 0.7, "fp8_eta_max": 0.6, "tile_m": 128, "tile_n": 256, "k_half": 300},
+                    "attention": {"forward_eta_max": 0.35, "forward_half_seq": 400, "backward_eta_max": 0.34,
+                                  "backward_half_seq": 600, "head_dim_half": 20},
+                    "overhead": {"kernel_s": 5e-6, "layer_s": 0, "step_s": 0}},
         "comm": {"intra_node": {"alpha_us": 2, "busbw_fraction": 0.8},
                  "inter_node": {"alpha_us": 10, "busbw_fraction": 0.9}},
-        "memory": {"hbm_efficiency": 0.85, "reserved_gib": 2},
-        "power": {"compute_fraction": 0.9, "comm_fraction": 0.5, "idle_fraction": 0.1}})");
+        "memory": {"hbm_efficiency": 0.85, "reserved_gib": 2, "fragmentation": 0.05, "margin": 0.2},
+        "power": {"compute_fraction": 0.9, "comm_fraction": 0.5, "idle_fraction": 0.1},
+        "prior": {"framework_efficiency": 0.3, "gemm.eta_max": 0.1}})");
     const CalibrationFractions f = calibration_fractions_from_json(j, "cal.json");
-    EXPECT_DOUBLE_EQ(f.eta_max, 0.7);
+    EXPECT_DOUBLE_EQ(f.gemm.eta_max, 0.7);
+    EXPECT_DOUBLE_EQ(f.gemm.k_half, 300);
+    EXPECT_DOUBLE_EQ(f.attention.backward_half_seq, 600);
+    EXPECT_DOUBLE_EQ(f.kernel_overhead_s, 5e-6);
     EXPECT_DOUBLE_EQ(f.inter_alpha_us, 10);
     EXPECT_DOUBLE_EQ(f.power_comm_fraction, 0.5);
-    // Resolved against the tiny GPU: alpha 10 µs, busbw 0.9 · 1e11, comm power 0.5 · 1000 W.
+    EXPECT_DOUBLE_EQ(f.fragmentation, 0.05);
+    EXPECT_DOUBLE_EQ(f.memory_margin, 0.2);
+    EXPECT_EQ(f.prior_log_sd, (std::map<std::string, double>{{"framework_efficiency", 0.3}, {"gemm.eta_max", 0.1}}));
+    // Resolved against the tiny GPU: alpha 10 µs, busbw 0.9 · 1e11, comm power 0.5 · 1000 W;
+    // the compute laws and memory terms are absolute and pass through.
     const Calibration cal = resolve_calibration(f, test::tiny_hardware(), "fitted", "cal.json");
     EXPECT_DOUBLE_EQ(cal.inter_node.alpha_s, 10e-6);
     EXPECT_NEAR(cal.inter_node.busbw_bytes_per_s, 0.9e11, 1.0);
     EXPECT_DOUBLE_EQ(cal.power_comm_w, 500);
     EXPECT_DOUBLE_EQ(cal.power_idle_w, 100);  // the hardware's idle figure wins
+    EXPECT_DOUBLE_EQ(cal.gemm.eta_max, 0.7);
+    EXPECT_DOUBLE_EQ(cal.attention.forward_eta_max, 0.35);
+    EXPECT_DOUBLE_EQ(cal.fragmentation, 0.05);
 
-    j["compute"].erase("eta_max");
-    const std::string msg = message_of([&] { (void)calibration_fractions_from_json(j, "cal.json"); });
-    EXPECT_NE(msg.find("'eta_max'"), std::string::npos) << msg;
+    j["compute"]["gemm"].erase("eta_max");
+    std::string msg = message_of([&] { (void)calibration_fractions_from_json(j, "cal.json"); });
+    EXPECT_NE(msg.find("'compute.gemm.eta_max'"), std::string::npos) << msg;
+    j["compute"]["gemm"]["eta_max"] = 0.7;
+    j["memory"].erase("margin");
+    msg = message_of([&] { (void)calibration_fractions_from_json(j, "cal.json"); });
+    EXPECT_NE(msg.find("'memory.margin'"), std::string::npos) << msg;
+    j["memory"]["margin"] = 0.2;
+    // A prior for a coefficient that does not exist.
+    j["prior"]["eta_max"] = 0.1;
+    msg = message_of([&] { (void)calibration_fractions_from_json(j, "cal.json"); });
+    EXPECT_NE(msg.find("prior.eta_max"), std::string::npos) << msg;
+    j["prior"].erase("eta_max");
+    // Schema 1 (one efficiency for every FLOP) is not a fraction file of this version.
+    j["schema"] = "libscale.calibration/1";
+    EXPECT_THROW((void)calibration_fractions_from_json(j, "cal.json"), ParseError);
+    j["schema"] = "libscale.calibration/2";
     // Out-of-range fraction: resolve validates and names the field.
-    j["compute"]["eta_max"] = 1.2;
+    j["compute"]["gemm"]["eta_max"] = 1.2;
     const CalibrationFractions bad = calibration_fractions_from_json(j, "cal.json");
-    EXPECT_THROW((void)resolve_calibration(bad, test::tiny_hardware(), "fitted", "cal.json"),
-                 std::invalid_argument);
+    try {
+        (void)resolve_calibration(bad, test::tiny_hardware(), "fitted", "cal.json");
+        FAIL();
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("gemm.eta_max = 1.2"), std::string::npos) << e.what();
+    }
 }
 
 TEST(JsonIo, HfConfigMissingFieldIsNamed) {

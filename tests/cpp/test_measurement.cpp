@@ -23,7 +23,10 @@ json issue_step() {
 
 json mixed() {
     return json::array({
-        {{"kind", "gemm"}, {"hardware", "h100"}, {"tokens", 4096}, {"flops", 1e13}, {"seconds", 0.02}},
+        {{"kind", "gemm"}, {"hardware", "h100"}, {"m", 4096}, {"n", 4096}, {"k", 1024}, {"seconds", 0.02}},
+        {{"kind", "attention"}, {"hardware", "h100"}, {"batch", 2}, {"seq_len", 4096}, {"heads", 32},
+         {"head_dim", 128}, {"pass", "backward"}, {"seconds", 0.003}},
+        {{"kind", "bandwidth"}, {"hardware", "h100"}, {"bytes", 4e9}, {"seconds", 0.0014}},
         {{"kind", "collective"}, {"hardware", "h100"}, {"op", "all_reduce"}, {"ranks", 16}, {"ranks_per_node", 8},
          {"bytes", 1e8}, {"seconds", 0.004}},
         {{"kind", "collective"}, {"hardware", "h100"}, {"op", "all_gather"}, {"ranks", 8}, {"bytes", 1e8},
@@ -35,8 +38,17 @@ json mixed() {
 
 TEST(Measurement, ParsesEveryKindWithDefaults) {
     const MeasurementSet m = measurements_from_json(mixed(), "mixed.json");
-    ASSERT_EQ(m.size(), 5u);
-    EXPECT_EQ(m.gemm[0].tokens, 4096);
+    ASSERT_EQ(m.size(), 7u);
+    EXPECT_EQ(m.gemm[0].m, 4096);
+    EXPECT_EQ(m.gemm[0].n, 4096);
+    EXPECT_EQ(m.gemm[0].k, 1024);
+    EXPECT_FALSE(m.gemm[0].fp8);  // dtype defaults to bf16
+    EXPECT_EQ(m.attention[0].batch, 2);
+    EXPECT_EQ(m.attention[0].seq_len, 4096);
+    EXPECT_EQ(m.attention[0].heads * m.attention[0].head_dim, 4096);
+    EXPECT_TRUE(m.attention[0].causal);  // default
+    EXPECT_TRUE(m.attention[0].backward);
+    EXPECT_EQ(m.bandwidth[0].bytes, 4e9);
     EXPECT_EQ(m.collectives[0].op, Collective::all_reduce);
     EXPECT_EQ(m.collectives[0].ranks_per_node, 8);
     EXPECT_EQ(m.collectives[1].ranks_per_node, 8);  // default: ranks (one node)
@@ -45,9 +57,65 @@ TEST(Measurement, ParsesEveryKindWithDefaults) {
     EXPECT_EQ(s.config.activation_checkpointing, Checkpointing::selective);
     EXPECT_EQ(s.config.strategy, Strategy::fsdp);
     EXPECT_EQ(s.config.reduce_bytes, 2);
+    // The per-operation model's options default to torchtitan's eager bf16 AdamW run.
+    EXPECT_EQ(s.config.precision, Precision::bf16);
+    EXPECT_FALSE(s.config.fp8_all_gather);
+    EXPECT_EQ(s.config.optimizer, Optimizer::adamw);
+    EXPECT_EQ(s.config.master_weights, MasterWeights::fp32);
+    EXPECT_EQ(s.config.loss_kernel, LossKernel::eager);
+    EXPECT_EQ(s.config.attention_kernel, AttentionKernel::flash2);
+    EXPECT_FALSE(s.config.torch_compile);
+    EXPECT_EQ(s.config.checkpoint_every, 1);
+    EXPECT_EQ(s.relative_error, 0.0);  // the fit's default
     // 131,072 tokens per step at 8 × 5762 tokens/s.
     EXPECT_REL(s.step_time_s, 131072.0 / (8 * 5762.0));
     EXPECT_EQ(m.power[0].watts, 650);
+}
+
+TEST(Measurement, StepOptionsOfThePerOperationModel) {
+    json r = issue_step();
+    r["precision"] = "fp8";
+    r["fp8_all_gather"] = true;
+    r["optimizer"] = "adamw_8bit";
+    r["master_weights"] = "bf16";
+    r["loss_kernel"] = "fused";
+    r["attention_kernel"] = "flash3";
+    r["torch_compile"] = true;
+    r["checkpoint_every"] = 2;
+    r["relative_error"] = 0.05;
+    r["memory_gib"] = 61.5;
+    r["memory_kind"] = "allocated";
+    r["reported_mfu"] = 0.41;
+    r["series"] = "table 3";
+    r["model_overrides"] = {{"num_hidden_layers", 16}};
+    r["validation_exclude"] = "held out: the report's own outlier";
+    const json gemm = {{"kind", "gemm"}, {"hardware", "h100"}, {"m", 8192}, {"n", 8192}, {"k", 8192},
+                       {"dtype", "fp8"}, {"seconds", 0.001}};
+    const json fwd = {{"kind", "attention"}, {"hardware", "h100"}, {"batch", 1}, {"seq_len", 8192}, {"heads", 8},
+                      {"head_dim", 64}, {"causal", false}, {"pass", "forward"}, {"seconds", 0.002}};
+    const MeasurementSet m = measurements_from_json(json::array({r, gemm, fwd}), "opts.json");
+    const StepRun& s = m.steps[0];
+    EXPECT_EQ(s.config.precision, Precision::fp8);
+    EXPECT_TRUE(s.config.fp8_all_gather);
+    EXPECT_EQ(s.config.optimizer, Optimizer::adamw_8bit);
+    EXPECT_EQ(s.config.master_weights, MasterWeights::bf16);
+    EXPECT_EQ(s.config.loss_kernel, LossKernel::fused);
+    EXPECT_EQ(s.config.attention_kernel, AttentionKernel::flash3);
+    EXPECT_TRUE(s.config.torch_compile);
+    EXPECT_EQ(s.config.checkpoint_every, 2);
+    EXPECT_EQ(s.relative_error, 0.05);
+    EXPECT_EQ(s.memory_gib, 61.5);
+    EXPECT_EQ(s.memory_kind, "allocated");
+    EXPECT_EQ(s.reported_mfu, 0.41);
+    EXPECT_EQ(s.series, "table 3");
+    EXPECT_EQ(s.model_overrides.at("num_hidden_layers"), 16);
+    EXPECT_EQ(s.validation_exclude, "held out: the report's own outlier");
+    EXPECT_TRUE(m.gemm[0].fp8);
+    EXPECT_FALSE(m.attention[0].causal);
+    EXPECT_FALSE(m.attention[0].backward);
+    // Every option survives the round trip.
+    const json j = to_json(m);
+    EXPECT_EQ(to_json(measurements_from_json(j, "again")), j);
 }
 
 TEST(Measurement, ThroughputFormsAndAccumulation) {
@@ -61,6 +129,7 @@ TEST(Measurement, ThroughputFormsAndAccumulation) {
     b.erase("grad_accum");
     b["global_batch_tokens"] = 524288;
     b["step_time_s"] = 8.0;
+    // Step records of schema 1 are still read (only its GEMM-chain records are refused).
     const MeasurementSet m = measurements_from_json(json{{"schema", "libscale.measurements/1"}, {"records", {a, b}}}, "x");
     EXPECT_EQ(m.steps[0].config.global_batch_tokens, 524288);
     EXPECT_REL(m.steps[0].step_time_s, 8.0);
@@ -71,16 +140,18 @@ TEST(Measurement, ThroughputFormsAndAccumulation) {
 TEST(Measurement, RoundTripAndFile) {
     const MeasurementSet m = measurements_from_json(mixed(), "mixed.json");
     const json j = to_json(m);
-    EXPECT_EQ(j.at("schema"), "libscale.measurements/1");
+    EXPECT_EQ(j.at("schema"), "libscale.measurements/2");
     EXPECT_EQ(to_json(measurements_from_json(j, "again")), j);
     const auto dir = test::temp_dir("measurement_file");
     test::write_text(dir / "m.json", j.dump());
     const MeasurementSet back = read_measurements((dir / "m.json").string());
-    EXPECT_EQ(back.size(), 5u);
+    EXPECT_EQ(back.size(), 7u);
     MeasurementSet both = m;
     merge(both, back);
-    EXPECT_EQ(both.size(), 10u);
+    EXPECT_EQ(both.size(), 14u);
     EXPECT_EQ(both.steps.size(), 2u);
+    EXPECT_EQ(both.attention.size(), 2u);
+    EXPECT_EQ(both.bandwidth.size(), 2u);
 }
 
 TEST(Measurement, ExactDuplicatesAreRepeatedMeasurements) {
@@ -112,39 +183,75 @@ TEST(Measurement, BadInputNamesRecordAndField) {
     expect_error(with("seconds", std::numeric_limits<double>::infinity()), "record 0", "seconds");
     expect_error(with("seconds", -0.5), "record 0", "seconds");
     expect_error(with("seconds", 0), "record 0", "seconds");
-    expect_error(with("tokens", 0), "record 0", "tokens");
+    expect_error(with("m", 0), "record 0", "'m'");
+    expect_error(with("k", -1), "record 0", "'k'");
+    expect_error(with("dtype", "fp16"), "record 0", "dtype");
     expect_error(with("seconds", "fast"), "record 0", "seconds");
     expect_error(with("kind", "flop"), "record 0", "kind");
     json records = mixed();
-    records[1].erase("bytes");
-    expect_error(records, "record 1", "bytes");
+    records[0].erase("n");
+    expect_error(records, "record 0", "'n'");
     records = mixed();
-    records[1]["bytes"] = -1;
-    expect_error(records, "record 1", "bytes");
+    records[1]["pass"] = "both";
+    expect_error(records, "record 1", "pass");
     records = mixed();
-    records[1]["op"] = "broadcast";
-    expect_error(records, "record 1", "op");
+    records[1].erase("pass");
+    expect_error(records, "record 1", "pass");
     records = mixed();
-    records[3]["gpus"] = "8";
-    expect_error(records, "record 3", "gpus");
+    records[1]["head_dim"] = 0;
+    expect_error(records, "record 1", "head_dim");
     records = mixed();
-    records[3]["tokens_per_s_per_gpu"] = 0;
-    expect_error(records, "record 3", "tokens_per_s_per_gpu");
+    records[1]["causal"] = "yes";
+    expect_error(records, "record 1", "causal");
     records = mixed();
-    records[3]["step_time_s"] = 2.0;  // two throughput fields
-    expect_error(records, "record 3", "step_time_s");
+    records[2]["bytes"] = 0;
+    expect_error(records, "record 2", "bytes");
     records = mixed();
-    records[3].erase("tokens_per_s_per_gpu");
-    expect_error(records, "record 3", "step_time_s");
+    records[3].erase("bytes");
+    expect_error(records, "record 3", "bytes");
     records = mixed();
-    records[3]["activation_checkpointing"] = "some";
-    expect_error(records, "record 3", "activation_checkpointing");
+    records[3]["bytes"] = -1;
+    expect_error(records, "record 3", "bytes");
     records = mixed();
-    records[3]["global_batch_tokens"] = 1000;  // not a multiple of 8 · 2 · 8192
-    expect_error(records, "record 3", "global_batch_tokens");
+    records[3]["op"] = "broadcast";
+    expect_error(records, "record 3", "op");
     records = mixed();
-    records[4]["phase"] = "lunch";
-    expect_error(records, "record 4", "phase");
+    records[5]["gpus"] = "8";
+    expect_error(records, "record 5", "gpus");
+    records = mixed();
+    records[5]["tokens_per_s_per_gpu"] = 0;
+    expect_error(records, "record 5", "tokens_per_s_per_gpu");
+    records = mixed();
+    records[5]["step_time_s"] = 2.0;  // two throughput fields
+    expect_error(records, "record 5", "step_time_s");
+    records = mixed();
+    records[5].erase("tokens_per_s_per_gpu");
+    expect_error(records, "record 5", "step_time_s");
+    records = mixed();
+    records[5]["activation_checkpointing"] = "some";
+    expect_error(records, "record 5", "activation_checkpointing");
+    records = mixed();
+    records[5]["global_batch_tokens"] = 1000;  // not a multiple of 8 · 2 · 8192
+    expect_error(records, "record 5", "global_batch_tokens");
+    records = mixed();
+    records[5]["optimizer"] = "lion";
+    expect_error(records, "record 5", "optimizer");
+    records = mixed();
+    records[5]["attention_kernel"] = "flash4";
+    expect_error(records, "record 5", "attention_kernel");
+    records = mixed();
+    records[5]["checkpoint_every"] = 0;
+    expect_error(records, "record 5", "checkpoint_every");
+    records = mixed();
+    records[5]["relative_error"] = 1.5;
+    expect_error(records, "record 5", "relative_error");
+    records = mixed();
+    records[5]["memory_gib"] = 40;
+    records[5]["memory_kind"] = "peak";
+    expect_error(records, "record 5", "memory_kind");
+    records = mixed();
+    records[6]["phase"] = "lunch";
+    expect_error(records, "record 6", "phase");
     expect_error(json::array({1}), "record 0", "object");
 }
 
@@ -153,6 +260,13 @@ TEST(Measurement, ContradictoryDuplicatesNameBothRecords) {
     json slow = issue_step();
     slow["tokens_per_s_per_gpu"] = 5762 / 2;  // same configuration, twice the step time
     expect_error(json::array({mixed()[0], fast, slow}), "record 2 contradicts record 1", "step_time_s");
+    // Kernel micro-runs too: the same attention shape and pass.
+    json a = mixed()[1];
+    json a2 = a;
+    a2["seconds"] = 0.006;
+    expect_error(json::array({a, a2}), "record 1 contradicts record 0", "seconds");
+    a2["pass"] = "forward";  // a different kernel: no contradiction
+    EXPECT_EQ(measurements_from_json(json::array({a, a2}), "ok").attention.size(), 2u);
     json g = mixed()[0];
     json g2 = g;
     g2["seconds"] = 0.04;
@@ -164,7 +278,7 @@ TEST(Measurement, ContradictoryDuplicatesNameBothRecords) {
 
 TEST(Measurement, UnknownSchemaVersion) {
     try {
-        measurements_from_json(json{{"schema", "libscale.measurements/2"}, {"records", json::array()}}, "v2.json");
+        measurements_from_json(json{{"schema", "libscale.measurements/3"}, {"records", json::array()}}, "v3.json");
         FAIL();
     } catch (const ParseError& e) {
         EXPECT_NE(std::string(e.what()).find("unknown schema version"), std::string::npos) << e.what();

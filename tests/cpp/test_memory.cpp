@@ -1,5 +1,6 @@
-// Memory per GPU: model states by strategy, activations by checkpointing mode, logits,
-// FSDP buffers, and the does-not-fit error.
+// Memory per GPU: model states by strategy and optimizer, activations by checkpointing
+// mode, logits, FSDP buffers, the allocator's fragmentation, the fit status within the
+// estimate's margin, and the does-not-fit error.
 //
 // Tiny model: P = 152,009,000; per layer 13,002,000; root 100,001,000; d = 1000,
 // q = kv = 1000 wide, f = 3000 (SwiGLU), L = 4, V = 50,000; t = 1000 tokens.
@@ -123,6 +124,119 @@ TEST_F(Memory, TotalIsTheSumAndFitsAgainstHbm) {
     EXPECT_FALSE(run().fits);
 }
 
+TEST_F(Memory, OptimizerBytesPerParameterByOptimizerAndMasterWeights) {
+    // Beyond the bf16 weights and gradients: the fp32 master (4 B, when masters are fp32)
+    // and the states in the masters' dtype (torch.optim allocates them like the parameter;
+    // bitsandbytes' 8-bit states are one byte each).
+    const ParameterCounts p = count_parameters(m);
+    const double P = 152'009'000.0;
+    // Adafactor's factored second moment (Shazeer & Stern §3): a row and a column vector per
+    // matrix, the full moment of vectors. Tiny model, per layer: q, k, v (1000 × 1000 each)
+    // 3 · 2000, o 2000, gate, up, down (1000 × 3000) 3 · 4000, two norms 2000 → 22,000;
+    // × 4 layers = 88,000; embedding and untied output projection (50,000 × 1000) 2 · 51,000,
+    // final norm 1000 → 103,000. E = 191,000 elements.
+    const double E = 191'000.0;
+    struct Case {
+        Optimizer o;
+        MasterWeights w;
+        double bytes;
+    };
+    const Case cases[] = {
+        {Optimizer::adamw, MasterWeights::fp32, 4 + 2 * 4},       // master + m + v = 12
+        {Optimizer::adamw, MasterWeights::bf16, 2 * 2},           // m + v in bf16 = 4
+        {Optimizer::adamw_8bit, MasterWeights::fp32, 4 + 2 * 1},  // 6
+        {Optimizer::adamw_8bit, MasterWeights::bf16, 2 * 1},      // 2
+        {Optimizer::sgd, MasterWeights::fp32, 4 + 4},             // master + momentum = 8
+        {Optimizer::sgd, MasterWeights::bf16, 2},                 // momentum = 2
+        {Optimizer::adafactor, MasterWeights::fp32, 4 + 4 * E / P},
+        {Optimizer::adafactor, MasterWeights::bf16, 2 * E / P},
+    };
+    for (const Case& k : cases) {
+        SCOPED_TRACE(std::string(to_string(k.o)) + " " + to_string(k.w));
+        c.optimizer = k.o;
+        c.master_weights = k.w;
+        EXPECT_REL(optimizer_bytes_per_parameter(m, p, c), k.bytes);
+        // FSDP over 2 GPUs: P · bytes / 2 per GPU.
+        EXPECT_REL(run().optimizer_gib, P * k.bytes / 2 / kGiB);
+    }
+    // Adafactor with fp32 masters, by hand: (4 · 152,009,000 + 4 · 191,000) / 2 = 304,400,000 B.
+    c.optimizer = Optimizer::adafactor;
+    c.master_weights = MasterWeights::fp32;
+    EXPECT_REL(run().optimizer_gib, 304'400'000.0 / kGiB);
+}
+
+TEST_F(Memory, CheckpointingEveryOtherLayer) {
+    // checkpoint_every = 2: floor(4 / 2) = 2 layers keep their input (1000 per token), the
+    // other 2 everything (20,000), plus the recomputed layer (20,000) and 2d outside:
+    //   2 · 1000 + 2 · 20,000 + 20,000 + 2000 = 64,000 · 1000 tokens · 2 B = 128,000,000 B
+    c.checkpoint_every = 2;
+    EXPECT_REL(run().activations_gib, 128'000'000.0 / kGiB);
+    // Between full (52,000,000 B) and none (164,000,000 B).
+    c.checkpoint_every = 1;
+    EXPECT_REL(run().activations_gib, 52'000'000.0 / kGiB);
+}
+
+TEST_F(Memory, EagerAttentionKeepsItsProbabilities) {
+    // PyTorch's unfused attention keeps the h × seq softmax output per token: 10 · 1000 =
+    // 10,000 more elements in every layer that keeps everything (and in the recomputed one).
+    c.attention_kernel = AttentionKernel::eager;
+    // full: 4 · 1000 + (20,000 + 10,000) + 2000 = 36,000 → 72,000,000 B
+    EXPECT_REL(run().activations_gib, 72'000'000.0 / kGiB);
+    // none: 4 · 30,000 + 2000 = 122,000 → 244,000,000 B
+    c.activation_checkpointing = Checkpointing::none;
+    EXPECT_REL(run().activations_gib, 244'000'000.0 / kGiB);
+    // FlashAttention keeps only its output and log-sum-exp (already counted).
+    c.attention_kernel = AttentionKernel::flash3;
+    EXPECT_REL(run().activations_gib, 164'000'000.0 / kGiB);
+}
+
+TEST_F(Memory, FusedLossKeepsOnlyBf16Logits) {
+    // 1000 tokens · 50,000 vocab · 2 B = 100,000,000 B (no fp32 copy).
+    c.loss_kernel = LossKernel::fused;
+    EXPECT_REL(run().logits_gib, 100'000'000.0 / kGiB);
+}
+
+TEST_F(Memory, FragmentationIsAShareOfTheAllocatedBytes) {
+    // Allocated = 2,020,084,000 B (states, activations, logits, buffers; see
+    // TotalIsTheSumAndFitsAgainstHbm); 10% fragmentation adds 202,008,400 B.
+    cal.fragmentation = 0.1;
+    const MemoryBreakdown mem = run();
+    EXPECT_REL(mem.fragmentation_gib, 202'008'400.0 / kGiB);
+    EXPECT_REL(mem.total_gib, 2'222'092'400.0 / kGiB + 1.0);
+    EXPECT_REL(mem.total_gib, mem.weights_gib + mem.grads_gib + mem.optimizer_gib + mem.activations_gib +
+                                  mem.logits_gib + mem.buffers_gib + mem.fragmentation_gib + mem.reserved_gib);
+}
+
+TEST_F(Memory, StatusWithinTheMargin) {
+    // total T = 2,020,084,000 B + 1 GiB = 2.8814 GiB; margin 10%:
+    //   fits when T · 1.1 ≤ HBM; uncertain when T · 0.9 ≤ HBM < T · 1.1; otherwise not.
+    cal.memory_margin = 0.1;
+    const double T = 2'020'084'000.0 / kGiB + 1.0;
+    const struct {
+        double hbm;
+        FitStatus status;
+    } cases[] = {
+        {80, FitStatus::fits},
+        {T * 1.1 * (1 + 1e-9), FitStatus::fits},
+        {T * 1.1 * (1 - 1e-9), FitStatus::uncertain},
+        {T, FitStatus::uncertain},
+        {T * 0.9 * (1 + 1e-9), FitStatus::uncertain},
+        {T * 0.9 * (1 - 1e-9), FitStatus::does_not_fit},
+        {1.0, FitStatus::does_not_fit},
+    };
+    for (const auto& k : cases) {
+        SCOPED_TRACE(k.hbm);
+        hw.hbm_gib = k.hbm;
+        const MemoryBreakdown mem = run();
+        EXPECT_REL(mem.total_gib, T);
+        EXPECT_DOUBLE_EQ(mem.margin, 0.1);
+        EXPECT_EQ(mem.status, k.status);
+        EXPECT_EQ(mem.fits, k.status != FitStatus::does_not_fit);
+    }
+    EXPECT_STREQ(to_string(FitStatus::uncertain), "uncertain");
+    EXPECT_STREQ(to_string(FitStatus::does_not_fit), "does_not_fit");
+}
+
 TEST(MemoryFit, Qwen3_32BOnFourH100DoesNotFit) {
     // States alone: 16 B · 32,762,123,264 / 4 = 131,048,493,056 B = 122.05 GiB > 80 GiB.
     const ModelSpec q = find_model("qwen3-32b");
@@ -153,7 +267,12 @@ TEST(MemoryFit, Qwen3_32BOnFourH100DoesNotFit) {
     // states + 3.7 activations + 3.5 logits + 7.6 buffers + 3 reserved ≈ 78.9 GiB ≤ 80.
     EXPECT_NE(fit_suggestion(q, h100, cal, c).find("at least 8 GPUs"), std::string::npos);
     c.gpus = 8;
-    EXPECT_TRUE(estimate_step(q, h100, cal, c).memory.fits);
+    const MemoryBreakdown eight = estimate_step(q, h100, cal, c).memory;
+    EXPECT_TRUE(eight.fits);
+    // Within the default's ±20% margin of 80 GiB (78.9 · 0.8 ≤ 80 < 78.9 · 1.2): uncertain.
+    EXPECT_DOUBLE_EQ(eight.margin, 0.2);
+    EXPECT_EQ(eight.status, FitStatus::uncertain);
+    EXPECT_EQ(s.memory.status, FitStatus::does_not_fit);
 }
 
 TEST(MemoryFit, Qwen3_32BOnFourB300Fits) {

@@ -1,21 +1,50 @@
 // The step model against hand computation on the tiny model (test_support.hpp), its
 // invariants, and configuration validation.
 //
-// Hand figures used throughout (tiny model, t = 1000 tokens per micro-batch, s_eff = 500,
-// full activation checkpointing, compute rate η · peak = 0.5 · 1e15 = 5e14 FLOP/s):
-//   cf  = one layer's forward  = 1000 · (2 · 13e6 + 4 · 1000 · 500) / 5e14 = 56 µs
-//   ch  = lm_head forward      = 1000 · 2 · 50e6 / 5e14                   = 200 µs
-//   cb  = one layer's backward = 2 · cf + recompute (= cf)                 = 168 µs
-//   compute per micro-batch    = 4 · (56 + 168) + 3 · 200                  = 1496 µs
+// Hand figures used throughout: the per-operation laws of compute_model.hpp with the tiny
+// calibration's flat rates: GEMMs 2·m·n·k / 5e14 (no waves, k_half 0; every GEMM here is
+// above its memory roofline), attention 4·t·(h·d_h)·span / 5e14 forward and 2.5× that
+// backward, memory-bound kernels bytes / 5e12 B/s, no host overheads. t = 1000 tokens
+// per micro-batch, span 500 (causal), full activation checkpointing, FSDP with
+// reshard_after_forward, eager PyTorch (plan_operations' byte counts).
+//
+// One decoder layer (d = 1000, q = kv = 1000, f = 3000 SwiGLU, two RMSNorms, rotary):
+//   GEMMs forward  2 · 1000 · 13e6 / 5e14                          = 52 µs
+//   GEMMs backward dgrad + wgrad = 2 × forward                      = 104 µs
+//   attention      4 · 1000 · 1000 · 500 / 5e14 = 4 µs; backward 2.5 × 4 = 10 µs
+//   memory-bound forward per token: 2 RMSNorms 2 · 36 · 1000 = 72,000; rotary on q and k
+//     20 · 2000 = 40,000; SiLU · up 10 · 3000 = 30,000; two residual adds 2 · 6 · 1000 =
+//     12,000 → 154,000 B · 1000 tokens / 5e12                       = 30.8 µs
+//   memory-bound backward per token: 2 · 72 · 1000 + 40,000 + 16 · 3000 + 12,000 = 244,000
+//     B → 48.8 µs
+//   FSDP2 copy-out of the gathered layer, per gather: 2 · (2 B · 13,002,000) = 52,008,000
+//     B → 10.4016 µs (forward, and again in backward with reshard_after_forward)
+//   cf = 52 + 4 + 30.8 + 10.4016                                    = 97.2016 µs
+//   recompute (full) = the forward without the copy-out: 52 + 4 + 30.8 = 86.8 µs
+//   cb = 104 + 10 + 48.8 + 10.4016 + 86.8                           = 260.0016 µs
+// Output head (V = 50,000): GEMM 2 · 1000 · 50e6 / 5e14 = 200 µs forward, 400 backward;
+//   final RMSNorm 36 · 1000 and eager loss 18 · 50,000 = 936,000 B per token → 187.2 µs;
+//   backward 72 · 1000 + 22 · 50,000 = 1,172,000 B per token → 234.4 µs
+//   hf = 387.2 µs, hb = 634.4 µs
+// Embedding: lookup 2 · 2 · 1000 B per token → ef = 0.8 µs; backward 2 · 3 · 1000 B per
+//   token (1.2 µs) + zero-filling the 50,000 × 1000 bf16 table gradient (1e8 B, 20 µs)
+//   → eb = 21.2 µs
+// Compute per micro-batch = 4 · (97.2016 + 260.0016) + 387.2 + 634.4 + 0.8 + 21.2
+//   = 2472.4128 µs, of which GEMMs 4 · (52 + 104 + 52) + 600 = 1432, attention
+//   4 · (4 + 10 + 4) = 72, memory-bound 968.4128.
 // Bytes: layer 13,002,000 params → 26,004,000 B in bf16; root 100,001,000 → 200,002,000 B;
 // all P = 152,009,000 → 304,018,000 B.
 // Optimizer: P / shards · 30 B / (10e12 · 0.5 = 5e12 B/s): 2 shards 456.027 µs, 1: 912.054 µs.
+//
+// DDP and ZeRO-1/2 keep their parameters unsharded, so they have no copy-out:
+//   cf = 86.8 µs, cb = 249.6 µs, compute per micro-batch 4 · 336.4 + 1043.6 = 2389.2 µs.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "libscale/catalog.hpp"
@@ -51,103 +80,129 @@ void expect_consistent(const StepBreakdown& s) {
 TEST_F(StepModel, FsdpBaselineByHand) {
     // 2 GPUs on NVLink (1e12 B/s), A = 4000 / (2 · 1000) = 2.
     //   ag = ½ · 26,004,000 / 1e12 = 13.002 µs = rs; ag_root = ½ · 200,002,000 / 1e12 = 100.001 µs = rs_root
-    //   forward  = ag_root + ag + 3 · max(cf, ag) + cf + ch = 100.001 + 13.002 + 168 + 56 + 200 = 537.003
-    //   backward = max(2ch, ag) + max(cb, ag) + 2 · max(cb, ag + rs) + max(cb, rs) + rs + rs_root
-    //            = 400 + 168 + 336 + 168 + 13.002 + 100.001 = 1185.003
-    //   micro-batch 1722.006 µs; two of them 3444.012 µs; compute 2 · 1496 = 2992 µs
+    //   forward  = ag_root + ef + ag + 3 · max(cf, ag) + cf + hf
+    //            = 100.001 + 0.8 + 13.002 + 3 · 97.2016 + 97.2016 + 387.2 = 889.8094
+    //   backward = max(hb, ag) + max(cb, ag) + 2 · max(cb, ag + rs) + max(cb, rs)
+    //              + max(eb, rs) + rs_root
+    //            = 634.4 + 4 · 260.0016 + 21.2 + 100.001 = 1795.6074
+    //   (the last layer's reduce-scatter, 13.002 µs, runs under the embedding's backward)
+    //   micro-batch 2685.4168 µs; two of them 5370.8336 µs; compute 2 · 2472.4128 = 4944.8256 µs
     const StepBreakdown s = run();
     EXPECT_EQ(s.grad_accum, 2);
     EXPECT_EQ(s.gpus_per_node, 8);
     EXPECT_DOUBLE_EQ(s.tokens_per_micro_batch, 1000.0);
     EXPECT_DOUBLE_EQ(s.tokens_per_step, 4000.0);
-    EXPECT_DOUBLE_EQ(s.eta, 0.5);
-    EXPECT_REL(s.compute_s, 2992 * kUs);
-    // exposed = 2 · (ag_root + ag + rs + rs_root) = 2 · 226.006
-    EXPECT_REL(s.exposed_comm_s, 452.012 * kUs);
+    EXPECT_REL(s.compute_s, 4944.8256 * kUs);
+    // The compute by kind: 2 · 1432 µs of GEMMs, 2 · 72 of attention, 2 · 968.4128 of
+    // memory-bound kernels; no host overhead, so no waiting on the host.
+    EXPECT_REL(s.gemm_s, 2864 * kUs);
+    EXPECT_REL(s.attention_s, 144 * kUs);
+    EXPECT_REL(s.memory_bound_s, 1936.8256 * kUs);
+    EXPECT_EQ(s.host_wait_s, 0.0);
+    EXPECT_REL(s.gemm_s + s.attention_s + s.memory_bound_s + s.host_wait_s, s.compute_s);
+    // exposed = 2 · (ag_root + ag + rs_root) = 2 · 213.004
+    EXPECT_REL(s.exposed_comm_s, 426.008 * kUs);
     // all collectives per micro-batch: ag_root + 4 ag (fwd) + 4 ag (bwd) + 4 rs + rs_root
     //   = 100.001 + 52.008 + 52.008 + 52.008 + 100.001 = 356.026; × 2
     EXPECT_REL(s.comm_s, 712.052 * kUs);
     EXPECT_REL(s.optimizer_s, 456.027 * kUs);
     EXPECT_EQ(s.data_s, 0.0);
     EXPECT_EQ(s.checkpoint_s, 0.0);
-    EXPECT_REL(s.step_time_s, 3900.039 * kUs);  // 3444.012 + 456.027
-    const double tps = 4000.0 / (3900.039 * kUs);
+    EXPECT_REL(s.step_time_s, 5826.8606 * kUs);  // 5370.8336 + 456.027
+    const double tps = 4000.0 / (5826.8606 * kUs);
     EXPECT_REL(s.tokens_per_s, tps);
     EXPECT_REL(s.tokens_per_s_per_gpu, tps / 2);
     // MFU: per-GPU tokens/s · 636e6 model FLOPs / 1e15; HFU with 748e6 (full recompute).
     EXPECT_REL(s.mfu, tps / 2 * 636e6 / 1e15);
     EXPECT_REL(s.hfu, tps / 2 * 748e6 / 1e15);
     EXPECT_TRUE(s.comm_hidden);
-    // Energy: 2 GPUs · ((2992 + 456.027) µs · 1000 W + 452.012 µs · 500 W) = 7.348066 J.
-    EXPECT_REL(s.energy_per_step_j, 7.348066);
+    // Energy: 2 GPUs · ((4944.8256 + 456.027) µs · 1000 W + 426.008 µs · 500 W)
+    //   = 2 · (5.4008526 + 0.213004) = 11.2277132 J.
+    EXPECT_REL(s.energy_per_step_j, 11.2277132);
     expect_consistent(s);
 }
 
-TEST_F(StepModel, ComputeBoundExposesOnlyFirstGathersAndLastReduceScatters) {
-    // Every unit's gather (13.002 µs) fits under cf = 56 µs and gather + reduce-scatter
-    // (26.004 µs) under cb = 168 µs: per micro-batch only the root and first layer's
-    // all-gathers and the last layer's and root's reduce-scatters are exposed.
+TEST_F(StepModel, ComputeBoundExposesOnlyFirstGathersAndLastReductions) {
+    // Every unit's gather (13.002 µs) fits under cf = 97.2016 µs and gather + reduce-scatter
+    // (26.004 µs) under cb = 260.0016 µs; the last layer's reduce-scatter runs under the
+    // embedding's backward (eb = 21.2 µs). Per micro-batch only the root's and the first
+    // layer's all-gathers and the root's reduce-scatter are exposed.
     const StepBreakdown s = run();
     const double ag = ring_time_s(Collective::all_gather, 26'004'000.0, 2, cal.intra_node);
     const double ag_root = ring_time_s(Collective::all_gather, 200'002'000.0, 2, cal.intra_node);
-    const double rs = ring_time_s(Collective::reduce_scatter, 26'004'000.0, 2, cal.intra_node);
     const double rs_root = ring_time_s(Collective::reduce_scatter, 200'002'000.0, 2, cal.intra_node);
     EXPECT_TRUE(s.comm_hidden);
-    EXPECT_REL(s.exposed_comm_s, 2.0 * (ag_root + ag + rs + rs_root));
+    EXPECT_REL(s.exposed_comm_s, 2.0 * (ag_root + ag + rs_root));
     EXPECT_LT(s.exposed_comm_s, s.comm_s);
 }
 
 TEST_F(StepModel, HiddenFlagCoversTheOutputProjectionBackwardWindow) {
-    // With a small vocabulary the last layer's backward gather (prefetched under the
-    // lm_head's backward, 2·ch) can outlast that window. V = 1000:
-    //   ch = 1000 · 2 · 1000 · 1000 / 5e14 = 4 µs → 2ch = 8 µs < ag = 13.002 µs
-    //   cf = 56 µs, cb = 168 µs as before (layers unchanged)
-    //   root = 2 · 1e6 + 1000 = 2,001,000 → ag_root = rs_root = ½ · 4,002,000 / 1e12 = 2.001 µs
-    //   exposed = ag_root + ag + (ag − 2ch) + rs + rs_root = 2.001 + 13.002 + 5.002 + 13.002
-    //   + 2.001 = 35.008 µs: more than the first gathers and last reduce-scatters, so
-    //   communication is not fully hidden.
+    // With a small head the last layer's backward gather (prefetched under the head's
+    // backward) can outlast that window. V = 1000, no final norm, fused loss:
+    //   head GEMM 2 · 1000 · 1000 · 1000 / 5e14 = 4 µs; fused loss 6 B · 1000 per token
+    //   = 1.2 µs → hf = 5.2 µs; backward 2 · 4 = 8 µs and nothing memory-bound → hb = 8 µs
+    //   < ag = 13.002 µs
+    //   embedding: 0.8 µs forward; backward 1.2 + 2 · 1000 · 1000 B / 5e12 = 1.6 µs
+    //   cf = 97.2016 µs, cb = 260.0016 µs as before (layers unchanged)
+    //   root = 2 · 1,000,000 (embedding, output projection) → ag_root = rs_root = ½ ·
+    //   4,000,000 / 1e12 = 2.0 µs
+    //   exposed = ag_root + ag + (ag − hb) + (rs − eb) + rs_root
+    //           = 2.0 + 13.002 + 5.002 + 11.402 + 2.0 = 33.406 µs: the gather under the
+    //   head's backward is not hidden.
     m.vocab_size = 1000;
+    m.final_norm = false;
+    c.loss_kernel = LossKernel::fused;
     c.global_batch_tokens = 0;
     const StepBreakdown s = run();
-    EXPECT_REL(s.exposed_comm_s, 35.008 * kUs);
+    EXPECT_REL(s.exposed_comm_s, 33.406 * kUs);
     EXPECT_FALSE(s.comm_hidden);
-    // Without the backward re-gather nothing extra is exposed: 2.001 + 13.002 + 13.002 + 2.001.
+    // Without the backward re-gather nothing extra is exposed: 2.0 + 13.002 + 11.402 + 2.0.
     c.reshard_after_forward = false;
     const StepBreakdown r = run();
-    EXPECT_REL(r.exposed_comm_s, 30.006 * kUs);
+    EXPECT_REL(r.exposed_comm_s, 28.404 * kUs);
     EXPECT_TRUE(r.comm_hidden);
 }
 
 TEST_F(StepModel, FsdpWithoutReshardGathersOnce) {
-    // reshard_after_forward = False: no backward gathers. Compute-bound, so the step is
-    // unchanged; collectives per micro-batch 356.026 − 52.008 = 304.018 µs.
+    // reshard_after_forward = False: no backward gathers, and so no backward copy-out:
+    // cb = 260.0016 − 10.4016 = 249.6 µs; compute per micro-batch 4 · (97.2016 + 249.6)
+    // + 1043.6 = 2430.8064 µs. Collectives per micro-batch 356.026 − 52.008 = 304.018 µs;
+    // exposed as before, 213.004 µs per micro-batch.
+    //   step = 2 · (2430.8064 + 213.004) + 456.027 = 5743.6478 µs
+    // = the baseline less the eight backward copy-outs (8 · 10.4016 = 83.2128 µs).
     c.reshard_after_forward = false;
     const StepBreakdown s = run();
     EXPECT_REL(s.comm_s, 608.036 * kUs);
-    EXPECT_REL(s.exposed_comm_s, 452.012 * kUs);
-    EXPECT_REL(s.step_time_s, 3900.039 * kUs);
+    EXPECT_REL(s.exposed_comm_s, 426.008 * kUs);
+    EXPECT_REL(s.compute_s, 4861.6128 * kUs);
+    EXPECT_REL(s.step_time_s, 5743.6478 * kUs);
+    EXPECT_REL(s.step_time_s, (5826.8606 - 83.2128) * kUs);
     expect_consistent(s);
 }
 
 TEST_F(StepModel, FsdpGradSyncOnLastMicroBatchOnly) {
-    // First micro-batch without reduce-scatters: 1722.006 − 113.003 = 1609.003 µs,
-    // second 1722.006: 3331.009 µs; exposed 3331.009 − 2992 = 339.009 µs.
+    // First micro-batch without reduce-scatters: the root's reduce-scatter (100.001 µs) is
+    // not paid, the layers' were hidden anyway: 2685.4168 − 100.001 = 2585.4158 µs; second
+    // 2685.4168: 5270.8326 µs; exposed 5270.8326 − 4944.8256 = 326.007 µs.
     // Collectives: 204.017 (gathers only) + 356.026 = 560.043 µs.
     c.grad_sync = GradSync::last_micro_batch;
     const StepBreakdown s = run();
-    EXPECT_REL(s.exposed_comm_s, 339.009 * kUs);
+    EXPECT_REL(s.exposed_comm_s, 326.007 * kUs);
     EXPECT_REL(s.comm_s, 560.043 * kUs);
-    EXPECT_REL(s.step_time_s, (3331.009 + 456.027) * kUs);
+    EXPECT_REL(s.step_time_s, (5270.8326 + 456.027) * kUs);
     expect_consistent(s);
 }
 
 TEST_F(StepModel, Fp32ReduceDoublesReduceScatterBytes) {
-    // rs = 26.004 µs, rs_root = 200.002 µs: exposed 2 · (100.001 + 13.002 + 26.004 + 200.002).
+    // rs = 26.004 µs, rs_root = 200.002 µs. The last layer's reduce-scatter now outlasts
+    // the embedding's backward (21.2 µs) by 4.804 µs:
+    //   exposed 2 · (100.001 + 13.002 + 4.804 + 200.002) = 635.618 µs
     c.reduce_bytes = 4;
     const StepBreakdown s = run();
-    EXPECT_REL(s.exposed_comm_s, 678.018 * kUs);
+    EXPECT_REL(s.exposed_comm_s, 635.618 * kUs);
     // 100.001 + 8 · 13.002 + 4 · 26.004 + 200.002 = 508.035 per micro-batch
     EXPECT_REL(s.comm_s, 1016.07 * kUs);
+    EXPECT_TRUE(s.comm_hidden);
 }
 
 TEST_F(StepModel, NoAccumulationWhenGlobalBatchUnset) {
@@ -155,43 +210,46 @@ TEST_F(StepModel, NoAccumulationWhenGlobalBatchUnset) {
     const StepBreakdown s = run();
     EXPECT_EQ(s.grad_accum, 1);
     EXPECT_DOUBLE_EQ(s.tokens_per_step, 2000.0);
-    EXPECT_REL(s.compute_s, 1496 * kUs);
-    EXPECT_REL(s.step_time_s, (1722.006 + 456.027) * kUs);
+    EXPECT_REL(s.compute_s, 2472.4128 * kUs);
+    EXPECT_REL(s.step_time_s, (2685.4168 + 456.027) * kUs);
 }
 
 TEST_F(StepModel, CrossingTheNodeSwitchesToTheNic) {
-    // 8 GPUs, one node, A = 1: ag = 7/8 · 26,004,000 / 1e12 = 22.7535 µs (< cf), ag_root
-    // = 7/8 · 200,002,000 / 1e12 = 175.00175 µs: exposed 2 · (175.00175 + 22.7535).
+    // 8 GPUs, one node, A = 1: ag = rs = 7/8 · 26,004,000 / 1e12 = 22.7535 µs (< cf), ag_root
+    // = rs_root = 7/8 · 200,002,000 / 1e12 = 175.00175 µs; the last layer's reduce-scatter
+    // outlasts the embedding's backward by 22.7535 − 21.2 = 1.5535 µs:
+    //   exposed 175.00175 + 22.7535 + 1.5535 + 175.00175 = 374.3105 µs
     c.gpus = 8;
     c.global_batch_tokens = 8000;
     const StepBreakdown in_node = run();
     EXPECT_TRUE(in_node.comm_hidden);
-    EXPECT_REL(in_node.exposed_comm_s, 395.5105 * kUs);
+    EXPECT_REL(in_node.exposed_comm_s, 374.3105 * kUs);
 
     // 16 GPUs over two nodes of 8: the ring runs at the NIC's 1e11 B/s.
-    //   ag = rs = 15/16 · 26,004,000 / 1e11 = 243.7875 µs (> cf = 56 µs: not hidden)
+    //   ag = rs = 15/16 · 26,004,000 / 1e11 = 243.7875 µs (> cf = 97.2016 µs: not hidden)
     //   ag_root = rs_root = 15/16 · 200,002,000 / 1e11 = 1875.01875 µs
-    //   forward  = 1875.01875 + 243.7875 + 3 · 243.7875 + 56 + 200           = 3106.16875
-    //   backward = max(400, 243.7875) + max(168, 243.7875) + 2 · max(168, 487.575)
-    //              + max(168, 243.7875) + 243.7875 + 1875.01875              = 3981.53125
-    //   micro-batch 7087.7 µs; exposed 7087.7 − 1496 = 5591.7 µs
+    //   forward  = 1875.01875 + 0.8 + 243.7875 + 3 · 243.7875 + 97.2016 + 387.2 = 3335.37035
+    //   backward = max(634.4, 243.7875) + max(260.0016, 243.7875) + 2 · max(260.0016, 487.575)
+    //              + max(260.0016, 243.7875) + max(21.2, 243.7875) + 1875.01875 = 4248.35945
+    //   micro-batch 7583.7298 µs; exposed 7583.7298 − 2472.4128 = 5111.317 µs
     c.gpus = 16;
     c.global_batch_tokens = 16000;
     const StepBreakdown across = run();
     EXPECT_FALSE(across.comm_hidden);
-    EXPECT_REL(across.exposed_comm_s, 5591.7 * kUs);
-    EXPECT_REL(across.compute_s, 1496 * kUs);
+    EXPECT_REL(across.exposed_comm_s, 5111.317 * kUs);
+    EXPECT_REL(across.compute_s, 2472.4128 * kUs);
     EXPECT_GT(across.exposed_comm_s, 10 * in_node.exposed_comm_s);
-    // Optimizer on 1/16: 9,500,562.5 · 30 / 5e12 = 57.0033750 µs.
-    EXPECT_REL(across.step_time_s, (7087.7 + 57.003375) * kUs);
+    // Optimizer on 1/16: 9,500,562.5 · 30 / 5e12 = 57.003375 µs.
+    EXPECT_REL(across.step_time_s, (7583.7298 + 57.003375) * kUs);
     expect_consistent(across);
 
     // The same 16 GPUs in one 16-GPU NVLink domain stay on NVLink:
-    //   ag = 15/16 · 26,004,000 / 1e12 = 24.37875, ag_root = 187.501875 µs
+    //   ag = rs = 15/16 · 26,004,000 / 1e12 = 24.37875, ag_root = rs_root = 187.501875 µs;
+    //   exposed 187.501875 + 24.37875 + (24.37875 − 21.2) + 187.501875 = 402.56125 µs
     c.gpus_per_node = 16;
     const StepBreakdown one_domain = run();
     EXPECT_TRUE(one_domain.comm_hidden);
-    EXPECT_REL(one_domain.exposed_comm_s, 2 * (187.501875 + 24.37875) * kUs);
+    EXPECT_REL(one_domain.exposed_comm_s, 402.56125 * kUs);
 }
 
 TEST_F(StepModel, HsdpShardsInNodeAndAllReducesAcross) {
@@ -201,10 +259,11 @@ TEST_F(StepModel, HsdpShardsInNodeAndAllReducesAcross) {
     //   rs = 22.7535 + all-reduce of the 1/8 shard (3,250,500 B) over 2 ranks:
     //        2 · ½ · 3,250,500 / 1.25e10 = 260.04 → 282.7935 µs
     //   rs_root = 175.00175 + 25,000,250 / 1.25e10 = 175.00175 + 2000.02 = 2175.02175 µs
-    //   forward  = 175.00175 + 22.7535 + 3 · 56 + 56 + 200                 = 621.75525
-    //   backward = 400 + 168 + 2 · max(168, 22.7535 + 282.7935) + max(168, 282.7935)
-    //              + 282.7935 + 2175.02175                                  = 3919.70275
-    //   exposed = 4541.458 − 1496 = 3045.458 µs: the replica all-reduce does not hide
+    //   forward  = 175.00175 + 0.8 + 22.7535 + 3 · 97.2016 + 97.2016 + 387.2   = 974.56165
+    //   backward = 634.4 + 260.0016 + 2 · max(260.0016, 22.7535 + 282.7935)
+    //              + max(260.0016, 282.7935) + max(21.2, 282.7935) + 2175.02175 = 4246.10435
+    //   micro-batch 5220.666 µs; exposed 5220.666 − 2472.4128 = 2748.2532 µs: the replica
+    //   all-reduce does not hide
     //   collectives = 175.00175 + 8 · 22.7535 + 4 · 282.7935 + 2175.02175  = 3663.2255 µs
     c.strategy = Strategy::hsdp;
     c.gpus = 16;
@@ -212,57 +271,59 @@ TEST_F(StepModel, HsdpShardsInNodeAndAllReducesAcross) {
     const StepBreakdown s = run();
     EXPECT_EQ(s.grad_accum, 1);
     EXPECT_FALSE(s.comm_hidden);
-    EXPECT_REL(s.exposed_comm_s, 3045.458 * kUs);
+    EXPECT_REL(s.exposed_comm_s, 2748.2532 * kUs);
     EXPECT_REL(s.comm_s, 3663.2255 * kUs);
     // Optimizer state sharded 8 ways: 19,001,125 · 30 / 5e12 = 114.00675 µs.
     EXPECT_REL(s.optimizer_s, 114.00675 * kUs);
-    EXPECT_REL(s.step_time_s, (1496 + 3045.458 + 114.00675) * kUs);
+    EXPECT_REL(s.step_time_s, (5220.666 + 114.00675) * kUs);
     expect_consistent(s);
 }
 
 TEST_F(StepModel, DdpAllReducesEveryMicroBatch) {
     // red = all-reduce of a layer: 2 · ½ · 26,004,000 / 1e12 = 26.004 µs; root 200.002 µs.
-    //   forward 4 · 56 + 200 = 424; backward 400 + 168 + 336 + 168 + 26.004 + 200.002
-    //   = 1298.006; micro-batch 1722.006 µs
+    // No copy-out (cf = 86.8, cb = 249.6, compute 2389.2 µs per micro-batch):
+    //   forward 0.8 + 4 · 86.8 + 387.2 = 735.2
+    //   backward 634.4 + 249.6 + 2 · max(249.6, 26.004) + max(249.6, 26.004)
+    //            + max(21.2, 26.004) + 200.002 = 1858.806; micro-batch 2594.006 µs
     c.strategy = Strategy::ddp;
     const StepBreakdown s = run();
-    EXPECT_REL(s.compute_s, 2992 * kUs);
-    EXPECT_REL(s.exposed_comm_s, 452.012 * kUs);    // 2 · (26.004 + 200.002)
+    EXPECT_REL(s.compute_s, 4778.4 * kUs);
+    EXPECT_REL(s.exposed_comm_s, 409.612 * kUs);    // 2 · (4.804 + 200.002)
     EXPECT_REL(s.comm_s, 608.036 * kUs);            // 2 · (4 · 26.004 + 200.002)
     EXPECT_REL(s.optimizer_s, 912.054 * kUs);       // unsharded
-    EXPECT_REL(s.step_time_s, (3444.012 + 912.054) * kUs);
+    EXPECT_REL(s.step_time_s, (5188.012 + 912.054) * kUs);
     expect_consistent(s);
 
-    // no_sync on the first micro-batch: 1496 + 1722.006.
+    // no_sync on the first micro-batch: 2389.2 + 2594.006.
     c.grad_sync = GradSync::last_micro_batch;
     const StepBreakdown ns = run();
-    EXPECT_REL(ns.exposed_comm_s, 226.006 * kUs);
+    EXPECT_REL(ns.exposed_comm_s, 204.806 * kUs);
     EXPECT_REL(ns.comm_s, 304.018 * kUs);
 }
 
 TEST_F(StepModel, Zero1ReducesOnceAndGathersWeights) {
-    // Reduce-scatter (13.002 µs per layer, 100.001 root) only on the last micro-batch:
-    //   1496 + (1496 + 13.002 + 100.001) = 3105.003 µs; then the updated bf16 weights are
-    //   all-gathered: ½ · 304,018,000 / 1e12 = 152.009 µs, exposed.
+    // Reduce-scatter (13.002 µs per layer, hidden; 100.001 root, exposed) only on the last
+    // micro-batch: 2389.2 + (2389.2 + 100.001) = 4878.401 µs; then the updated bf16 weights
+    // are all-gathered: ½ · 304,018,000 / 1e12 = 152.009 µs, exposed.
     c.strategy = Strategy::zero1;
     const StepBreakdown s = run();
-    EXPECT_REL(s.exposed_comm_s, 265.012 * kUs);  // 3105.003 − 2992 + 152.009
+    EXPECT_REL(s.exposed_comm_s, 252.01 * kUs);   // 4878.401 − 4778.4 + 152.009
     EXPECT_REL(s.comm_s, 304.018 * kUs);          // 4 · 13.002 + 100.001 + 152.009
     EXPECT_REL(s.optimizer_s, 456.027 * kUs);
-    EXPECT_REL(s.step_time_s, (3105.003 + 152.009 + 456.027) * kUs);
+    EXPECT_REL(s.step_time_s, (4878.401 + 152.009 + 456.027) * kUs);
     expect_consistent(s);
 }
 
 TEST_F(StepModel, Zero2ReducesEveryMicroBatch) {
-    // 2 · 1609.003 = 3218.006 µs, plus the 152.009 µs weight all-gather; ZeRO-2 reduces
+    // 2 · 2489.201 = 4978.402 µs, plus the 152.009 µs weight all-gather; ZeRO-2 reduces
     // every micro-batch even when no_sync is asked for.
     c.strategy = Strategy::zero2;
     for (GradSync g : {GradSync::every_micro_batch, GradSync::last_micro_batch}) {
         c.grad_sync = g;
         const StepBreakdown s = run();
-        EXPECT_REL(s.exposed_comm_s, 378.015 * kUs);  // 226.006 + 152.009
+        EXPECT_REL(s.exposed_comm_s, 352.011 * kUs);  // 2 · 100.001 + 152.009
         EXPECT_REL(s.comm_s, 456.027 * kUs);          // 2 · 152.009 + 152.009
-        EXPECT_REL(s.step_time_s, (3218.006 + 152.009 + 456.027) * kUs);
+        EXPECT_REL(s.step_time_s, (4978.402 + 152.009 + 456.027) * kUs);
         expect_consistent(s);
     }
 }
@@ -279,24 +340,147 @@ TEST_F(StepModel, OptimizerIsShardParamsTimesThirtyBytesOverHbm) {
     EXPECT_REL(run().optimizer_s, 2 * 456.027 * kUs);
 }
 
+TEST_F(StepModel, OptimizerTrafficByOptimizerAndMasterWeights) {
+    // Bytes read + written per local parameter (step_model.cpp optimizer_traffic_bytes):
+    //   fp32 masters (w = 4, + 2 B bf16 copy): AdamW 7w + 2 = 30; 8-bit AdamW 3w + 4 + 2 = 18;
+    //   SGD 5w + 2 = 22; Adafactor 7w + 2 = 30
+    //   bf16 weights (w = 2, no copy): AdamW 14; 8-bit 10; SGD 10; Adafactor 14
+    // 2 shards: 76,004,500 params per GPU, at 5e12 B/s.
+    const std::pair<Optimizer, double> fp32[] = {
+        {Optimizer::adamw, 30}, {Optimizer::adamw_8bit, 18}, {Optimizer::sgd, 22}, {Optimizer::adafactor, 30}};
+    const std::pair<Optimizer, double> bf16[] = {
+        {Optimizer::adamw, 14}, {Optimizer::adamw_8bit, 10}, {Optimizer::sgd, 10}, {Optimizer::adafactor, 14}};
+    for (const auto& [o, bytes] : fp32) {
+        c.optimizer = o;
+        c.master_weights = MasterWeights::fp32;
+        EXPECT_REL(run().optimizer_s, 76'004'500.0 * bytes / 5e12) << to_string(o);
+    }
+    for (const auto& [o, bytes] : bf16) {
+        c.optimizer = o;
+        c.master_weights = MasterWeights::bf16;
+        EXPECT_REL(run().optimizer_s, 76'004'500.0 * bytes / 5e12) << to_string(o);
+    }
+}
+
 TEST_F(StepModel, SingleGpuHasNoCommunication) {
     c.gpus = 1;
     c.global_batch_tokens = 0;
     const StepBreakdown s = run();
     EXPECT_EQ(s.comm_s, 0.0);
     EXPECT_NEAR(s.exposed_comm_s, 0.0, 1e-15);
-    EXPECT_REL(s.step_time_s, (1496 + 912.054) * kUs);
+    // FSDP on one GPU still copies each layer out of its (one-rank) gather buffer.
+    EXPECT_REL(s.step_time_s, (2472.4128 + 912.054) * kUs);
 }
 
-TEST_F(StepModel, EtaSaturatesWithTokensPerMicroBatch) {
-    // η(t) = 0.78 · t / (t + 512): η(512) = 0.39; η(4096) = 0.78 · 4096/4608 = 0.693333...
-    cal.eta_max = 0.78;
-    cal.half_saturation_tokens = 512;
-    c.seq_len = 512;
-    c.global_batch_tokens = 0;
-    EXPECT_REL(run().eta, 0.39);
-    c.seq_len = 4096;
-    EXPECT_REL(run().eta, 0.78 * 4096.0 / 4608.0);
+TEST_F(StepModel, GemmAndAttentionLawsSaturate) {
+    // GEMM k_half = 1000: every GEMM takes 2·m·n·(k + 1000) / 5e14, k its inner dimension.
+    //   layer forward: q, k, v, o (n = k = 1000) 4 · 8 = 32; gate, up (n = 3000, k = 1000)
+    //     2 · 24 = 48; down (n = 1000, k = 3000) 16 → 96 µs
+    //   dgrad (inner = n): q..o 4 · 8 = 32; gate, up (inner 3000) 2 · 16 = 32; down
+    //     (output 1000 × 3000, inner 1000) 24 → 88 µs
+    //   wgrad (inner = 1000 tokens): q..o 32; gate, up 2 · 24 = 48; down 24 → 104 µs
+    //   layer with full recompute 96 + 88 + 104 + 96 = 384 µs; × 4 = 1536
+    //   head: forward 2 · 1000 · 50,000 · 2000 / 5e14 = 400; dgrad (inner 50,000)
+    //     2 · 1000 · 1000 · 51,000 / 5e14 = 204; wgrad 400 → 1004 µs
+    //   GEMMs per micro-batch 2540 µs; × 2 = 5080 µs
+    cal.gemm.k_half = 1000;
+    EXPECT_REL(run().gemm_s, 5080 * kUs);
+    // Attention half lengths 1000 at sequences of 1000: half of eta_max, twice the time:
+    //   4 layers · (8 + 20 + 8 recomputed) µs = 144 µs per micro-batch; × 2 = 288 µs
+    cal = test::tiny_calibration();
+    cal.attention.forward_half_seq = 1000;
+    cal.attention.backward_half_seq = 1000;
+    EXPECT_REL(run().attention_s, 288 * kUs);
+    // head_dim_half c: g(d_h = 100) = [100/(100 + c)] / [128/(128 + c)]; c = 28:
+    //   (100/128) / (128/156) = 0.952148…; the rate falls by it, the time rises by 1/g.
+    cal = test::tiny_calibration();
+    cal.attention.head_dim_half = 28;
+    EXPECT_REL(run().attention_s, 144 * kUs * (128.0 / 156.0) / (100.0 / 128.0));
+}
+
+TEST_F(StepModel, FrameworkEfficiencySlowsEveryKernelButNotTheOptimizer) {
+    // framework_efficiency 0.5 halves every kernel law's rate (GEMM, attention,
+    // memory-bound): compute doubles, 2 · 4944.8256 µs. Collectives and the optimizer's
+    // stream are not kernels of the laws.
+    cal.framework_efficiency = 0.5;
+    const StepBreakdown s = run();
+    EXPECT_REL(s.compute_s, 2 * 4944.8256 * kUs);
+    EXPECT_REL(s.comm_s, 712.052 * kUs);
+    EXPECT_REL(s.optimizer_s, 456.027 * kUs);
+}
+
+TEST_F(StepModel, HostBoundLayersWaitOnTheHost) {
+    // kernel_overhead 10 µs, layer_overhead 5 µs, no activation checkpointing.
+    // Kernels of an eager layer (compute_model.cpp plan_operations): forward 2 · 7 (RMSNorm)
+    //   + 2 · 5 (rotary) + 2 (SiLU, mul) + 2 (residual adds) + 1 (attention) + 7 GEMMs + 1
+    //   (copy-out) = 37; backward 2 · 10 + 10 + 3 + 2 + 3 + 2 · 7 + 1 = 53
+    //   host: forward 37 · 10 + 5 = 375 µs > device 97.2016; backward 53 · 10 + 5 = 535 µs
+    //   > device 104 + 10 + 59.2016 = 173.2016
+    //   head: 11 kernels forward (7 norm, 3 loss, 1 GEMM) = 110 < 387.2; 15 backward = 150
+    //   < 634.4; embedding forward 1 kernel = 10 µs > 0.8; backward 2 = 20 < 21.2
+    //   compute per micro-batch = 4 · (375 + 535) + 387.2 + 634.4 + 10 + 21.2 = 4692.8 µs
+    //   host wait = 4 · ((375 − 97.2016) + (535 − 173.2016)) + (10 − 0.8) = 2567.5872 µs
+    cal.kernel_overhead_s = 10 * kUs;
+    cal.layer_overhead_s = 5 * kUs;
+    c.activation_checkpointing = Checkpointing::none;
+    const StepBreakdown s = run();
+    EXPECT_REL(s.compute_s, 2 * 4692.8 * kUs);
+    EXPECT_REL(s.host_wait_s, 2 * 2567.5872 * kUs);
+    EXPECT_REL(s.gemm_s + s.attention_s + s.memory_bound_s + s.host_wait_s, s.compute_s);
+}
+
+TEST_F(StepModel, FullRecomputeIssuesTheForwardKernelsButNotTheCopyOut) {
+    // As HostBoundLayersWaitOnTheHost with full checkpointing: the backward host time adds
+    // the recomputed forward's kernels, 37 − 1 (the copy-out is not redone) = 36:
+    //   (53 + 36) · 10 + 5 = 895 µs > device 260.0016 µs.
+    cal.kernel_overhead_s = 10 * kUs;
+    cal.layer_overhead_s = 5 * kUs;
+    const StepBreakdown s = run();
+    //   compute per micro-batch = 4 · (375 + 895) + 387.2 + 634.4 + 10 + 21.2 = 6132.8 µs
+    EXPECT_REL(s.compute_s, 2 * 6132.8 * kUs);
+}
+
+TEST_F(StepModel, SelectiveCheckpointingRecomputesOddMatmulsAndMemoryBoundOps) {
+    // torchtitan's op-level policy keeps the 1st, 3rd, ... matmul outputs and SDPA's: in
+    // call order q, k, v, o, gate, up, down, it recomputes k (4 µs), o (4) and up (12)
+    // = 20 µs plus every memory-bound op of the forward (30.8 µs), not attention:
+    //   cb = 104 + 10 + 59.2016 + 50.8 = 224.0016 µs
+    //   compute per micro-batch = 4 · (97.2016 + 224.0016) + 1043.6 = 2328.4128 µs
+    //   GEMMs 4 · (52 + 104 + 20) + 600 = 1304 µs; attention 4 · 14 = 56 µs
+    c.activation_checkpointing = Checkpointing::selective;
+    const StepBreakdown s = run();
+    EXPECT_REL(s.compute_s, 2 * 2328.4128 * kUs);
+    EXPECT_REL(s.gemm_s, 2 * 1304 * kUs);
+    EXPECT_REL(s.attention_s, 2 * 56 * kUs);
+    // HFU counts the recomputed k, o and up matmuls: 636e6 + 2 · (1e6 + 1e6 + 3e6) · 4 = 676e6.
+    EXPECT_REL(s.hfu, s.tokens_per_s_per_gpu * 676e6 / 1e15);
+}
+
+TEST_F(StepModel, CheckpointEveryOtherLayerRecomputesHalf) {
+    // checkpoint_every = 2: the mean layer recomputes half a forward (43.4 µs):
+    //   cb = 104 + 10 + 59.2016 + 43.4 = 216.6016 µs
+    //   compute per micro-batch = 4 · (97.2016 + 216.6016) + 1043.6 = 2298.8128 µs
+    c.checkpoint_every = 2;
+    const StepBreakdown s = run();
+    EXPECT_REL(s.compute_s, 2 * 2298.8128 * kUs);
+    EXPECT_REL(s.attention_s, 2 * 4 * (4 + 10 + 2) * kUs);
+}
+
+TEST_F(StepModel, CheckpointEveryThirdLayerRecomputesTheLayersMemoryCounts) {
+    // checkpoint_every = 3 on 4 layers: torchtitan wraps the 3rd layer only (floor(4/3) = 1,
+    // as estimate_memory counts), so the mean layer recomputes a quarter of a forward:
+    //   cb = 104 + 10 + 59.2016 + 86.8 / 4 = 194.9016 µs
+    //   compute per micro-batch = 4 · (97.2016 + 194.9016) + 1043.6 = 2212.0128 µs
+    c.checkpoint_every = 3;
+    EXPECT_REL(run().compute_s, 2 * 2212.0128 * kUs);
+}
+
+TEST_F(StepModel, HfuCountsOnlyTheCheckpointedLayersRecompute) {
+    // checkpoint_every = 2: half the layers recompute their forward, 112e6 / 2 = 56e6 FLOPs
+    // per token: HFU counts 636e6 + 56e6 = 692e6.
+    c.checkpoint_every = 2;
+    const StepBreakdown s = run();
+    EXPECT_REL(s.hfu, s.tokens_per_s_per_gpu * 692e6 / 1e15);
 }
 
 TEST_F(StepModel, CheckpointWriteIsAmortized) {
@@ -306,9 +490,9 @@ TEST_F(StepModel, CheckpointWriteIsAmortized) {
     c.checkpoint.write_gbps_per_node = 1.0;
     const StepBreakdown s = run();
     EXPECT_REL(s.checkpoint_s, 0.2128126);
-    EXPECT_REL(s.step_time_s, 3900.039 * kUs + 0.2128126);
-    // Idle power during the checkpoint: 7.348066 + 2 · 0.2128126 · 100 W.
-    EXPECT_REL(s.energy_per_step_j, 7.348066 + 42.56252);
+    EXPECT_REL(s.step_time_s, 5826.8606 * kUs + 0.2128126);
+    // Idle power during the checkpoint: 11.2277132 + 2 · 0.2128126 · 100 W.
+    EXPECT_REL(s.energy_per_step_j, 11.2277132 + 42.56252);
     expect_consistent(s);
     // Two nodes write in parallel: half the time.
     c.gpus = 16;
@@ -321,14 +505,14 @@ TEST_F(StepModel, DataTermExposedOnlyBeyondTheStep) {
     c.data.corpus_in_page_cache = false;
     c.data.storage_read_gbps_per_node = 1.0;  // 16 µs: hidden by prefetch
     EXPECT_EQ(run().data_s, 0.0);
-    EXPECT_REL(run().step_time_s, 3900.039 * kUs);
+    EXPECT_REL(run().step_time_s, 5826.8606 * kUs);
 
-    c.data.storage_read_gbps_per_node = 0.001;  // 1 MB/s: 16 ms, of which 3.900039 ms hide
+    c.data.storage_read_gbps_per_node = 0.001;  // 1 MB/s: 16 ms, of which 5.8268606 ms hide
     const StepBreakdown s = run();
-    EXPECT_REL(s.data_s, (16000 - 3900.039) * kUs);
+    EXPECT_REL(s.data_s, (16000 - 5826.8606) * kUs);
     EXPECT_REL(s.step_time_s, 16000 * kUs);
-    // Data wait at idle power: + 2 · 12,099.961 µs · 100 W.
-    EXPECT_REL(s.energy_per_step_j, 7.348066 + 2.4199922);
+    // Data wait at idle power: + 2 · 10,173.1394 µs · 100 W.
+    EXPECT_REL(s.energy_per_step_j, 11.2277132 + 2.03462788);
     expect_consistent(s);
 }
 
@@ -338,9 +522,9 @@ TEST_F(StepModel, TokenizationLimitedByCores) {
     c.data.tokenize_tokens_per_s_per_core = 1000;
     c.data.loader_workers_per_rank = 2;
     c.data.cpu_cores_per_node = 2;
-    EXPECT_REL(run().data_s, 2.0 - 3900.039 * kUs);
+    EXPECT_REL(run().data_s, 2.0 - 5826.8606 * kUs);
     c.data.cpu_cores_per_node = 0;  // unlimited: 4 workers, 1 s
-    EXPECT_REL(run().data_s, 1.0 - 3900.039 * kUs);
+    EXPECT_REL(run().data_s, 1.0 - 5826.8606 * kUs);
     EXPECT_REL(run().step_time_s, 1.0);
 }
 
@@ -353,17 +537,26 @@ TEST_F(StepModel, EnergyIsGpusTimesPhaseTimesPhasePower) {
     c.checkpoint.every_steps = 10;
     c.checkpoint.write_gbps_per_node = 1.0;
     const StepBreakdown s = run();
-    // 2 · ((2992 + 456.027) µs · 700 + 452.012 µs · 300 + (12,099.961 µs + 0.2128126 s) · 50)
-    const double expected = 2 * ((2992 + 456.027) * kUs * 700 + 452.012 * kUs * 300 +
-                                 (12099.961 * kUs + 0.2128126) * 50);
+    // 2 · ((4944.8256 + 456.027) µs · 700 + 426.008 µs · 300 + (10,173.1394 µs + 0.2128126 s) · 50)
+    const double expected = 2 * ((4944.8256 + 456.027) * kUs * 700 + 426.008 * kUs * 300 +
+                                 (10173.1394 * kUs + 0.2128126) * 50);
     EXPECT_REL(s.energy_per_step_j, expected);
+    // A per-step overhead is idle time too: + 2 · 0.01 s · 50 W, and it lengthens the step.
+    cal.step_overhead_s = 0.01;
+    c.data.corpus_in_page_cache = true;
+    c.checkpoint.every_steps = 0;
+    const StepBreakdown o = run();
+    EXPECT_REL(o.step_time_s, 5826.8606 * kUs + 0.01);
+    EXPECT_REL(o.energy_per_step_j,
+               2 * ((4944.8256 + 456.027) * kUs * 700 + 426.008 * kUs * 300 + 0.01 * 50));
 }
 
 TEST_F(StepModel, PackedSpanLowersAttentionFlops) {
-    // span 250 instead of 500: layer forward 1000 · (26e6 + 4 · 1000 · 250) / 5e14 = 54 µs,
-    // backward 162: per micro-batch 4 · 216 + 600 = 1464 µs.
+    // span 250 instead of 500: attention 2 µs forward, 5 backward, 2 recomputed per layer
+    // (half of 4, 10, 4): 4 · 9 = 36 µs less per micro-batch → 2 · (2472.4128 − 36).
     c.attention_span_tokens = 250;
-    EXPECT_REL(run().compute_s, 2 * 1464 * kUs);
+    EXPECT_REL(run().compute_s, 2 * 2436.4128 * kUs);
+    EXPECT_REL(run().attention_s, 2 * 36 * kUs);
 }
 
 TEST_F(StepModel, Qwen3_32BOnB300MatchesTheFieldReportScale) {
@@ -438,6 +631,15 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
          ConfigIssue::checkpoint, {"every_steps = 10", "write_gbps_per_node = 0"}},
         {"checkpoint negative", [](TrainingConfig& c) { c.checkpoint.every_steps = -1; }, ConfigIssue::checkpoint,
          {"every_steps = -1"}},
+        // The tiny GPU has no fp8 tensor cores (peak_fp8_tflops 0).
+        {"fp8 unsupported", [](TrainingConfig& c) { c.precision = Precision::fp8; }, ConfigIssue::fp8_unsupported,
+         {"precision = 'fp8'", "tiny-gpu", "bf16"}},
+        {"fp8 all-gather without fp8", [](TrainingConfig& c) { c.fp8_all_gather = true; },
+         ConfigIssue::fp8_all_gather, {"fp8_all_gather", "precision = 'bf16'"}},
+        {"checkpoint_every zero", [](TrainingConfig& c) { c.checkpoint_every = 0; }, ConfigIssue::checkpoint_every,
+         {"checkpoint_every = 0", "num_layers = 4"}},
+        {"checkpoint_every beyond the layers", [](TrainingConfig& c) { c.checkpoint_every = 5; },
+         ConfigIssue::checkpoint_every, {"checkpoint_every = 5"}},
     };
     for (const IssueCase& k : cases) {
         SCOPED_TRACE(k.name);
@@ -475,16 +677,42 @@ TEST(ConfigValidation, EstimateValidatesModelHardwareCalibration) {
     HardwareProfile hw = test::tiny_hardware();
     Calibration cal = test::tiny_calibration();
     const TrainingConfig c = test::tiny_config();
-    cal.eta_max = 1.5;
+    cal.gemm.eta_max = 1.5;
     try {
         (void)estimate_step(m, hw, cal, c);
         FAIL();
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("eta_max = 1.5"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("gemm.eta_max = 1.5"), std::string::npos) << e.what();
     }
+    cal = test::tiny_calibration();
+    cal.framework_efficiency = 0;  // (0, 2]
+    EXPECT_THROW((void)estimate_step(m, hw, cal, c), std::invalid_argument);
     cal = test::tiny_calibration();
     hw.hbm_tbps = -1;
     EXPECT_THROW((void)estimate_step(m, hw, cal, c), std::invalid_argument);
+}
+
+TEST(ConfigValidation, Fp8NeedsAnFp8GemmCoefficient) {
+    const ModelSpec m = test::tiny_model();
+    HardwareProfile hw = test::tiny_hardware();
+    hw.peak_fp8_tflops = 2000;
+    Calibration cal = test::tiny_calibration();  // gemm.fp8_eta_max 0
+    TrainingConfig c = test::tiny_config();
+    c.precision = Precision::fp8;
+    EXPECT_EQ(check_config(m, hw, c), ConfigIssue::none);
+    try {
+        (void)estimate_step(m, hw, cal, c);
+        FAIL();
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("gemm.fp8_eta_max = 0"), std::string::npos) << e.what();
+    }
+    cal.gemm.fp8_eta_max = 0.5;
+    EXPECT_NO_THROW((void)estimate_step(m, hw, cal, c));
+    // fp8 all-gather needs FSDP or HSDP.
+    c.fp8_all_gather = true;
+    EXPECT_EQ(check_config(m, hw, c), ConfigIssue::none);
+    c.strategy = Strategy::ddp;
+    EXPECT_EQ(check_config(m, hw, c), ConfigIssue::fp8_all_gather);
 }
 
 TEST(ConfigValidation, ParseStrategyAndGradSync) {

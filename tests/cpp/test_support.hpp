@@ -68,8 +68,10 @@ inline HardwareProfile tiny_hardware() {
     return h;
 }
 
-// η = 0.5 at every micro-batch size (half_saturation 0), so the compute rate is
-// 0.5 · 1e15 = 5e14 FLOP/s. No collective latency; NVLink busbw 1e12 B/s, each NIC
+// Every compute law at a flat half of peak: GEMMs at 0.5 · 1e15 = 5e14 FLOP/s whatever
+// their shape (no SM count on the tiny GPU, so no waves; k_half 0), attention forward and
+// backward at 5e14 (half lengths 0, head_dim_half 0), memory-bound kernels at 0.5 · 10e12
+// = 5e12 B/s, no host overheads. No collective latency; NVLink busbw 1e12 B/s, each NIC
 // 1.25e10 B/s, so a ring crossing nodes of 8 GPUs runs on 8 rails at 8 · 1.25e10 = 1e11
 // B/s (collective.hpp) and a one-GPU-per-node ring (HSDP replicas) at 1.25e10.
 // HBM efficiency 0.5: the optimizer streams at 0.5 · 10e12 = 5e12 B/s.
@@ -78,8 +80,8 @@ inline Calibration tiny_calibration() {
     c.hardware = "tiny-gpu";
     c.kind = "fitted";
     c.source = "test";
-    c.eta_max = 0.5;
-    c.half_saturation_tokens = 0;
+    c.gemm = {0.5, 0.0, 128, 256, 0.0};
+    c.attention = {0.5, 0.0, 0.5, 0.0, 0.0};
     c.intra_node = {0.0, 1e12};
     c.inter_node = {0.0, 1.25e10};
     c.hbm_efficiency = 0.5;

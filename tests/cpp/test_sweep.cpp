@@ -129,14 +129,16 @@ TEST(Sweep, InvalidElementsGetNaNAndTheirIssue) {
             EXPECT_EQ(col.fits[i], 0);
         }
     }
-    // Element 0 is the hand-computed baseline of test_step_model.cpp: 3900.039 µs.
-    EXPECT_REL(col.step[0], 3900.039e-6);
+    // Element 0 is the hand-computed baseline of test_step_model.cpp: 5826.8606 µs.
+    EXPECT_REL(col.step[0], 5826.8606e-6);
     EXPECT_EQ(col.accum[0], 2);
     EXPECT_EQ(col.accum[4], 1);
     EXPECT_EQ(col.fits[0], 1);
-    // Every code has a description.
-    for (int k = 0; k <= static_cast<int>(ConfigIssue::checkpoint); ++k)
-        EXPECT_STRNE(describe(static_cast<ConfigIssue>(k)), "?");
+    // Every code has a description and a name, the per-operation model's too.
+    for (int k = 0; k <= static_cast<int>(ConfigIssue::checkpoint_every); ++k) {
+        EXPECT_STRNE(describe(static_cast<ConfigIssue>(k)), "?") << k;
+        EXPECT_STRNE(to_string(static_cast<ConfigIssue>(k)), "?") << k;
+    }
 }
 
 TEST(Sweep, NullColumnsAreSkippedAndBaseValuesUsed) {
@@ -149,7 +151,51 @@ TEST(Sweep, NullColumnsAreSkippedAndBaseValuesUsed) {
     SweepOutputs out;
     out.step_time_s = step.data();
     sweep(m, hw, cal, test::tiny_config(), in, out);
-    for (double v : step) EXPECT_REL(v, 3900.039e-6);
+    for (double v : step) EXPECT_REL(v, 5826.8606e-6);
+}
+
+TEST(Sweep, OptionsOfTheBaseApplyToEveryElementAndTheirIssuesAreFlagged) {
+    // The base's per-operation options reach every element: checkpoint_every = 5 is beyond
+    // the tiny model's 4 layers, precision fp8 needs fp8 tensor cores the tiny GPU lacks.
+    const ModelSpec m = test::tiny_model();
+    const HardwareProfile hw = test::tiny_hardware();
+    const Calibration cal = test::tiny_calibration();
+    TrainingConfig base = test::tiny_config();
+    base.checkpoint_every = 5;
+    const std::vector<std::int64_t> gpus{2, 4};
+    SweepInputs in;
+    in.n = 2;
+    in.gpus = gpus.data();
+    Columns col(2);
+    sweep(m, hw, cal, base, in, col.outputs());
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(col.issue[i], static_cast<std::uint8_t>(ConfigIssue::checkpoint_every));
+        EXPECT_TRUE(std::isnan(col.step[i]));
+    }
+    base.checkpoint_every = 2;  // valid: the hand figure of test_step_model.cpp, 2 · 2298.8128 µs of compute
+    sweep(m, hw, cal, base, in, col.outputs());
+    EXPECT_EQ(col.issue[0], static_cast<std::uint8_t>(ConfigIssue::none));
+    EXPECT_REL(col.compute[0], 2 * 2298.8128e-6);
+    base.checkpoint_every = 1;
+    base.precision = Precision::fp8;
+    Calibration fp8 = cal;
+    fp8.gemm.fp8_eta_max = 0.5;
+    // On a GPU without fp8 every element is flagged, whatever the calibration says.
+    for (const Calibration& c : {cal, fp8}) {
+        sweep(m, hw, c, base, in, col.outputs());
+        EXPECT_EQ(col.issue[1], static_cast<std::uint8_t>(ConfigIssue::fp8_unsupported));
+    }
+    // On one with fp8, a calibration without an fp8 GEMM coefficient is refused once.
+    HardwareProfile hopper = hw;
+    hopper.peak_fp8_tflops = 2000;
+    EXPECT_THROW(sweep(m, hopper, cal, base, in, col.outputs()), std::invalid_argument);
+    sweep(m, hopper, fp8, base, in, col.outputs());
+    EXPECT_EQ(col.issue[1], static_cast<std::uint8_t>(ConfigIssue::none));
+}
+
+TEST(Sweep, IssueCountCoversEveryIssue) {
+    // Callers size their tables of issue names by it (bindings/src/sweep.cpp).
+    EXPECT_EQ(kConfigIssueCount, static_cast<int>(ConfigIssue::checkpoint_every) + 1);
 }
 
 TEST(Sweep, InvalidModelThrowsOnce) {

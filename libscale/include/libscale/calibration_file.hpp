@@ -1,10 +1,13 @@
-// Calibration files (schema libscale.calibration/1). Two forms:
-// - "default": fractions of the hardware's figures (calibration/data/calibrations);
+// Calibration files (schema libscale.calibration/2; /1 is read for its power bands only).
+// Two forms:
+// - "default": compute coefficients and fractions of the hardware's figures
+//   (calibration/data/calibrations), with a prior for the fitter;
 // - "fitted" / "derived": absolute coefficients with their covariance, the fit's quality
 //   (residuals, leave-one-out error, unidentified coefficients) and provenance
 //   (hardware, driver / CUDA / NCCL versions, date, source).
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +29,7 @@ struct CalibrationFile {
     nlohmann::json quality;               // residuals, rms / leave-one-out error, families
     nlohmann::json provenance;            // hardware, versions, date, source, notes
     nlohmann::json sources;               // coefficient name → where its value came from
+    std::map<std::string, double> prior_log_sd;  // the fitter's prior, log standard deviations
 };
 
 // Reads either form; a default file is resolved against `hw`. Throws ParseError naming

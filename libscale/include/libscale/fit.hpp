@@ -1,15 +1,21 @@
 // The fitter: learns a Calibration from measurements, with the covariance of what it
-// fitted, residuals, leave-one-out error, the coefficients the data could not pin down,
-// and a comparison of model families for end-to-end scaling.
+// fitted, residuals, leave-one-out error, which coefficients the data identified and
+// which stayed at their prior, and a comparison of model families for end-to-end scaling.
 //
-// - GEMM chains: seconds·peak/flops = 1/η_max + (t½/η_max)·(1/t): linear least squares.
-// - Collectives, per level: seconds/passes = α·steps + ((n−1)/n)·S·(1/B): linear.
-// - End-to-end steps: η_max (and, with enough points, a fixed per-step overhead)
-//   through the full step model: Levenberg–Marquardt; one point fits η_max exactly.
-// Coefficients not fitted keep the prior calibration's values (the hardware default).
+// - Collectives, per link level: seconds/passes = α·steps + ((n−1)/n)·S·(1/B): linear
+//   least squares (fit_collectives.cpp).
+// - Compute: GEMM, attention and bandwidth micro-runs and end-to-end steps together, by
+//   maximum a posteriori: relative (log) residuals of every record with its stated error,
+//   plus each free coefficient's log-normal prior from the calibration file's "prior";
+//   Levenberg–Marquardt through the per-operation laws and the full step model
+//   (fit_compute.cpp). Kernel-shape coefficients (GEMM k_half, attention half lengths and
+//   head_dim_half) are free only when records of their kernel are given.
+// The posterior covariance (natural units, delta method from log space) goes to the
+// calibration file and is sampled for P10–P90 projections (uncertainty.hpp).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,19 +27,15 @@
 
 namespace libscale {
 
-// Names of the parameters a fit can estimate, in Calibration's units.
-// "eta_max", "half_saturation_tokens", "intra_node.alpha_s", "intra_node.busbw_bytes_per_s",
-// "inter_node.alpha_s", "inter_node.busbw_bytes_per_s", "step_overhead_s"
-double get_parameter(const Calibration& c, const std::string& name);
-void set_parameter(Calibration& c, const std::string& name, double value);
-
 struct Coefficient {
     std::string name;
     double value = 0;
-    double std_error = 0;        // sqrt of the covariance diagonal; 0 for fixed ones; NaN when
-                                 // solved exactly (as many points as parameters: no uncertainty)
-    bool fitted = false;         // false: kept from the prior
-    std::string note;            // why not fitted / how determined
+    double std_error = 0;        // posterior sd (sqrt of the covariance diagonal); 0 when fixed
+    double prior_value = 0;      // before the fit
+    double prior_log_sd = 0;     // 0: fixed, not fitted
+    bool fitted = false;         // free in the fit
+    bool identified = false;     // the data narrowed its prior (posterior sd < 0.7 × prior sd)
+    std::string note;            // how it was determined
 };
 
 struct FamilyScore {
@@ -47,17 +49,17 @@ struct FamilyScore {
 struct FitOptions {
     bool fit_overhead = true;        // fit step_overhead_s when the steps allow it
     int max_iterations = 100;        // Levenberg–Marquardt
-    double condition_limit = 1e10;   // above: the design is ill-conditioned
+    double condition_limit = 1e10;   // above: the collective design is ill-conditioned
+    double relative_error = 0.03;    // of each measurement record (1 sd, relative)
+    // Prior sd of log(value) per coefficient; empty: the hardware's default file's prior.
+    std::map<std::string, double> prior_log_sd;
 };
 
 struct FitResult {
     Calibration calibration;                 // prior with the fitted values in place
-    // Fitted parameters that have an uncertainty estimate, covariance order (block-diagonal:
-    // GEMM, each collective level and the steps use disjoint data). Exactly solved ones
-    // (a single step record) are fitted in `coefficients` but not listed here.
-    std::vector<std::string> parameters;
-    Eigen::MatrixXd covariance;              // of `parameters`
-    std::vector<Coefficient> coefficients;   // every parameter, fitted or kept
+    std::vector<std::string> parameters;     // fitted, in covariance order
+    Eigen::MatrixXd covariance;              // of `parameters`, natural units
+    std::vector<Coefficient> coefficients;   // every coefficient, fitted or kept
     std::vector<std::string> unidentified;   // "name: reason" for what the data cannot pin down
     std::vector<double> relative_residuals;  // (pred − obs)/obs per record used, in input order
     double rms_relative_error = 0;
@@ -68,6 +70,7 @@ struct FitResult {
     std::string chosen_family = "mechanistic";
     std::string family_reason;
     std::size_t records_used = 0;
+    std::map<std::string, double> prior_log_sd;  // the prior used (kept for later refits)
 };
 
 // Throws std::invalid_argument on unusable input: no records for this hardware, too few

@@ -13,6 +13,8 @@ struct HardwareProfile {
     std::string name;
     std::string display_name;
     double peak_bf16_tflops = 0;    // dense
+    double peak_fp8_tflops = 0;     // dense; 0: no fp8 tensor cores (A100 and older)
+    std::int64_t sm_count = 0;      // streaming multiprocessors; 0: unknown (no wave quantization)
     double hbm_gib = 0;
     double hbm_tbps = 0;
     double nvlink_gbps_bidir = 0;   // GB/s, both directions added
@@ -26,6 +28,7 @@ struct HardwareProfile {
     void validate() const;  // std::invalid_argument naming field, value, valid range
 
     double peak_flops() const { return peak_bf16_tflops * 1e12; }
+    double peak_fp8_flops() const { return peak_fp8_tflops * 1e12; }
     double nvlink_bytes_per_s_unidir() const { return nvlink_gbps_bidir * 0.5e9; }
     double nic_bytes_per_s() const { return nic_gbps_per_gpu * 1e9 / 8.0; }
     double hbm_bytes_per_s() const { return hbm_tbps * 1e12; }

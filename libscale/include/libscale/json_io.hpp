@@ -1,5 +1,5 @@
 // JSON in and out: parsing with file-and-line errors, the catalog file formats
-// (Hugging Face config.json, libscale.hardware/1, libscale.calibration/1), and
+// (libscale.hardware/1, libscale.calibration/1; config.json: hf_config.hpp), and
 // atomic file writes (temporary file, then rename: never a half-written file).
 #pragma once
 
@@ -11,18 +11,12 @@
 
 #include "libscale/calibration.hpp"
 #include "libscale/hardware.hpp"
-#include "libscale/model_spec.hpp"
 
 namespace libscale {
 
 // Throws ParseError "ORIGIN:LINE:COLUMN: ..." on malformed JSON.
 nlohmann::json parse_json(std::string_view text, std::string_view origin);
 nlohmann::json read_json_file(const std::filesystem::path& path);
-
-// A Hugging Face config.json of a dense decoder (Llama, Qwen2, Qwen3, Mistral).
-// `name` is used when the file carries no "_libscale.name".
-ModelSpec model_from_hf_config(const nlohmann::json& config, std::string_view name,
-                               std::string_view origin);
 
 HardwareProfile hardware_from_json(const nlohmann::json& j, std::string_view origin);
 CalibrationFractions calibration_fractions_from_json(const nlohmann::json& j,

@@ -1,7 +1,8 @@
-// Measurement records (schema libscale.measurements/1): what the fitter learns from.
-// GEMM-chain micro-runs, collective micro-runs, end-to-end step timings (from the
-// harness, a trainer's log or a CSV) and power samples per phase. Validated on load:
-// errors name the record (index) and the field.
+// Measurement records (schema libscale.measurements/2; /1 files are read too): what the
+// fitter learns from. GEMM, fused-attention and bandwidth micro-runs, collective
+// micro-runs, end-to-end step timings (from the harness, a trainer's log, a CSV or a
+// published table) and power samples per phase. Validated on load: errors name the
+// record (index) and the field. docs/formats.md lists every field.
 #pragma once
 
 #include <cstdint>
@@ -16,13 +17,29 @@
 
 namespace libscale {
 
-inline constexpr const char* kMeasurementSchema = "libscale.measurements/1";
+inline constexpr const char* kMeasurementSchema = "libscale.measurements/2";
 
-// A chain of GEMMs shaped like one decoder layer's forward at `tokens` rows.
+// One GEMM C[m×n] = A[m×k]·B[k×n], median time of repeated runs.
 struct GemmRun {
     std::string hardware;
-    double tokens = 0;      // rows of the GEMMs = tokens per micro-batch per GPU
-    double flops = 0;       // FLOPs the chain executed
+    double m = 0, n = 0, k = 0;
+    bool fp8 = false;       // "dtype": "bf16" (default) or "fp8"
+    double seconds = 0;
+};
+
+// One fused attention kernel over batch × seq_len query tokens.
+struct AttentionRun {
+    std::string hardware;
+    double batch = 0, seq_len = 0, heads = 0, head_dim = 0;
+    bool causal = true;
+    bool backward = false;  // "pass": "forward" | "backward"
+    double seconds = 0;
+};
+
+// A memory-bound kernel that reads and writes `bytes` in all (a copy counts both).
+struct BandwidthRun {
+    std::string hardware;
+    double bytes = 0;
     double seconds = 0;
 };
 
@@ -38,9 +55,16 @@ struct CollectiveRun {
 // One end-to-end training step configuration and its measured step time.
 struct StepRun {
     std::string model;       // catalog name or config.json path
+    nlohmann::json model_overrides = nlohmann::json::object();  // config.json keys replaced
     std::string hardware;    // catalog name or hardware JSON path
     TrainingConfig config;   // gpus, gpus_per_node, seq_len, micro_batch, global batch, ...
     double step_time_s = 0;  // from step_time_s, tokens_per_s or tokens_per_s_per_gpu
+    double memory_gib = 0;   // published peak memory per GPU (0: none)
+    std::string memory_kind; // reserved | allocated | active | nvidia-smi
+    double reported_mfu = 0; // as the source computed it (0: none)
+    double relative_error = 0;  // 1 sd of the figure, relative (0: the fit's default)
+    std::string series;      // records of one table share it
+    std::string validation_exclude;  // why validate() leaves the record out ("" : used)
     std::string source;      // where it came from (file, log line, publication)
 };
 
@@ -52,14 +76,19 @@ struct PowerRecord {
 
 struct MeasurementSet {
     std::vector<GemmRun> gemm;
+    std::vector<AttentionRun> attention;
+    std::vector<BandwidthRun> bandwidth;
     std::vector<CollectiveRun> collectives;
     std::vector<StepRun> steps;
     std::vector<PowerRecord> power;
-    std::size_t size() const { return gemm.size() + collectives.size() + steps.size() + power.size(); }
+    std::size_t size() const {
+        return gemm.size() + attention.size() + bandwidth.size() + collectives.size() + steps.size() + power.size();
+    }
 };
 
-// Accepts a JSON list of records, or {"schema": "libscale.measurements/1", "records": [...]}.
-// Each record has "kind": "gemm" | "collective" | "step" | "power". Throws ParseError
+// Accepts a JSON list of records, or {"schema": "libscale.measurements/2" (or /1),
+// "records": [...]}. Each record has "kind": "gemm" | "attention" | "bandwidth" |
+// "collective" | "step" | "power". Throws ParseError
 // naming ORIGIN, the record index and the field (NaN, negative or zero times, unknown
 // kind, unknown schema version, contradictory duplicates).
 MeasurementSet measurements_from_json(const nlohmann::json& j, std::string_view origin);

@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct ProjectionRow {
     double gpu_hours = 0;                // gpus × wall hours
     double cost_usd = 0;
     double energy_kwh = 0;
+    // What would make it fit, when step.memory.status is not FitStatus::fits ("" otherwise).
+    std::string fit_suggestion;
 };
 
 struct Projection {
@@ -51,7 +54,9 @@ struct Projection {
 // strong scaling (0: one micro-batch on each of lcm(counts) GPUs, so every count divides
 // it). In weak scaling the per-GPU batch (micro-batch × accumulation) of the smallest
 // count is kept.
-// Throws std::invalid_argument on bad counts, DoesNotFitError when a count does not fit.
+// Throws std::invalid_argument on bad counts or configurations. A count that does not fit
+// is still projected: its row's step.memory says so (status, needed and available GiB)
+// and fit_suggestion says what would fit; require_fit() turns that into an error.
 Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                    const TrainingConfig& base, std::vector<std::int64_t> gpu_counts,
                    Scaling scaling, const Job& job);
@@ -68,7 +73,7 @@ enum class Objective { cheapest, fastest };
 struct Solution {
     bool found = false;
     ProjectionRow row;
-    std::vector<ProjectionRow> candidates;  // every count evaluated (fitting ones)
+    std::vector<ProjectionRow> candidates;  // every valid count evaluated; the solution fits
 };
 
 // The cheapest GPU count (least cost) whose wall time meets deadline_h.

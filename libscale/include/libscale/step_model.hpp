@@ -1,6 +1,8 @@
 // The step model: one optimizer step of data-parallel training (FSDP/ZeRO-3 by default;
 // HSDP, DDP, ZeRO-1, ZeRO-2), broken down into the time of each phase, throughput,
-// utilization, memory per GPU and energy. See DESIGN.md "The step model".
+// utilization, memory per GPU and energy. docs/model.md states every term. The parts are
+// named functions: compute (compute_model.hpp), communication and overlap per strategy,
+// optimizer, data, checkpoint, energy (here) and memory (memory_model.hpp).
 #pragma once
 
 #include <cstdint>
@@ -8,24 +10,13 @@
 #include <string>
 
 #include "libscale/calibration.hpp"
+#include "libscale/compute_model.hpp"
 #include "libscale/hardware.hpp"
+#include "libscale/memory_model.hpp"
 #include "libscale/model_spec.hpp"
 #include "libscale/training_config.hpp"
 
 namespace libscale {
-
-struct MemoryBreakdown {
-    double weights_gib = 0;
-    double grads_gib = 0;
-    double optimizer_gib = 0;       // fp32 master, Adam m and v
-    double activations_gib = 0;     // saved for backward, including one recomputed layer
-    double logits_gib = 0;          // bf16 logits and their fp32 copy for the loss
-    double buffers_gib = 0;         // unsharded parameter / gradient buffers (FSDP, HSDP)
-    double reserved_gib = 0;        // CUDA context, workspaces, NCCL (calibration)
-    double total_gib = 0;
-    double available_gib = 0;       // the GPU's HBM
-    bool fits = false;
-};
 
 struct StepBreakdown {
     // configuration the step was resolved to
@@ -35,9 +26,12 @@ struct StepBreakdown {
     std::int64_t grad_accum = 0;               // micro-batches per step, A
     double tokens_per_micro_batch = 0;         // per GPU, t
     double tokens_per_step = 0;                // global batch, B = N·t·A
-    double eta = 0;                            // achieved fraction of peak, η(t)
     // time per step, seconds
     double compute_s = 0;                      // all GPU compute (forward, backward, recompute)
+    double gemm_s = 0;                         // of which GEMMs,
+    double attention_s = 0;                    // fused attention,
+    double memory_bound_s = 0;                 // memory-bound kernels,
+    double host_wait_s = 0;                    // and the GPU waiting on the host
     double comm_s = 0;                         // all collectives, hidden or not
     double exposed_comm_s = 0;                 // collective time not hidden under compute
     double optimizer_s = 0;
@@ -71,6 +65,9 @@ enum class ConfigIssue : std::uint8_t {
     attention_span,       // negative or beyond the sequence
     data_pipeline,        // a required input pipeline figure is missing
     checkpoint,           // checkpoint interval without a write bandwidth
+    fp8_unsupported,      // fp8 linear layers on hardware without fp8 tensor cores
+    fp8_all_gather,       // fp8 all-gather without fp8 linear layers, or without FSDP
+    checkpoint_every,     // not in 1..num_layers
 };
 
 // Largest GPU count accepted: far beyond any cluster, and small enough that the
@@ -83,6 +80,11 @@ ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
 // Throws std::invalid_argument naming the field, its value and what would be valid.
 void validate_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c);
 
+// What a configuration needs of the calibration (fp8 GEMM coefficients for fp8 layers).
+void validate_calibration_for(const Calibration& cal, const TrainingConfig& c);
+// The same, leaving fp8 on hardware without fp8 to check_config (a per-configuration issue).
+void validate_calibration_for(const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c);
+
 // Validates everything, then estimates. Does not throw when the model does not fit:
 // memory.fits says so (see require_fit).
 StepBreakdown estimate_step(const ModelSpec& m, const HardwareProfile& hw,
@@ -93,6 +95,17 @@ StepBreakdown estimate_step(const ModelSpec& m, const HardwareProfile& hw,
 StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
                                       const HardwareProfile& hw, const Calibration& cal,
                                       const TrainingConfig& c) noexcept;
+// The same with the micro-batch's compute already timed (compute_model.hpp): callers that
+// estimate many configurations sharing a micro-batch (sweeps, projections over GPU
+// counts) time it once.
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
+                                      const HardwareProfile& hw, const Calibration& cal,
+                                      const TrainingConfig& c, const ComputeTimes& compute) noexcept;
+
+// Time of the parts of a step (each a named function of step_model.cpp), exposed for tests.
+// The optimizer's step over the local shard: bytes read and written over HBM.
+double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, const Calibration& cal,
+                        const TrainingConfig& c) noexcept;
 
 // Throws DoesNotFitError with needed vs available GiB and what would make it fit.
 void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
@@ -102,7 +115,6 @@ void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibratio
 std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw,
                            const Calibration& cal, const TrainingConfig& c);
 
-std::ostream& operator<<(std::ostream& os, const MemoryBreakdown& mem);
 std::ostream& operator<<(std::ostream& os, const StepBreakdown& s);
 
 }  // namespace libscale
