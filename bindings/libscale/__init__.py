@@ -20,10 +20,12 @@ __path__ = _pkgutil.extend_path(__path__, __name__)
 
 from . import _core  # noqa: E402
 from ._core import (  # noqa: E402
+    AttentionLaw,
     Calibration,
     CalibrationFile,
     CheckpointPolicy,
     Coefficient,
+    ComputeTimes,
     FamilyScore,
     FitResult,
     GateResult,
@@ -35,6 +37,7 @@ from ._core import (  # noqa: E402
     DataPipeline,
     DoesNotFitError,
     FlopsPerToken,
+    GemmLaw,
     HardwareProfile,
     Job,
     LibscaleError,
@@ -93,6 +96,7 @@ from ._api import (  # noqa: E402
     power_bands,
 )
 from ._results import SweepResult, to_jsonable  # noqa: E402  (also attaches to_dict / to_pandas)
+from .validation import Validation, validate  # noqa: E402
 
 __version__: str = _core.__version__
 
@@ -120,6 +124,8 @@ __all__ = [
     "read_measurements",
     "fit",
     "read_calibration",
+    "validate",
+    "Validation",
     # packing gate
     "gate",
     "pack",
@@ -153,12 +159,15 @@ __all__ = [
     "FlopsPerToken",
     "HardwareProfile",
     "LinkLevel",
+    "GemmLaw",
+    "AttentionLaw",
     "Calibration",
     "TrainingConfig",
     "DataPipeline",
     "CheckpointPolicy",
     "MemoryBreakdown",
     "StepBreakdown",
+    "ComputeTimes",
     "Job",
     "ProjectionRow",
     "Projection",

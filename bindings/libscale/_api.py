@@ -75,13 +75,22 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "reduce_dtype": "bf16",
     "grad_sync": "every_micro_batch",
     "attention_span_tokens": None,
+    "precision": "bf16",
+    "fp8_all_gather": False,
+    "optimizer": "adamw",
+    "master_weights": "fp32",
+    "loss_kernel": "eager",
+    "attention_kernel": "flash2",
+    "torch_compile": False,
+    "checkpoint_every": 1,
     "data": None,
     "checkpoint": None,
 }
 
-def _config_kwargs(scope: Mapping[str, Any]) -> dict[str, Any]:
+
+def _config_kwargs(scope: Mapping[str, Any], skip: Iterable[str] = ()) -> dict[str, Any]:
     """The training_config keyword arguments among a front end's parameters (its locals())."""
-    return {k: scope[k] for k in CONFIG_DEFAULTS}
+    return {k: scope[k] for k in CONFIG_DEFAULTS if k not in skip}
 
 
 # Default GPU counts the solvers choose from.
@@ -234,12 +243,29 @@ def training_config(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
+    precision: str = "bf16",
+    fp8_all_gather: bool = False,
+    optimizer: str = "adamw",
+    master_weights: str = "fp32",
+    loss_kernel: str = "eager",
+    attention_kernel: str = "flash2",
+    torch_compile: bool = False,
+    checkpoint_every: int = 1,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
 ) -> TrainingConfig:
-    """A TrainingConfig from keyword arguments (None: the core's 'not set')."""
-    if not isinstance(reshard_after_forward, (bool, np.bool_)):
-        raise TypeError(f"reshard_after_forward: expected True or False, got {reshard_after_forward!r}")
+    """A TrainingConfig from keyword arguments (None: the core's 'not set').
+
+    precision "bf16" | "fp8" (torchao Float8Linear); fp8_all_gather: FSDP gathers fp8
+    weights; optimizer "adamw" | "adamw_8bit" | "sgd" | "adafactor"; master_weights
+    "fp32" | "bf16"; loss_kernel "eager" | "fused"; attention_kernel "flash2" | "flash3" |
+    "cudnn" | "flash1" | "flash_triton" | "llm_foundry_triton" | "xformers" | "eager";
+    torch_compile: each decoder layer compiled; checkpoint_every k: activation
+    checkpointing on every k-th layer only."""
+    for name, flag in (("reshard_after_forward", reshard_after_forward), ("fp8_all_gather", fp8_all_gather),
+                       ("torch_compile", torch_compile)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{name}: expected True or False, got {flag!r}")
     return TrainingConfig(
         gpus=_int("gpus", gpus),
         gpus_per_node=_opt_int("gpus_per_node", gpus_per_node),
@@ -253,6 +279,14 @@ def training_config(
         grad_sync=_str("grad_sync", grad_sync, "every_micro_batch"),
         attention_span_tokens=0.0 if attention_span_tokens is None
         else _float("attention_span_tokens", attention_span_tokens),
+        precision=_str("precision", precision, "bf16"),
+        fp8_all_gather=bool(fp8_all_gather),
+        optimizer=_str("optimizer", optimizer, "adamw"),
+        master_weights=_str("master_weights", master_weights, "fp32"),
+        loss_kernel=_str("loss_kernel", loss_kernel, "eager"),
+        attention_kernel=_str("attention_kernel", attention_kernel, "flash2"),
+        torch_compile=bool(torch_compile),
+        checkpoint_every=_int("checkpoint_every", checkpoint_every),
         data=_struct("data", DataPipeline, data),
         checkpoint=_struct("checkpoint", CheckpointPolicy, checkpoint),
     )
@@ -348,6 +382,14 @@ def estimate_step(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
+    precision: str = "bf16",
+    fp8_all_gather: bool = False,
+    optimizer: str = "adamw",
+    master_weights: str = "fp32",
+    loss_kernel: str = "eager",
+    attention_kernel: str = "flash2",
+    torch_compile: bool = False,
+    checkpoint_every: int = 1,
     calibration: CalibrationLike = None,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
@@ -355,7 +397,8 @@ def estimate_step(
 ) -> "_core.StepBreakdown":
     """One optimizer step: time per phase, tokens/s, MFU/HFU, memory per GPU, energy.
 
-    model / hardware: a catalog name, a file path or a spec object. data / checkpoint:
+    model / hardware: a catalog name, a file path or a spec object. The training options
+    (precision, optimizer, attention_kernel, ...) are training_config()'s. data / checkpoint:
     a dict of DataPipeline / CheckpointPolicy fields or the struct. A configuration that
     does not fit is returned with ``memory.fits == False``; with require_fit=True it
     raises DoesNotFitError instead."""
@@ -393,19 +436,30 @@ def project(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
+    precision: str = "bf16",
+    fp8_all_gather: bool = False,
+    optimizer: str = "adamw",
+    master_weights: str = "fp32",
+    loss_kernel: str = "eager",
+    attention_kernel: str = "flash2",
+    torch_compile: bool = False,
+    checkpoint_every: int = 1,
     calibration: CalibrationLike = None,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
     quantiles: bool = False,
     samples: int = 2000,
     seed: Optional[int] = None,
+    require_fit: bool = False,
 ) -> "_core.Projection":
     """Throughput, wall time, GPU-hours, cost and energy of a job at each GPU count.
 
     Strong scaling keeps global_batch_tokens fixed (None: the smallest count with no
     accumulation); weak scaling keeps the per-GPU batch. price_per_gpu_hour None: the
-    hardware's default (an assumption to override). Raises DoesNotFitError when a count
-    does not fit, ValueError on an invalid configuration.
+    hardware's default (an assumption to override). Raises ValueError on an invalid
+    configuration. A count that does not fit is projected all the same: its row says so
+    (``fits``, ``fit_status``, ``needed_gib``, ``available_gib``) and ``fit_suggestion``
+    says what would fit; require_fit=True raises DoesNotFitError for the first such row.
 
     calibration: a Calibration, a CalibrationFile, a calibration file path or a shipped
     name such as "derived-b300-qwen3-32b" (None: the hardware's default). quantiles=True
@@ -413,8 +467,9 @@ def project(
     calibration's covariance with `samples` draws and `seed`) and ``<figure>_p10`` /
     ``<figure>_p90`` to to_dict() rows and to_pandas() columns."""
     config = _config_kwargs(locals())
-    if not isinstance(quantiles, (bool, np.bool_)):
-        raise TypeError(f"quantiles: expected True or False, got {quantiles!r}")
+    for name, flag in (("quantiles", quantiles), ("require_fit", require_fit)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{name}: expected True or False, got {flag!r}")
     m, hw = _model(model), _hardware(hardware)
     cal_file = _calibration_file(calibration, hw) if not isinstance(calibration, Calibration) else None
     cal = cal_file.calibration if cal_file is not None else _calibration(calibration, hw)
@@ -423,6 +478,8 @@ def project(
     job = _job(tokens, epochs, price_per_gpu_hour)
     scaling = _str("scaling", scaling, "strong")
     p = _core.project(m, hw, cfg, counts, scaling=scaling, job=job, calibration=cal)
+    if require_fit:
+        _require_fit(m, hw, cal, cfg, counts, scaling, p.rows)
     extra: dict[str, Any] = {}
     if quantiles:
         if cal_file is None:
@@ -438,6 +495,16 @@ def project(
         extra["uncertainty"] = {"samples": options.samples, "seed": options.seed,
                                 "parameters": list(cal_file.parameters)}
     return _attach(p, m, hw, cal, cfg, gpus_requested=counts, **extra)
+
+
+def _require_fit(m: ModelSpec, hw: HardwareProfile, cal: Calibration, cfg: TrainingConfig, counts: list[int],
+                 scaling: str, rows: Sequence["_core.ProjectionRow"]) -> None:
+    """DoesNotFitError (the core's message: needed vs available GiB, what would fit) for
+    the first row that does not fit, with the configuration it was projected at."""
+    configs = {c.gpus: c for c in _core.projection_configs(cfg, counts, scaling=scaling)}
+    for row in rows:
+        if not row.fits:
+            _core.require_fit(m, hw, configs[row.step.gpus], row.step, calibration=cal)
 
 
 def _solver_inputs(scope: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -470,17 +537,32 @@ def solve_deadline(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
+    precision: str = "bf16",
+    fp8_all_gather: bool = False,
+    optimizer: str = "adamw",
+    master_weights: str = "fp32",
+    loss_kernel: str = "eager",
+    attention_kernel: str = "flash2",
+    torch_compile: bool = False,
+    checkpoint_every: int = 1,
     calibration: CalibrationLike = None,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
+    require_fit: bool = False,
 ) -> "_core.Solution":
     """The cheapest GPU count among ``gpus`` whose wall time meets deadline_h hours.
 
-    Counts that are invalid for the configuration or do not fit are skipped;
-    ``.found`` is False when none meets the deadline (``.candidates`` lists the rest)."""
+    Counts that are invalid for the configuration are skipped; ``.candidates`` lists the
+    others, fitting or not (each row's ``fits``), and the chosen row fits. ``.found`` is
+    False when none meets the deadline. require_fit=True raises DoesNotFitError for the
+    first candidate that does not fit."""
+    if not isinstance(require_fit, (bool, np.bool_)):
+        raise TypeError(f"require_fit: expected True or False, got {require_fit!r}")
     m, hw, cal, counts, cfg, job = _solver_inputs(locals())
     s = _core.solve_deadline(m, hw, cfg, counts, deadline_h=_float("deadline_h", deadline_h),
                              scaling=_str("scaling", scaling, "strong"), job=job, calibration=cal)
+    if require_fit:
+        _require_fit(m, hw, cal, cfg, counts, scaling, s.candidates)
     return _attach(s, m, hw, cal, cfg, gpus_requested=counts, job=job, scaling=scaling,
                    target={"deadline_h": float(deadline_h)})
 
@@ -506,18 +588,32 @@ def solve_budget(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
+    precision: str = "bf16",
+    fp8_all_gather: bool = False,
+    optimizer: str = "adamw",
+    master_weights: str = "fp32",
+    loss_kernel: str = "eager",
+    attention_kernel: str = "flash2",
+    torch_compile: bool = False,
+    checkpoint_every: int = 1,
     calibration: CalibrationLike = None,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
+    require_fit: bool = False,
 ) -> "_core.Solution":
     """The fastest GPU count among ``gpus`` whose GPU-hours and cost stay under the caps.
 
-    Give max_gpu_hours, max_cost_usd or both (None: no cap)."""
+    Give max_gpu_hours, max_cost_usd or both (None: no cap). Candidates and require_fit
+    as in solve_deadline."""
+    if not isinstance(require_fit, (bool, np.bool_)):
+        raise TypeError(f"require_fit: expected True or False, got {require_fit!r}")
     m, hw, cal, counts, cfg, job = _solver_inputs(locals())
     caps = {"max_gpu_hours": _opt_float("max_gpu_hours", max_gpu_hours),
             "max_cost_usd": _opt_float("max_cost_usd", max_cost_usd)}
     s = _core.solve_budget(m, hw, cfg, counts, scaling=_str("scaling", scaling, "strong"), job=job,
                            calibration=cal, **caps)
+    if require_fit:
+        _require_fit(m, hw, cal, cfg, counts, scaling, s.candidates)
     return _attach(s, m, hw, cal, cfg, gpus_requested=counts, job=job, scaling=scaling, target=caps)
 
 
@@ -557,6 +653,14 @@ def sweep(
     reduce_dtype: str = "bf16",
     grad_sync: str = "every_micro_batch",
     attention_span_tokens: Optional[float] = None,
+    precision: str = "bf16",
+    fp8_all_gather: bool = False,
+    optimizer: str = "adamw",
+    master_weights: str = "fp32",
+    loss_kernel: str = "eager",
+    attention_kernel: str = "flash2",
+    torch_compile: bool = False,
+    checkpoint_every: int = 1,
     calibration: CalibrationLike = None,
     data: Union[None, Mapping[str, Any], DataPipeline] = None,
     checkpoint: Union[None, Mapping[str, Any], CheckpointPolicy] = None,
@@ -568,8 +672,10 @@ def sweep(
     integer arrays; they are broadcast together (numpy rules) and one step is estimated
     per element, in C++, with the GIL released. None: micro_batch 1, seq_len 8192,
     global_batch_tokens gpus × micro_batch × seq_len (no accumulation), gpus_per_node the
-    hardware's. Invalid configurations are flagged in ``issue`` (see describe_issue),
-    not raised; configurations that do not fit have ``fits == False``."""
+    hardware's. The other training options apply to every element. Invalid
+    configurations are flagged in ``issue`` (see describe_issue), not raised;
+    configurations that do not fit have ``fits == False`` ('uncertain' ones count as
+    fitting, as in step.memory.fits)."""
     from ._results import SweepResult
 
     m, hw = _model(model), _hardware(hardware)
@@ -579,11 +685,7 @@ def sweep(
     if gpus is None:
         raise ValueError("gpus: give a GPU count or an array of them")
     arrays = {k: _int_array(k, v) for k, v in given.items() if v is not None}
-    cfg = training_config(
-        gpus_per_node=None, seq_len=8192, micro_batch=1, global_batch_tokens=None,
-        strategy=strategy, activation_checkpointing=activation_checkpointing,
-        reshard_after_forward=reshard_after_forward, reduce_dtype=reduce_dtype, grad_sync=grad_sync,
-        attention_span_tokens=attention_span_tokens, data=data, checkpoint=checkpoint)
+    cfg = training_config(**_config_kwargs(locals(), skip=_SWEEP_INPUTS))
     try:
         broadcast = np.broadcast_arrays(*arrays.values())
     except ValueError as e:
@@ -612,12 +714,12 @@ def _measurement_source(src: Any, i: int) -> "_core.MeasurementSet":
     if isinstance(src, Mapping) or (isinstance(src, (list, tuple)) and all(isinstance(r, Mapping) for r in src)):
         return _core.measurements_from_json(src if isinstance(src, Mapping) else list(src),
                                             origin=f"<records {i}>")
-    raise TypeError(f"measurements: source {i}: expected a path to a libscale.measurements/1 JSON file, a list "
+    raise TypeError(f"measurements: source {i}: expected a path to a libscale.measurements JSON file, a list "
                     f"of record dicts or a MeasurementSet, got {type(src).__name__}")
 
 
 def read_measurements(*sources: Any) -> "_core.MeasurementSet":
-    """Measurement records (schema libscale.measurements/1) from JSON files, lists of
+    """Measurement records (schema libscale.measurements/2; /1 is read too) from JSON files, lists of
     record dicts (e.g. what libscale.logs.parse_log returns) or MeasurementSets, merged
     in order. Raises ParseError naming the file (or source), record and field."""
     if not sources:
@@ -638,14 +740,22 @@ def fit(
     *,
     prior: CalibrationLike = None,
     fit_overhead: bool = True,
+    relative_error: float = 0.03,
+    prior_log_sd: Optional[Mapping[str, float]] = None,
 ) -> "_core.FitResult":
     """Fit a calibration to measurements (a MeasurementSet, a file path or a list of
-    record dicts; see read_measurements). hardware None: the one the records name, when
-    they all agree. prior: the calibration whose values the data cannot pin down are kept
-    (None: the hardware's default). The result has .to_dict(), .write(path) and
-    .calibration (usable as calibration= anywhere)."""
+    record dicts; see read_measurements) by maximum a posteriori: every record's relative
+    error (relative_error, 1 sd, where a record states none) against each free
+    coefficient's log-normal prior. hardware None: the one the records name, when they
+    all agree. prior: the calibration the fit starts from and whose values the data
+    cannot move are kept (None: the hardware's default). prior_log_sd: sd of log(value)
+    per coefficient name (None: the hardware's default file's prior). Each coefficient of
+    the result says its prior and whether the data identified it. The result has
+    .to_dict(), .write(path) and .calibration (usable as calibration= anywhere)."""
     if not isinstance(fit_overhead, (bool, np.bool_)):
         raise TypeError(f"fit_overhead: expected True or False, got {fit_overhead!r}")
+    if prior_log_sd is not None and not isinstance(prior_log_sd, Mapping):
+        raise TypeError(f"prior_log_sd: expected a dict of coefficient name: sd, got {type(prior_log_sd).__name__}")
     data = measurements if isinstance(measurements, _core.MeasurementSet) else read_measurements(measurements)
     if hardware is None:
         names = list(data.hardware)
@@ -656,7 +766,11 @@ def fit(
         hardware = names[0]
     hw = _hardware(hardware)
     prior_cal = None if prior is None else _calibration(prior, hw)
-    result = _core.fit(data, hw, prior=prior_cal, options=_core.FitOptions(fit_overhead=bool(fit_overhead)))
+    options = _core.FitOptions(
+        fit_overhead=bool(fit_overhead), relative_error=_float("relative_error", relative_error),
+        prior_log_sd={_core.coefficient_info(str(k))["name"]: _float(f"prior_log_sd[{k!r}]", v)
+                      for k, v in (prior_log_sd or {}).items()})  # unknown names: ValueError listing the valid
+    result = _core.fit(data, hw, prior=prior_cal, options=options)
     result.hardware = hw
     result.sources = list(getattr(data, "sources", []))
     return result

@@ -90,6 +90,7 @@ PROJECTION_COLUMNS = [
     Column("mfu", "MFU %", percent(1)),
     Column("scaling_efficiency", "scaling eff %", percent(1)),
     Column("memory_gib", "memory GiB", fixed(1)),
+    Column("fit", "fits", text, "<"),
     Column("wall_time_h", "wall h", fixed(2)),
     Column("gpu_hours", "GPU-h", fixed(1)),
     Column("cost_usd", "cost $", fixed(2)),
@@ -115,8 +116,11 @@ SWEEP_COLUMNS = [
 STEP_FIELDS = [
     ("gpus", "GPUs", integer), ("nodes", "nodes", integer), ("grad_accum", "grad accum", integer),
     ("tokens_per_micro_batch", "tokens per micro-batch per GPU", fixed(0)),
-    ("tokens_per_step", "tokens per step", fixed(0)), ("eta", "achieved fraction of peak %", percent(1)),
-    ("compute_s", "compute s", fixed(4)), ("comm_s", "communication s (hidden or not)", fixed(4)),
+    ("tokens_per_step", "tokens per step", fixed(0)),
+    ("compute_s", "compute s", fixed(4)), ("gemm_s", "  of which GEMMs s", fixed(4)),
+    ("attention_s", "  of which attention s", fixed(4)), ("memory_bound_s", "  of which memory-bound s", fixed(4)),
+    ("host_wait_s", "  of which waiting on the host s", fixed(4)),
+    ("comm_s", "communication s (hidden or not)", fixed(4)),
     ("exposed_comm_s", "exposed communication s", fixed(4)), ("optimizer_s", "optimizer s", fixed(4)),
     ("data_s", "input pipeline s (exposed)", fixed(4)), ("checkpoint_s", "checkpoint s (per step)", fixed(4)),
     ("step_time_s", "step s", fixed(4)), ("tokens_per_s", "tokens/s", fixed(0)),
@@ -124,6 +128,52 @@ STEP_FIELDS = [
     ("hfu", "HFU %", percent(1)), ("comm_hidden", "communication hidden", yes_no),
     ("energy_per_step_j", "energy per step J", fixed(0)), ("memory_gib", "memory per GPU GiB", fixed(1)),
 ]
+
+
+#: Where a step's time goes (project prints it under the main table).
+STEP_PARTS_COLUMNS = [
+    Column("gpus", "GPUs", integer),
+    Column("compute_s", "compute s", fixed(3)),
+    Column("gemm_s", "GEMM s", fixed(3)),
+    Column("attention_s", "attention s", fixed(3)),
+    Column("memory_bound_s", "memory-bound s", fixed(3)),
+    Column("host_wait_s", "host wait s", fixed(3)),
+    Column("exposed_comm_s", "exposed comm s", fixed(3)),
+    Column("optimizer_s", "optimizer s", fixed(3)),
+    Column("data_s", "data s", fixed(3)),
+    Column("checkpoint_s", "checkpoint s", fixed(3)),
+    Column("step_time_s", "step s", fixed(3)),
+]
+
+
+def fit_text(d: Mapping[str, Any]) -> str:
+    """'yes', 'uncertain (needed vs available GiB)' or 'NO (needed > available GiB)', from
+    a projection row (fit_status, needed_gib) or a step's memory (status, total_gib)."""
+    status = d.get("fit_status", d.get("status"))
+    needed, available = d.get("needed_gib", d.get("total_gib")), d["available_gib"]
+    if status == "fits":
+        return "yes"
+    if status == "uncertain":
+        return f"uncertain ({needed:,.1f} vs {available:,.1f} GiB)"
+    return f"NO ({needed:,.1f} > {available:,.1f} GiB)"
+
+
+def with_fit(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Projection rows with their 'fit' cell text added."""
+    return [dict(r, fit=fit_text(r)) for r in rows]
+
+
+def fit_notes(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """One line per row that does not surely fit: needed vs available and what would fit."""
+    out = []
+    for r in rows:
+        if r["fit_status"] == "fits":
+            continue
+        verb = "does not fit" if r["fit_status"] == "does_not_fit" else "may not fit"
+        line = (f"{r['gpus']} GPUs {verb}: {r['needed_gib']:,.1f} GiB per GPU needed (± "
+                f"{100 * r['memory']['margin']:.0f} %), {r['available_gib']:,.1f} GiB available")
+        out.append(line + (f"; {r['fit_suggestion']}" if r.get("fit_suggestion") else ""))
+    return out
 
 
 def _count(v: float) -> str:
@@ -141,6 +191,25 @@ def calibration_label(c: Mapping[str, Any]) -> str:
     if c["kind"] != "default" and c.get("source"):
         return f"{kind} ({c['source']})"
     return kind
+
+
+#: Options the header states on their own (or that are not single values).
+_HEADER_OPTIONS = ("gpus_per_node", "seq_len", "micro_batch", "global_batch_tokens", "strategy",
+                   "activation_checkpointing", "attention_span_tokens", "data", "checkpoint")
+
+
+def options_text(cfg: Mapping[str, Any]) -> str:
+    """The training options of a config dict that differ from the front ends' defaults,
+    e.g. 'precision fp8, optimizer adamw_8bit, torch_compile' ('' when none do)."""
+    from ._api import CONFIG_DEFAULTS
+
+    parts = []
+    for key, default in CONFIG_DEFAULTS.items():
+        if key in _HEADER_OPTIONS or key not in cfg or cfg[key] == default:
+            continue
+        value = cfg[key]
+        parts.append(key if value is True else f"no {key}" if value is False else f"{key} {value}")
+    return ", ".join(parts)
 
 
 def projection_header(d: Mapping[str, Any]) -> str:
@@ -162,6 +231,8 @@ def projection_header(d: Mapping[str, Any]) -> str:
         parts.append(f"global batch {batch:,.0f} tokens (seq len {cfg['seq_len']:,}, "
                      f"micro-batch {cfg['micro_batch']})")
         parts.append(f"activation checkpointing {cfg['activation_checkpointing']}")
+        if options_text(cfg):
+            parts.append(options_text(cfg))
     parts.append(f"{d.get('scaling', 'strong')} scaling")
     if job:
         epochs = job["epochs"]
@@ -240,24 +311,28 @@ def _general(v: Any) -> str:
 
 
 def coefficient_row(c: Any) -> dict[str, Any]:
-    """A fitted Coefficient as table texts (value, 80% interval from the binding, status)."""
+    """A fitted Coefficient as table texts: value, posterior sd and 80% interval (fitted
+    ones), its prior (value before the fit, log sd) and whether the data identified it."""
     interval = c.interval_80
     if not c.fitted:
-        status, rng = "kept from default", ""
-    elif interval is None:
-        status, rng = "exact (one point)", ""
+        identified = "not fitted"
     else:
-        status, rng = "fitted", f"[{interval[0]:.4g}, {interval[1]:.4g}]"
-    return {"name": c.name, "value": _general(c.value), "std_error": "" if not c.fitted or interval is None
-            else _general(c.std_error), "interval": rng, "status": status, "note": c.note}
+        identified = "yes" if c.identified else "no (prior)"
+    return {"name": c.name, "value": _general(c.value), "std_error": _general(c.std_error) if c.fitted else "",
+            "interval": f"[{interval[0]:.4g}, {interval[1]:.4g}]" if interval is not None else "",
+            "prior_value": _general(c.prior_value),
+            "prior_log_sd": _general(c.prior_log_sd) if c.prior_log_sd > 0 else "",
+            "identified": identified, "note": c.note}
 
 
 COEFFICIENT_COLUMNS = [
     Column("name", "coefficient", text, "<"),
     Column("value", "value", text),
-    Column("std_error", "std error", text),
+    Column("std_error", "sd", text),
     Column("interval", "80% interval", text),
-    Column("status", "status", text, "<"),
+    Column("prior_value", "prior", text),
+    Column("prior_log_sd", "prior log sd", text),
+    Column("identified", "identified", text, "<"),
     Column("note", "note", text, "<"),
 ]
 

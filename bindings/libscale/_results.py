@@ -63,10 +63,16 @@ def to_jsonable(obj: Any) -> Any:
 # --- StepBreakdown / ProjectionRow ---------------------------------------------------
 
 
+#: What a projection row adds to its step: the job figures, then whether it fits.
+ROW_FIELDS = ("speedup", "scaling_efficiency", "steps", "wall_time_h", "gpu_hours", "cost_usd", "energy_kwh",
+              "fits", "fit_status", "needed_gib", "available_gib", "fit_suggestion")
+
+
 def _row_to_dict(self: _core.ProjectionRow) -> dict[str, Any]:
-    """The step's fields flattened into the row, then the job-level figures."""
+    """The step's fields flattened into the row, then the job-level figures and the
+    memory verdict (fits, fit_status, needed_gib, available_gib, fit_suggestion)."""
     d = self.step.to_dict()
-    for k in ("speedup", "scaling_efficiency", "steps", "wall_time_h", "gpu_hours", "cost_usd", "energy_kwh"):
+    for k in ROW_FIELDS:
         d[k] = getattr(self, k)
     return d
 
@@ -85,7 +91,7 @@ def _step_repr_html(self: _core.StepBreakdown) -> str:
     rows = [{"what": label, "value": fmt(d[key])} for key, label, fmt in _format.STEP_FIELDS]
     mem = d["memory"]
     rows.append({"what": "memory available GiB", "value": _format.fixed(1)(mem["available_gib"])})
-    rows.append({"what": "fits", "value": _format.yes_no(mem["fits"])})
+    rows.append({"what": "fits", "value": _format.fit_text(mem)})
     return _format.html_table(cols, rows, caption="libscale step estimate")
 
 
@@ -153,8 +159,9 @@ def _projection_to_dict(self: _core.Projection) -> dict[str, Any]:
 def _rows_to_pandas(rows: list[dict[str, Any]]) -> Any:
     pd = _pandas()
     flat = [_flat_row(r) for r in rows]
-    first = [c.key for c in _format.PROJECTION_COLUMNS]
-    columns = first + [k for k in (flat[0] if flat else {}) if k not in first]
+    keys = list(flat[0]) if flat else []
+    first = [c.key for c in _format.PROJECTION_COLUMNS if c.key in keys]  # 'fit' is table text only
+    columns = first + [k for k in keys if k not in first]
     return pd.DataFrame(flat, columns=columns)
 
 
@@ -166,8 +173,9 @@ def _projection_to_pandas(self: _core.Projection) -> Any:
 
 def _projection_repr_html(self: _core.Projection) -> str:
     d = self.to_dict()
-    return _format.html_table(_format.PROJECTION_COLUMNS, d["rows"], caption=_format.projection_header(d),
-                              footer=_format.comm_sentence(d))
+    return _format.html_table(_format.PROJECTION_COLUMNS, _format.with_fit(d["rows"]),
+                              caption=_format.projection_header(d),
+                              footer=" ".join([_format.comm_sentence(d)] + _format.fit_notes(d["rows"])))
 
 
 # --- Solution ------------------------------------------------------------------------
@@ -205,7 +213,7 @@ def _solution_repr_html(self: _core.Solution) -> str:
     caption = (f"chosen: {d['row']['gpus']} GPUs" if d["found"] else "no GPU count meets the target")
     if "target" in d:
         caption += " (target: " + ", ".join(f"{k} = {v}" for k, v in d["target"].items() if v is not None) + ")"
-    return _format.html_table(_format.PROJECTION_COLUMNS, d["candidates"], caption=caption)
+    return _format.html_table(_format.PROJECTION_COLUMNS, _format.with_fit(d["candidates"]), caption=caption)
 
 
 # --- FitResult / CalibrationFile ----------------------------------------------------
@@ -227,6 +235,7 @@ def _fit_to_dict(self: _core.FitResult) -> dict[str, Any]:
         "chosen_family": self.chosen_family,
         "family_reason": self.family_reason,
         "records_used": self.records_used,
+        "prior_log_sd": dict(self.prior_log_sd),
         "sources": list(getattr(self, "sources", [])),
     }
 
@@ -245,7 +254,7 @@ def default_provenance(fit: Any) -> dict[str, Any]:
 
 
 def _fit_write(self: _core.FitResult, path: Any, *, provenance: Optional[Mapping[str, Any]] = None) -> None:
-    """Write the calibration file (libscale.calibration/1, kind "fitted") atomically: a
+    """Write the calibration file (libscale.calibration/2, kind "fitted") atomically: a
     temporary file renamed into place, so a failure never leaves a partial file.
     provenance: fields added to (and overriding) the default hardware / date / version /
     source."""
@@ -273,8 +282,9 @@ def _calfile_to_dict(self: _core.CalibrationFile) -> dict[str, Any]:
 # --- attach --------------------------------------------------------------------------
 
 for _cls in (_core.ModelSpec, _core.ParameterCounts, _core.FlopsPerToken, _core.HardwareProfile,
-             _core.LinkLevel, _core.Calibration, _core.DataPipeline, _core.CheckpointPolicy,
-             _core.TrainingConfig, _core.MemoryBreakdown, _core.StepBreakdown, _core.Job,
+             _core.LinkLevel, _core.GemmLaw, _core.AttentionLaw, _core.Calibration, _core.DataPipeline,
+             _core.CheckpointPolicy, _core.TrainingConfig, _core.MemoryBreakdown, _core.StepBreakdown,
+             _core.ComputeTimes, _core.Job,
              _core.Coefficient, _core.FamilyScore, _core.FitOptions, _core.Quantiles, _core.RowQuantiles,
              _core.UncertaintyOptions):
     _cls.to_dict = _struct_to_dict  # type: ignore[attr-defined]

@@ -1,12 +1,14 @@
 """The ``libscale`` command line.
 
-    libscale project  --model M --hardware H --gpus 4,8,16 [--calibration C [--quantiles]] [options] [--json]
+    libscale project  --model M --hardware H --gpus 4,8,16 [--calibration C [--quantiles]] [options]
+                      [--require-fit] [--json]
     libscale sweep    --model M --hardware H --gpus 8,16 --micro-batch 1,2 --seq-len 4096,8192 [--json]
     libscale solve    --model M --hardware H (--deadline-h H | --max-gpu-hours G | --max-cost-usd C) [--json]
     libscale models   [--json]
     libscale hardware [NAME] [--json]
     libscale gate     --lengths FILE --world-size N --seq-len T [--packing bfd] [options] [--json]
-    libscale fit      MEASUREMENTS... -o calibration.json [--hardware H] [--format F] [config] [--json]
+    libscale fit      MEASUREMENTS... -o calibration.json [--hardware H] [--format F] [--relative-error E]
+                      [config] [--json]
     libscale triage   TRACE [--hardware H] [--calibration FILE] [--format auto|nvidia-smi|dcgm]
                       [--checkpoint-interval-s S --checkpoint-duration-s D] [--json]
     libscale watch    [--source nvml | --nvidia-smi-csv FILE [--follow | --speed N] | --dcgm URL|FILE]
@@ -15,8 +17,10 @@
 
 Tables for people by default (every column header carries its unit), one JSON object
 with ``--json``. Bad input exits with status 2 and one line on stderr,
-``libscale: error: ...`` (and ``fit`` writes no file); ``solve`` exits with 1 when no GPU
-count meets the target; ``gate`` exits with 1 when the ranks' micro-batch counts differ.
+``libscale: error: ...`` (and ``fit`` writes no file). A GPU count that does not fit in
+memory is not bad input: ``project``, ``sweep`` and ``solve`` show it (the "fits" column,
+and what would fit under the table) and exit 0, unless ``--require-fit`` makes it exit 2
+with the DoesNotFitError message. ``solve`` exits with 1 when no GPU count meets the target; ``gate`` exits with 1 when the ranks' micro-batch counts differ.
 ``watch`` exits with the job's status, or 3 when it terminated the job after an alert.
 """
 
@@ -133,6 +137,26 @@ def _add_config(p: argparse.ArgumentParser, *, lists: bool = False) -> None:
                    help="when gradients are reduced under accumulation (default every_micro_batch)")
     p.add_argument("--attention-span-tokens", type=_number, default=None, metavar="TOKENS",
                    help="mean attended span, tokens (default: causal, seq_len / 2)")
+    p.add_argument("--precision", default="bf16", metavar="{bf16,fp8}",
+                   help="decoder-layer GEMMs in bf16 or fp8 (torchao Float8Linear, tensorwise scaling; needs fp8 "
+                        "tensor cores) (default bf16)")
+    p.add_argument("--fp8-all-gather", action="store_true",
+                   help="FSDP all-gathers fp8 weights (torchtitan enable_fsdp_float8_all_gather; needs --precision "
+                        "fp8 and fsdp or hsdp)")
+    p.add_argument("--optimizer", default="adamw", metavar="{adamw,adamw_8bit,sgd,adafactor}",
+                   help="optimizer state per parameter (default adamw)")
+    p.add_argument("--master-weights", default="fp32", metavar="{fp32,bf16}",
+                   help="fp32 master weights with bf16 compute copies, or bf16 weights updated in place "
+                        "(default fp32)")
+    p.add_argument("--loss-kernel", default="eager", metavar="{eager,fused}",
+                   help="eager cross-entropy on fp32 logits, or a fused loss that never materializes them "
+                        "(default eager)")
+    p.add_argument("--attention-kernel", default="flash2",
+                   metavar="{flash2,flash3,cudnn,flash1,flash_triton,llm_foundry_triton,xformers,eager}",
+                   help="fused-attention implementation (default flash2)")
+    p.add_argument("--torch-compile", action="store_true", help="torch.compile of each decoder layer")
+    p.add_argument("--checkpoint-every", type=_integer, default=1, metavar="K",
+                   help="activation checkpointing on every K-th decoder layer only (default 1: every layer)")
     p.add_argument("--data", type=_json_object, default=None, metavar="JSON",
                    help="input pipeline as a JSON object (or file) of DataPipeline fields, e.g. "
                         "'{\"corpus_in_page_cache\": false, \"storage_read_gbps_per_node\": 2}'")
@@ -140,6 +164,12 @@ def _add_config(p: argparse.ArgumentParser, *, lists: bool = False) -> None:
                    help="write a checkpoint every STEPS optimizer steps (default 0: never)")
     p.add_argument("--checkpoint-write-gbps", type=_number, default=0.0, metavar="GB/S",
                    help="checkpoint write bandwidth per node, GB/s")
+
+
+def _add_require_fit(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--require-fit", action="store_true",
+                   help="exit with status 2 (and say what would fit) when a configuration does not fit in memory, "
+                        "instead of showing it")
 
 
 def _add_calibration(p: argparse.ArgumentParser) -> None:
@@ -198,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="samples for --quantiles (default 2000)")
     p.add_argument("--seed", type=_integer, default=None, metavar="SEED",
                    help="random seed for --quantiles (default: a fixed seed)")
+    _add_require_fit(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_project)
 
@@ -215,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="GPUs per node (default: the hardware's)")
     _add_config(p, lists=True)
     _add_calibration(p)
+    _add_require_fit(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_sweep)
 
@@ -266,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config(p)
     _add_job(p)
     _add_calibration(p)
+    _add_require_fit(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_solve)
 
@@ -344,9 +377,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("fit", help="fit a calibration to measurements or trainer logs",
                        description="Fit the step model's coefficients to measurement records (JSON, schema "
-                                   "libscale.measurements/1) or trainer logs (Hugging Face, torchtitan, CSV), "
-                                   "and write a calibration file for `project --calibration`. On any error "
-                                   "no file is written.")
+                                   "libscale.measurements/2 or /1: GEMM, attention, bandwidth, collective and "
+                                   "step records) or trainer logs (Hugging Face, torchtitan, CSV), by maximum a "
+                                   "posteriori against the hardware's default prior, and write a calibration "
+                                   "file for `project --calibration`. On any error no file is written.")
     p.add_argument("measurements", nargs="+", metavar="MEASUREMENTS",
                    help="measurement JSON files and/or trainer logs")
     p.add_argument("-o", "--output", required=True, metavar="CALIBRATION_JSON",
@@ -367,8 +401,20 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--strategy", default=None, help="fsdp, hsdp, ddp, zero1, zero2")
     p.add_argument("--no-overhead", dest="fit_overhead", action="store_false",
                    help="do not fit a fixed per-step overhead")
+    p.add_argument("--relative-error", type=_number, default=0.03, metavar="E",
+                   help="relative error (1 sd) of each record that states none (default 0.03)")
     p.add_argument("--json", action="store_true", help="print the fit result as one JSON object")
     p.set_defaults(func=_cmd_fit)
+
+    p = sub.add_parser("validate", help="the step model against the shipped published step timings",
+                       description="Calibrate each series of published step timings (one table of one codebase "
+                                   "on one GPU) on its first row, predict the other rows, and report the errors by "
+                                   "what differs from the calibration row (docs/model.md, 'Validation').")
+    p.add_argument("measurements", nargs="*", metavar="MEASUREMENTS",
+                   help="measurement JSON files (default: calibration/data/measurements, shipped)")
+    p.add_argument("--rows", action="store_true", help="also print every row")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    p.set_defaults(func=_cmd_validate)
     return parser
 
 
@@ -379,7 +425,10 @@ def _config_kwargs(a: argparse.Namespace) -> dict[str, Any]:
     return dict(
         strategy=a.strategy, activation_checkpointing=a.activation_checkpointing,
         reshard_after_forward=a.reshard_after_forward, reduce_dtype=a.reduce_dtype, grad_sync=a.grad_sync,
-        attention_span_tokens=a.attention_span_tokens, data=a.data,
+        attention_span_tokens=a.attention_span_tokens, precision=a.precision, fp8_all_gather=a.fp8_all_gather,
+        optimizer=a.optimizer, master_weights=a.master_weights, loss_kernel=a.loss_kernel,
+        attention_kernel=a.attention_kernel, torch_compile=a.torch_compile, checkpoint_every=a.checkpoint_every,
+        data=a.data,
         checkpoint={"every_steps": a.checkpoint_every_steps, "write_gbps_per_node": a.checkpoint_write_gbps},
     )
 
@@ -408,19 +457,27 @@ def _cmd_project(a: argparse.Namespace) -> int:
     elif a.seed is not None or a.samples != 2000:
         raise CliError("--samples and --seed apply only with --quantiles")
     p = _api.project(a.model, a.hardware, gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a),
-                     **_calibration_kwargs(a), **extra)
+                     **_calibration_kwargs(a), require_fit=a.require_fit, **extra)
     d = p.to_dict()
     if a.json:
         _print_json(d)
         return 0
+    rows = _format.with_fit(d["rows"])
     print(_format.projection_header(d))
     print()
     if a.quantiles:
-        print(_format.text_table(_format.QUANTILE_PROJECTION_COLUMNS, [_format.quantile_ranges(r) for r in d["rows"]]))
+        print(_format.text_table(_format.QUANTILE_PROJECTION_COLUMNS, [_format.quantile_ranges(r) for r in rows]))
         print()
         print(_format.uncertainty_sentence(d))
     else:
-        print(_format.text_table(_format.PROJECTION_COLUMNS, d["rows"]))
+        print(_format.text_table(_format.PROJECTION_COLUMNS, rows))
+    print()
+    print("time per step by part (compute = GEMM + attention + memory-bound + host wait):")
+    print(_format.text_table(_format.STEP_PARTS_COLUMNS, rows))
+    notes = _format.fit_notes(d["rows"])
+    if notes:
+        print()
+        print("\n".join(notes))
     print()
     print(_format.comm_sentence(d))
     return 0
@@ -434,6 +491,11 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
     r = _api.sweep(a.model, a.hardware, gpus_per_node=a.gpus_per_node, **dict(zip(axes, grids)),
                    **_config_kwargs(a), **_calibration_kwargs(a))
     rows = r.records()
+    if a.require_fit:
+        misfit = next((x for x in rows if x["issue"] == 0 and not x["fits"]), None)
+        if misfit is not None:  # the one estimate again, for the core's message
+            _api.estimate_step(a.model, a.hardware, **{k: misfit[k] or None for k in _api._SWEEP_INPUTS},
+                               **_config_kwargs(a), **_calibration_kwargs(a), require_fit=True)
     if a.json:
         _print_json({
             "model": r.model.to_dict(), "hardware": r.hardware.to_dict(), "calibration": r.calibration.to_dict(),
@@ -442,10 +504,11 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
         })
         return 0
     cal = r.calibration
+    options = _format.options_text(r.config.to_dict())
     print(f"{r.model.name} ({r.model.parameters:,} parameters) on {r.hardware.name}, {r.config.strategy}, "
           f"{r.config.gpus_per_node or r.hardware.gpus_per_node} GPUs/node, activation checkpointing "
-          f"{r.config.activation_checkpointing}, {len(r)} configurations, calibration "
-          f"{_format.calibration_label(cal.to_dict())}")
+          f"{r.config.activation_checkpointing}{', ' + options if options else ''}, {len(r)} configurations, "
+          f"calibration {_format.calibration_label(cal.to_dict())}")
     print()
     print(_format.text_table(_format.SWEEP_COLUMNS, rows))
     return 0
@@ -474,7 +537,8 @@ def _cmd_solve(a: argparse.Namespace) -> int:
     budget = a.max_gpu_hours is not None or a.max_cost_usd is not None
     if a.deadline_h is not None and budget:
         raise CliError("give either --deadline-h or a budget (--max-gpu-hours / --max-cost-usd), not both")
-    kwargs = dict(gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a), **_calibration_kwargs(a))
+    kwargs = dict(gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a), **_calibration_kwargs(a),
+                  require_fit=a.require_fit)
     if a.deadline_h is not None:
         s = _api.solve_deadline(a.model, a.hardware, deadline_h=a.deadline_h, **kwargs)
         goal = f"the cheapest GPU count that finishes within {a.deadline_h:g} h"
@@ -500,15 +564,16 @@ def _cmd_solve(a: argparse.Namespace) -> int:
         print(_format.text_table([_format.Column("chosen", "chosen", lambda v: "*" if v else "", "<")]
                                  + _format.PROJECTION_COLUMNS,
                                  [dict(r, chosen=d["found"] and r["gpus"] == d["row"]["gpus"])
-                                  for r in d["candidates"]]))
+                                  for r in _format.with_fit(d["candidates"])]))
         print()
     if d["found"]:
         row = d["row"]
         print(f"{goal}: {row['gpus']} GPUs ({row['nodes']} node{'' if row['nodes'] == 1 else 's'}), {row['wall_time_h']:,.2f} h wall, "
               f"{row['gpu_hours']:,.1f} GPU-h, ${row['cost_usd']:,.2f}, {row['energy_kwh']:,.1f} kWh")
         return 0
+    fitting = sum(1 for r in d["candidates"] if r["fits"])
     print(f"no GPU count among {','.join(str(g) for g in a.gpus)} meets the target ({goal}); "
-          f"{len(d['candidates'])} valid, fitting counts were evaluated", file=sys.stderr)
+          f"{len(d['candidates'])} valid counts were evaluated, {fitting} of them fit in memory", file=sys.stderr)
     return 1
 
 
@@ -537,6 +602,8 @@ def _cmd_models(a: argparse.Namespace) -> int:
 _HARDWARE_COLUMNS = [
     _format.Column("name", "name", _format.text, "<"),
     _format.Column("peak_bf16_tflops", "bf16 dense TFLOP/s", _format.fixed(1)),
+    _format.Column("peak_fp8_tflops", "fp8 dense TFLOP/s", _format.fixed(1)),
+    _format.Column("sm_count", "SMs", _format.integer),
     _format.Column("hbm_gib", "HBM GiB", _format.fixed(1)),
     _format.Column("hbm_tbps", "HBM TB/s", _format.fixed(2)),
     _format.Column("nvlink_gbps_bidir", "NVLink GB/s (bidir)", _format.fixed(0)),
@@ -565,22 +632,11 @@ def _cmd_hardware(a: argparse.Namespace) -> int:
     print(_format.text_table(_HARDWARE_COLUMNS, [hw.to_dict()]))
     print()
     print(f"calibration: {_format.calibration_kind(cal.kind)}, from {cal.source}")
-    c = cal.to_dict()
-    items = [
-        ("eta_max", "achieved fraction of peak, large micro-batches", _format.fixed(3)),
-        ("half_saturation_tokens", "tokens per micro-batch at half of eta_max", _format.fixed(0)),
-        ("hbm_efficiency", "achieved fraction of HBM bandwidth", _format.fixed(3)),
-        ("reserved_gib", "memory reserved per GPU, GiB", _format.fixed(1)),
-        ("power_compute_w", "power while computing, W", _format.fixed(0)),
-        ("power_comm_w", "power during exposed communication, W", _format.fixed(0)),
-        ("power_idle_w", "power while idle, W", _format.fixed(0)),
-    ]
-    for key, label, fmt in items:
-        print(f"  {label}: {fmt(c[key])}")
-    for level in ("intra_node", "inter_node"):
-        link = cal.intra_node if level == "intra_node" else cal.inter_node
-        print(f"  {level.replace('_', '-')} ring: latency per step {link.alpha_s:.2e} s, "
-              f"bus bandwidth {link.busbw_bytes_per_s:,.0f} B/s")
+    table = _core.calibration_coefficients()
+    width = max(len(c["name"]) for c in table)
+    for c in table:
+        value = _core.get_parameter(cal, c["name"])
+        print(f"  {c['name']:<{width}}  {value:>12.4g} {c['unit']:<9} {c['help']}")
     return 0
 
 
@@ -655,7 +711,7 @@ def _cmd_fit(a: argparse.Namespace) -> int:
 
     data, notes = _read_fit_inputs(a)
     hw = _fit_hardware(a, data)
-    result = _api.fit(data, hw, fit_overhead=a.fit_overhead)
+    result = _api.fit(data, hw, fit_overhead=a.fit_overhead, relative_error=a.relative_error)
     provenance = {
         "hardware": result.hardware.name,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -669,19 +725,21 @@ def _cmd_fit(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(dict(d, output=out, provenance=provenance, notes=notes))
         return 0
-    counts = [(data.step_count, "step"), (data.gemm_count, "GEMM"), (data.collective_count, "collective"),
-              (data.power_count, "power")]
+    counts = [(data.step_count, "step"), (data.gemm_count, "GEMM"), (data.attention_count, "attention"),
+              (data.bandwidth_count, "bandwidth"), (data.collective_count, "collective"), (data.power_count, "power")]
     what = ", ".join(f"{n} {k}" for n, k in counts if n)
     print(f"fit on {result.hardware.name}: {result.records_used} of {len(data)} records used ({what}) "
           f"from {', '.join(a.measurements)}")
     for n in notes:
         print(f"  note: {n}")
     print()
-    print("coefficients (80% interval: value ± 1.2816 × standard error):")
+    print(f"coefficients (maximum a posteriori, records at ±{a.relative_error:g} relative error unless they state "
+          "theirs; sd: posterior standard deviation; prior: value before the fit and the sd of its log; "
+          "identified: the data narrowed the prior to under 0.7 of its sd):")
     print(_format.text_table(_format.COEFFICIENT_COLUMNS, [_format.coefficient_row(c) for c in result.coefficients]))
     print()
     if d["unidentified"]:
-        print("not identified by the data (kept from the default):")
+        print("not identified by the data (they stay at or near their prior):")
         for u in d["unidentified"]:
             print(f"  - {u}")
         print()
@@ -693,7 +751,7 @@ def _cmd_fit(a: argparse.Namespace) -> int:
     print(_format.text_table(_format.FAMILY_COLUMNS, d["families"]))
     print(f"chosen: {d['chosen_family']} ({d['family_reason']})")
     print()
-    print(f"wrote {out} (libscale.calibration/1, kind {result.calibration.kind}, hardware {result.hardware.name})")
+    print(f"wrote {out} (libscale.calibration/2, kind {result.calibration.kind}, hardware {result.hardware.name})")
     return 0
 
 
@@ -711,6 +769,25 @@ def _triage_kwargs(a: argparse.Namespace, first_start_s: float) -> dict[str, Any
     return {"deadlock_after_s": a.deadlock_after_s, "util_threshold_pct": a.util_threshold_pct,
             "checkpoint_first_start_s": first_start_s, "checkpoint_interval_s": a.checkpoint_interval_s,
             "checkpoint_duration_s": a.checkpoint_duration_s}
+
+
+def _cmd_validate(a: argparse.Namespace) -> int:
+    from .validation import validate
+
+    v = validate(*a.measurements)
+    if a.json:
+        _print_json(v.to_dict())
+        return 0
+    print(v)
+    if a.rows:
+        print()
+        print(f"{'cat':3}  {'file':42} {'model':28} {'GPUs':>5} {'seq':>6} {'mb':>4} {'tok/s/GPU':>10} "
+              f"{'default':>8} {'error':>7}  fit")
+        for r in v.rows():
+            print(f"{r['category']:3}  {r['file'][:42]:42} {r['model'][:28]:28} {r['gpus']:>5} {r['seq_len']:>6} "
+                  f"{r['micro_batch']:>4} {r['measured_tokens_per_s_per_gpu']:>10,.0f} x{r['default_ratio']:>7.2f} "
+                  f"{100 * r['calibrated_error']:>+6.1f}%  {r['fit_status']}")
+    return 0
 
 
 def _cmd_triage(a: argparse.Namespace) -> int:

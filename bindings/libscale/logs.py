@@ -1,4 +1,4 @@
-"""Trainer output -> end-to-end step records (schema ``libscale.measurements/1``).
+"""Trainer output -> end-to-end step records (schema ``libscale.measurements/2``).
 
     >>> from libscale import logs
     >>> recs = logs.parse_log("train.log", model="llama-3.1-8b", hardware="h100", gpus=8)

@@ -25,7 +25,7 @@ std::string quantiles_repr(const Quantiles& q) {
 void register_calibration_file(py::module_& m) {
     py::class_<CalibrationFile> cf(m, "CalibrationFile",
                                    "A calibration with its uncertainty, quality and provenance "
-                                   "(schema libscale.calibration/1).",
+                                   "(schema libscale.calibration/2).",
                                    py::dynamic_attr());
     cf.def(py::init([](const Calibration& calibration) {
                CalibrationFile f;
@@ -42,6 +42,8 @@ void register_calibration_file(py::module_& m) {
         .def_property_readonly("quality", [](const CalibrationFile& f) { return json_to_py(f.quality); })
         .def_property_readonly("provenance", [](const CalibrationFile& f) { return json_to_py(f.provenance); })
         .def_property_readonly("sources", [](const CalibrationFile& f) { return json_to_py(f.sources); })
+        .def_readonly("prior_log_sd", &CalibrationFile::prior_log_sd,
+                      "the fitter's prior: sd of log(value) per coefficient name")
         .def("to_json", [](const CalibrationFile& f) { return json_to_py(calibration_to_json(f)); },
              "The file's JSON object.")
         .def("__repr__", [](const CalibrationFile& f) {
@@ -58,7 +60,8 @@ void register_calibration_file(py::module_& m) {
     m.def("read_calibration_file", &read_calibration_file, py::arg("path"), py::arg("hardware"),
           py::call_guard<py::gil_scoped_release>(),
           "A calibration file (either form), or a shipped one by name (e.g. 'derived-b300-qwen3-32b'). "
-          "ParseError names the file and field, including a hardware mismatch.");
+          "ParseError names the file and field, including a hardware mismatch and a libscale.calibration/1 "
+          "file (one efficiency for every FLOP: refit it).");
     m.def("calibration_from_json",
           [](py::handle obj, const HardwareProfile& hw, const std::string& origin) {
               return calibration_from_json(py_to_json(obj, origin), hw, origin);

@@ -27,6 +27,8 @@ std::vector<std::string> measurement_hardware(const MeasurementSet& m) {
         if (seen.insert(h).second) out.push_back(h);
     };
     for (const auto& r : m.gemm) add(r.hardware);
+    for (const auto& r : m.attention) add(r.hardware);
+    for (const auto& r : m.bandwidth) add(r.hardware);
     for (const auto& r : m.collectives) add(r.hardware);
     for (const auto& r : m.steps) add(r.hardware);
     for (const auto& r : m.power) add(r.hardware);
@@ -58,11 +60,14 @@ std::string fit_result_repr(const FitResult& r) {
 
 void register_fit(py::module_& m) {
     py::class_<MeasurementSet> ms(m, "MeasurementSet",
-                                  "Validated measurement records (schema libscale.measurements/1).",
+                                  "Validated measurement records (schema libscale.measurements/2; /1 files are "
+                                  "read too).",
                                   py::dynamic_attr());
     ms.def(py::init<>())
         .def("__len__", &MeasurementSet::size)
         .def_property_readonly("gemm_count", [](const MeasurementSet& s) { return s.gemm.size(); })
+        .def_property_readonly("attention_count", [](const MeasurementSet& s) { return s.attention.size(); })
+        .def_property_readonly("bandwidth_count", [](const MeasurementSet& s) { return s.bandwidth.size(); })
         .def_property_readonly("collective_count", [](const MeasurementSet& s) { return s.collectives.size(); })
         .def_property_readonly("step_count", [](const MeasurementSet& s) { return s.steps.size(); })
         .def_property_readonly("power_count", [](const MeasurementSet& s) { return s.power.size(); })
@@ -74,7 +79,8 @@ void register_fit(py::module_& m) {
              "Append other's records.")
         .def("__repr__", [](const MeasurementSet& s) {
             std::ostringstream os;
-            os << "MeasurementSet(gemm=" << s.gemm.size() << ", collectives=" << s.collectives.size()
+            os << "MeasurementSet(gemm=" << s.gemm.size() << ", attention=" << s.attention.size()
+               << ", bandwidth=" << s.bandwidth.size() << ", collectives=" << s.collectives.size()
                << ", steps=" << s.steps.size() << ", power=" << s.power.size() << ')';
             return os.str();
         })
@@ -95,50 +101,79 @@ void register_fit(py::module_& m) {
           },
           py::arg("text"), py::arg("origin") = "<text>");
     m.def("read_measurements", [](const std::string& path) { return read_measurements(path); }, py::arg("path"),
-          py::call_guard<py::gil_scoped_release>(), "A libscale.measurements/1 JSON file.");
+          py::call_guard<py::gil_scoped_release>(),
+          "A libscale.measurements/2 (or /1) JSON file; v1 GEMM-chain records are refused with a message.");
 
     const FitOptions fo{};
     py::class_<FitOptions> opt(m, "FitOptions", "Options of fit().");
-    opt.def(py::init([](bool fit_overhead, int max_iterations, double condition_limit) {
+    opt.def(py::init([](bool fit_overhead, int max_iterations, double condition_limit, double relative_error,
+                        std::map<std::string, double> prior_log_sd) {
                 FitOptions o;
                 o.fit_overhead = fit_overhead;
                 o.max_iterations = max_iterations;
                 o.condition_limit = condition_limit;
+                o.relative_error = relative_error;
+                o.prior_log_sd = std::move(prior_log_sd);
                 return o;
             }),
             py::kw_only(), py::arg("fit_overhead") = fo.fit_overhead, py::arg("max_iterations") = fo.max_iterations,
-            py::arg("condition_limit") = fo.condition_limit)
+            py::arg("condition_limit") = fo.condition_limit, py::arg("relative_error") = fo.relative_error,
+            py::arg("prior_log_sd") = fo.prior_log_sd)
         .def_readwrite("fit_overhead", &FitOptions::fit_overhead, "fit step_overhead_s when the steps allow it")
         .def_readwrite("max_iterations", &FitOptions::max_iterations, "Levenberg-Marquardt iterations")
         .def_readwrite("condition_limit", &FitOptions::condition_limit, "above: the design is ill-conditioned")
+        .def_readwrite("relative_error", &FitOptions::relative_error,
+                       "1-sd relative error of each record that states none")
+        .def_readwrite("prior_log_sd", &FitOptions::prior_log_sd,
+                       "prior sd of log(value) per coefficient name; empty: the hardware's default file's prior "
+                       "(a copy: assign a whole dict to change it)")
         .def("__repr__", [](const FitOptions& o) {
             std::ostringstream os;
             os << "FitOptions(fit_overhead=" << (o.fit_overhead ? "True" : "False")
-               << ", max_iterations=" << o.max_iterations << ", condition_limit=" << o.condition_limit << ')';
+               << ", max_iterations=" << o.max_iterations << ", condition_limit=" << o.condition_limit
+               << ", relative_error=" << o.relative_error << ", prior_log_sd={";
+            bool first = true;
+            for (const auto& [name, sd] : o.prior_log_sd) {
+                os << (first ? "" : ", ") << '\'' << name << "': " << sd;
+                first = false;
+            }
+            os << "})";
             return os.str();
         });
 
     py::class_<Coefficient> coef(m, "Coefficient", "One calibration parameter after a fit.");
     coef.def_readonly("name", &Coefficient::name)
         .def_readonly("value", &Coefficient::value)
-        .def_readonly("std_error", &Coefficient::std_error,
-                      "0 when kept from the prior; NaN when solved exactly (no uncertainty estimate)")
-        .def_readonly("fitted", &Coefficient::fitted)
+        .def_readonly("std_error", &Coefficient::std_error, "posterior sd; 0 when kept from the prior")
+        .def_readonly("prior_value", &Coefficient::prior_value, "value before the fit")
+        .def_readonly("prior_log_sd", &Coefficient::prior_log_sd,
+                      "prior sd of log(value) it was fitted under; 0 when not fitted (or flat prior)")
+        .def_readonly("fitted", &Coefficient::fitted, "free in the fit")
+        .def_readonly("identified", &Coefficient::identified,
+                      "the data narrowed its prior (posterior log sd < 0.7 × prior log sd)")
         .def_readonly("note", &Coefficient::note)
         .def_property_readonly(
             "interval_80",
             [](const Coefficient& c) -> std::optional<std::pair<double, double>> {
-                // z of the normal's 90th percentile: value ± z·std_error covers 80%.
+                // z of the normal's 90th percentile. The fit is normal in log(value) for a
+                // coefficient with a log-normal prior (std_error = value · sd of the log, the
+                // delta method), so its interval is value·exp(±z·std_error/value); a
+                // flat-prior one (step_overhead_s) is normal in the value itself.
                 constexpr double z = 1.2815515655446004;
                 if (!c.fitted || !std::isfinite(c.std_error) || c.std_error <= 0) return std::nullopt;
+                if (c.prior_log_sd > 0 && c.value > 0) {
+                    const double f = std::exp(z * c.std_error / c.value);
+                    return std::make_pair(c.value / f, c.value * f);
+                }
                 return std::make_pair(c.value - z * c.std_error, c.value + z * c.std_error);
             },
-            "(low, high) of the 80% interval value ± 1.2816·std_error; None when kept from the prior or "
-            "solved exactly")
+            "(low, high) of the 80% interval: value·exp(±1.2816·std_error/value) for a coefficient fitted in "
+            "log space (prior_log_sd > 0), else value ± 1.2816·std_error; None when not fitted")
         .def("__repr__", [](const Coefficient& c) {
             std::ostringstream os;
             os << "Coefficient(name='" << c.name << "', value=" << c.value << ", std_error=" << c.std_error
-               << ", fitted=" << (c.fitted ? "True" : "False") << ')';
+               << ", prior_value=" << c.prior_value << ", fitted=" << (c.fitted ? "True" : "False")
+               << ", identified=" << (c.identified ? "True" : "False") << ')';
             return os.str();
         });
 
@@ -172,11 +207,12 @@ void register_fit(py::module_& m) {
         .def_readonly("chosen_family", &FitResult::chosen_family)
         .def_readonly("family_reason", &FitResult::family_reason)
         .def_readonly("records_used", &FitResult::records_used)
+        .def_readonly("prior_log_sd", &FitResult::prior_log_sd, "the prior used (kept for later refits)")
         .def("calibration_json",
              [](const FitResult& r, py::handle provenance) {
                  return json_to_py(calibration_to_json(r, py_to_json(provenance, "provenance")));
              },
-             py::arg("provenance") = py::dict(), "The calibration file's JSON object (libscale.calibration/1).")
+             py::arg("provenance") = py::dict(), "The calibration file's JSON object (libscale.calibration/2).")
         .def("__repr__", &fit_result_repr)
         .def("__copy__", [](const FitResult& r) { return FitResult(r); })
         .def("__deepcopy__", [](const FitResult& r, py::dict) { return FitResult(r); }, py::arg("memo"));
@@ -188,7 +224,8 @@ void register_fit(py::module_& m) {
           },
           py::arg("data"), py::arg("hardware"), py::kw_only(), py::arg("prior") = py::none(),
           py::arg("options") = FitOptions{}, py::call_guard<py::gil_scoped_release>(),
-          "Fit a calibration to the records for this hardware (prior None: the hardware's default).");
+          "Fit a calibration to the records for this hardware, by maximum a posteriori (prior None: the "
+          "hardware's default; options.prior_log_sd empty: its default file's prior).");
 
     m.def("write_fit_calibration",
           [](const std::string& path, const FitResult& r, py::handle provenance) {

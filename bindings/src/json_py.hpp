@@ -58,12 +58,12 @@ inline py::object json_to_py(const nlohmann::json& j) {
         case nlohmann::json::value_t::array: {
             py::list out;
             for (const auto& x : j) out.append(json_to_py(x));
-            return std::move(out);
+            return out;
         }
         case nlohmann::json::value_t::object: {
             py::dict out;
             for (auto it = j.begin(); it != j.end(); ++it) out[py::str(it.key())] = json_to_py(it.value());
-            return std::move(out);
+            return out;
         }
         default: return py::none();
     }

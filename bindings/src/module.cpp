@@ -15,10 +15,12 @@ PYBIND11_MODULE(_core, m) {
     libscale_py::register_hardware(m);
     libscale_py::register_catalog(m);
     libscale_py::register_step(m);
+    libscale_py::register_compute(m);
     libscale_py::register_projection(m);
     libscale_py::register_sweep(m);
     libscale_py::register_fit(m);
     libscale_py::register_calibration_file(m);
+    libscale_py::register_validation(m);
     libscale_py::register_packing(m);
     libscale_py::register_triage(m);
     libscale_py::register_watch(m);

@@ -47,7 +47,19 @@ void register_projection(py::module_& m) {
         .def_readonly("wall_time_h", &ProjectionRow::wall_time_h)
         .def_readonly("gpu_hours", &ProjectionRow::gpu_hours)
         .def_readonly("cost_usd", &ProjectionRow::cost_usd)
-        .def_readonly("energy_kwh", &ProjectionRow::energy_kwh);
+        .def_readonly("energy_kwh", &ProjectionRow::energy_kwh)
+        .def_readonly("fit_suggestion", &ProjectionRow::fit_suggestion,
+                      "what would make it fit when step.memory.status is not 'fits' ('' otherwise)")
+        // The memory verdict at the row's level, as `libscale project --json` rows carry it.
+        .def_property_readonly("fits", [](const ProjectionRow& r) { return r.step.memory.fits; },
+                               "step.memory.fits: the status is not 'does_not_fit'")
+        .def_property_readonly(
+            "fit_status", [](const ProjectionRow& r) { return std::string(to_string(r.step.memory.status)); },
+            "step.memory.status: 'fits', 'uncertain' or 'does_not_fit'")
+        .def_property_readonly("needed_gib", [](const ProjectionRow& r) { return r.step.memory.total_gib; },
+                               "step.memory.total_gib")
+        .def_property_readonly("available_gib", [](const ProjectionRow& r) { return r.step.memory.available_gib; },
+                               "step.memory.available_gib");
     def_value_methods(row);
 
     py::class_<Projection> proj(m, "Projection", "A projection over GPU counts (rows in ascending GPU count).",
@@ -68,7 +80,8 @@ void register_projection(py::module_& m) {
                 return s.row;
             },
             "the chosen GPU count's row, or None when nothing meets the target")
-        .def_readonly("candidates", &Solution::candidates, "every count evaluated that is valid and fits");
+        .def_readonly("candidates", &Solution::candidates,
+                      "every valid count evaluated, fitting or not (the chosen row fits)");
     def_value_methods(sol);
 
     m.def("project",
@@ -82,7 +95,15 @@ void register_projection(py::module_& m) {
           py::arg("scaling") = "strong", py::arg("job") = Job{}, py::arg("calibration") = py::none(),
           py::call_guard<py::gil_scoped_release>(),
           "Project over GPU counts. Strong scaling keeps config.global_batch_tokens (0: the smallest count "
-          "with no accumulation); weak keeps the per-GPU batch. Raises DoesNotFitError when a count does not fit.");
+          "with no accumulation); weak keeps the per-GPU batch. A count that does not fit is projected all the "
+          "same: its row's step.memory says so and fit_suggestion says what would fit (see require_fit).");
+
+    m.def("projection_configs",
+          [](const TrainingConfig& config, std::vector<std::int64_t> gpus, std::string_view scaling) {
+              return projection_configs(config, std::move(gpus), parse_scaling(scaling));
+          },
+          py::arg("config"), py::arg("gpus"), py::kw_only(), py::arg("scaling") = "strong",
+          "The configuration project() evaluates at each count (ascending, duplicates removed).");
 
     m.def("solve_deadline",
           [](const ModelSpec& model, const HardwareProfile& hardware, const TrainingConfig& config,
@@ -94,7 +115,7 @@ void register_projection(py::module_& m) {
           py::arg("model"), py::arg("hardware"), py::arg("config"), py::arg("gpus"), py::kw_only(),
           py::arg("deadline_h"), py::arg("scaling") = "strong", py::arg("job") = Job{},
           py::arg("calibration") = py::none(), py::call_guard<py::gil_scoped_release>(),
-          "The cheapest GPU count whose wall time meets deadline_h.");
+          "The cheapest fitting GPU count whose wall time meets deadline_h.");
 
     m.def("solve_budget",
           [](const ModelSpec& model, const HardwareProfile& hardware, const TrainingConfig& config,
@@ -108,7 +129,7 @@ void register_projection(py::module_& m) {
           py::arg("max_gpu_hours") = py::none(), py::arg("max_cost_usd") = py::none(),
           py::arg("scaling") = "strong", py::arg("job") = Job{}, py::arg("calibration") = py::none(),
           py::call_guard<py::gil_scoped_release>(),
-          "The fastest GPU count whose GPU-hours and cost stay under the caps (None: no cap).");
+          "The fastest fitting GPU count whose GPU-hours and cost stay under the caps (None: no cap).");
 }
 
 }  // namespace libscale_py

@@ -1,9 +1,10 @@
 // TrainingConfig (enums as strings), DataPipeline, CheckpointPolicy, MemoryBreakdown,
-// StepBreakdown, and the step model entry points.
+// StepBreakdown, and the step and memory model entry points.
 #include <stdexcept>
 
 #include "common.hpp"
 #include "libscale/catalog.hpp"
+#include "libscale/memory_model.hpp"
 #include "libscale/step_model.hpp"
 
 namespace libscale_py {
@@ -24,6 +25,14 @@ const char* reduce_dtype_name(int bytes) {
 
 Calibration calibration_or_default(const std::optional<Calibration>& cal, const HardwareProfile& hw) {
     return cal ? *cal : default_calibration(hw);
+}
+
+// An enum option as a str property, the names the core's parse_* / to_string use.
+template <class E, E TrainingConfig::*Field, E (*Parse)(std::string_view)>
+void def_option(py::class_<TrainingConfig>& cls, const char* name, const char* doc) {
+    cls.def_property(
+        name, [](const TrainingConfig& c) { return std::string(to_string(c.*Field)); },
+        [](TrainingConfig& c, std::string_view v) { c.*Field = Parse(v); }, doc);
 }
 
 }  // namespace
@@ -79,6 +88,9 @@ void register_step(py::module_& m) {
                         std::int64_t global_batch_tokens, std::string_view strategy,
                         std::string_view activation_checkpointing, bool reshard_after_forward,
                         std::string_view reduce_dtype, std::string_view grad_sync, double attention_span_tokens,
+                        std::string_view precision, bool fp8_all_gather, std::string_view optimizer,
+                        std::string_view master_weights, std::string_view loss_kernel,
+                        std::string_view attention_kernel, bool torch_compile, std::int64_t checkpoint_every,
                         const DataPipeline& data, const CheckpointPolicy& checkpoint) {
                 TrainingConfig c;
                 c.gpus = gpus;
@@ -92,6 +104,14 @@ void register_step(py::module_& m) {
                 c.reduce_bytes = parse_reduce_dtype(reduce_dtype);
                 c.grad_sync = parse_grad_sync(grad_sync);
                 c.attention_span_tokens = attention_span_tokens;
+                c.precision = parse_precision(precision);
+                c.fp8_all_gather = fp8_all_gather;
+                c.optimizer = parse_optimizer(optimizer);
+                c.master_weights = parse_master_weights(master_weights);
+                c.loss_kernel = parse_loss_kernel(loss_kernel);
+                c.attention_kernel = parse_attention_kernel(attention_kernel);
+                c.torch_compile = torch_compile;
+                c.checkpoint_every = checkpoint_every;
                 c.data = data;
                 c.checkpoint = checkpoint;
                 return c;
@@ -104,7 +124,12 @@ void register_step(py::module_& m) {
             py::arg("reshard_after_forward") = dt.reshard_after_forward,
             py::arg("reduce_dtype") = reduce_dtype_name(dt.reduce_bytes),
             py::arg("grad_sync") = to_string(dt.grad_sync),
-            py::arg("attention_span_tokens") = dt.attention_span_tokens, py::arg("data") = dt.data,
+            py::arg("attention_span_tokens") = dt.attention_span_tokens,
+            py::arg("precision") = to_string(dt.precision), py::arg("fp8_all_gather") = dt.fp8_all_gather,
+            py::arg("optimizer") = to_string(dt.optimizer), py::arg("master_weights") = to_string(dt.master_weights),
+            py::arg("loss_kernel") = to_string(dt.loss_kernel),
+            py::arg("attention_kernel") = to_string(dt.attention_kernel), py::arg("torch_compile") = dt.torch_compile,
+            py::arg("checkpoint_every") = dt.checkpoint_every, py::arg("data") = dt.data,
             py::arg("checkpoint") = dt.checkpoint,
             "gpus_per_node 0: the hardware's; global_batch_tokens 0: gpus × micro_batch × seq_len; "
             "attention_span_tokens 0: causal, seq_len / 2.")
@@ -133,7 +158,23 @@ void register_step(py::module_& m) {
             "grad_sync", [](const TrainingConfig& c) { return std::string(to_string(c.grad_sync)); },
             [](TrainingConfig& c, std::string_view s) { c.grad_sync = parse_grad_sync(s); },
             "'every_micro_batch' or 'last_micro_batch'")
-        .def_readwrite("attention_span_tokens", &TrainingConfig::attention_span_tokens, "0: causal, seq_len / 2")
+        .def_readwrite("attention_span_tokens", &TrainingConfig::attention_span_tokens, "0: causal, seq_len / 2");
+    def_option<Precision, &TrainingConfig::precision, parse_precision>(
+        cfg, "precision", "'bf16' or 'fp8' (torchao Float8Linear, tensorwise scaling) decoder-layer GEMMs");
+    cfg.def_readwrite("fp8_all_gather", &TrainingConfig::fp8_all_gather,
+                      "FSDP gathers fp8 weights (needs precision 'fp8' and fsdp or hsdp)");
+    def_option<Optimizer, &TrainingConfig::optimizer, parse_optimizer>(
+        cfg, "optimizer", "'adamw', 'adamw_8bit' (bitsandbytes), 'sgd' (momentum) or 'adafactor'");
+    def_option<MasterWeights, &TrainingConfig::master_weights, parse_master_weights>(
+        cfg, "master_weights", "'fp32' (mixed precision) or 'bf16' (weights and states in bf16)");
+    def_option<LossKernel, &TrainingConfig::loss_kernel, parse_loss_kernel>(
+        cfg, "loss_kernel", "'eager' (fp32 logits) or 'fused' (no fp32 logits: Liger, chunked)");
+    def_option<AttentionKernel, &TrainingConfig::attention_kernel, parse_attention_kernel>(
+        cfg, "attention_kernel",
+        "'flash2', 'flash3', 'cudnn', 'flash1', 'flash_triton', 'llm_foundry_triton', 'xformers' or 'eager'");
+    cfg.def_readwrite("torch_compile", &TrainingConfig::torch_compile, "torch.compile of each decoder layer")
+        .def_readwrite("checkpoint_every", &TrainingConfig::checkpoint_every,
+                       "activation checkpointing on every k-th decoder layer; 1: every layer")
         .def_readwrite("data", &TrainingConfig::data)
         .def_readwrite("checkpoint", &TrainingConfig::checkpoint);
     def_value_methods(cfg);
@@ -141,14 +182,21 @@ void register_step(py::module_& m) {
     py::class_<MemoryBreakdown> mem(m, "MemoryBreakdown", "Memory per GPU, GiB.");
     mem.def_readonly("weights_gib", &MemoryBreakdown::weights_gib)
         .def_readonly("grads_gib", &MemoryBreakdown::grads_gib)
-        .def_readonly("optimizer_gib", &MemoryBreakdown::optimizer_gib, "fp32 master, Adam m and v")
+        .def_readonly("optimizer_gib", &MemoryBreakdown::optimizer_gib,
+                      "master weights (when fp32) and optimizer states")
         .def_readonly("activations_gib", &MemoryBreakdown::activations_gib)
         .def_readonly("logits_gib", &MemoryBreakdown::logits_gib)
         .def_readonly("buffers_gib", &MemoryBreakdown::buffers_gib, "unsharded parameter / gradient buffers")
+        .def_readonly("fragmentation_gib", &MemoryBreakdown::fragmentation_gib,
+                      "the caching allocator's reserved-but-unallocated share")
         .def_readonly("reserved_gib", &MemoryBreakdown::reserved_gib)
         .def_readonly("total_gib", &MemoryBreakdown::total_gib)
         .def_readonly("available_gib", &MemoryBreakdown::available_gib)
-        .def_readonly("fits", &MemoryBreakdown::fits);
+        .def_readonly("margin", &MemoryBreakdown::margin, "relative uncertainty of total_gib")
+        .def_property_readonly(
+            "status", [](const MemoryBreakdown& x) { return std::string(to_string(x.status)); },
+            "'fits' (with the margin), 'uncertain' (the limit lies within the margin) or 'does_not_fit'")
+        .def_readonly("fits", &MemoryBreakdown::fits, "status != 'does_not_fit'");
     def_value_methods(mem);
 
     py::class_<StepBreakdown> step_cls(m, "StepBreakdown", "One optimizer step: time per phase, throughput, memory.");
@@ -158,8 +206,12 @@ void register_step(py::module_& m) {
         .def_readonly("grad_accum", &StepBreakdown::grad_accum, "micro-batches per step")
         .def_readonly("tokens_per_micro_batch", &StepBreakdown::tokens_per_micro_batch, "per GPU")
         .def_readonly("tokens_per_step", &StepBreakdown::tokens_per_step, "global batch, tokens")
-        .def_readonly("eta", &StepBreakdown::eta, "achieved fraction of peak")
-        .def_readonly("compute_s", &StepBreakdown::compute_s)
+        .def_readonly("compute_s", &StepBreakdown::compute_s, "all GPU compute: gemm_s + attention_s + "
+                      "memory_bound_s + host_wait_s")
+        .def_readonly("gemm_s", &StepBreakdown::gemm_s, "of compute_s: GEMMs")
+        .def_readonly("attention_s", &StepBreakdown::attention_s, "of compute_s: fused attention")
+        .def_readonly("memory_bound_s", &StepBreakdown::memory_bound_s, "of compute_s: memory-bound kernels")
+        .def_readonly("host_wait_s", &StepBreakdown::host_wait_s, "of compute_s: the GPU waiting on the host")
         .def_readonly("comm_s", &StepBreakdown::comm_s, "all collectives, hidden or not")
         .def_readonly("exposed_comm_s", &StepBreakdown::exposed_comm_s)
         .def_readonly("optimizer_s", &StepBreakdown::optimizer_s)
@@ -195,6 +247,34 @@ void register_step(py::module_& m) {
           py::arg("model"), py::arg("hardware"), py::arg("config"), py::arg("step"), py::kw_only(),
           py::arg("calibration") = py::none(),
           "Raise DoesNotFitError (needed vs available GiB and what would fit) when step.memory.fits is false.");
+
+    m.def("validate_calibration_for",
+          [](const Calibration& calibration, const TrainingConfig& config) {
+              validate_calibration_for(calibration, config);
+          },
+          py::arg("calibration"), py::arg("config"),
+          "Raise ValueError when the configuration needs what the calibration lacks (fp8 GEMM coefficients).");
+
+    m.def("optimizer_bytes_per_parameter",
+          [](const ModelSpec& model, const TrainingConfig& config) {
+              model.validate();
+              return optimizer_bytes_per_parameter(model, count_parameters(model), config);
+          },
+          py::arg("model"), py::arg("config"),
+          "Bytes per parameter the optimizer holds beyond the bf16 weights and gradients (fp32 masters, states).");
+
+    m.def("optimizer_step_s",
+          [](const ModelSpec& model, const HardwareProfile& hardware, const TrainingConfig& config,
+             const std::optional<Calibration>& calibration) {
+              const Calibration cal = calibration_or_default(calibration, hardware);
+              model.validate();
+              hardware.validate();
+              cal.validate();
+              validate_config(model, hardware, config);
+              return optimizer_step_s(count_parameters(model), hardware, cal, config);
+          },
+          py::arg("model"), py::arg("hardware"), py::arg("config"), py::kw_only(),
+          py::arg("calibration") = py::none(), "The optimizer's step over the local shard, s (bytes over HBM).");
 
     m.def("fit_suggestion",
           [](const ModelSpec& model, const HardwareProfile& hardware, const TrainingConfig& config,

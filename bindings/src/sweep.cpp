@@ -20,7 +20,9 @@ using namespace libscale;
 namespace {
 
 using IntArray = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
-constexpr int kIssueCount = kConfigIssueCount;
+// sweep.hpp's kConfigIssueCount still stops at ConfigIssue::checkpoint, the last code before
+// fp8_unsupported, fp8_all_gather and checkpoint_every were added: count to the last code.
+constexpr int kIssueCount = std::max(kConfigIssueCount, static_cast<int>(ConfigIssue::checkpoint_every) + 1);
 constexpr std::size_t kMinPerThread = 1 << 15;
 static_assert(sizeof(bool) == 1, "numpy bool outputs are filled as uint8");
 

@@ -80,13 +80,63 @@ def test_default_calibration_resolves_fractions_against_the_hardware(b300):
     cal = libscale.default_calibration("b300")
     raw = json.loads(libscale._core.catalog_file("calibrations/default-b300.json"))
     assert cal.kind == "default"
-    assert cal.eta_max == raw["compute"]["eta_max"]
+    # compute coefficients are absolute in the file
+    for key, value in raw["compute"]["gemm"].items():
+        assert getattr(cal.gemm, key) == value, key
+    for key, value in raw["compute"]["attention"].items():
+        assert getattr(cal.attention, key) == value, key
+    assert cal.framework_efficiency == raw["compute"]["framework_efficiency"]
+    assert cal.kernel_overhead_s == raw["compute"]["overhead"]["kernel_s"]
+    assert (cal.hbm_efficiency, cal.reserved_gib, cal.fragmentation, cal.memory_margin) == (
+        raw["memory"]["hbm_efficiency"], raw["memory"]["reserved_gib"], raw["memory"]["fragmentation"],
+        raw["memory"]["margin"])
     # busbw = fraction × unidirectional NVLink (half the bidirectional GB/s) and × NIC bytes/s
     assert cal.intra_node.busbw_bytes_per_s == pytest.approx(
         raw["comm"]["intra_node"]["busbw_fraction"] * b300.nvlink_gbps_bidir / 2 * 1e9)
     assert cal.inter_node.busbw_bytes_per_s == pytest.approx(
         raw["comm"]["inter_node"]["busbw_fraction"] * b300.nic_gbps_per_gpu / 8 * 1e9)
     assert cal.intra_node.alpha_s == pytest.approx(raw["comm"]["intra_node"]["alpha_us"] * 1e-6)
+    assert cal.power_compute_w == raw["power"]["compute_fraction"] * b300.board_power_w
+    assert libscale._core.default_priors(b300) == raw["prior"]
+
+
+def _attribute(cal: libscale.Calibration, name: str) -> float:
+    """A dotted coefficient name read the Python way: cal.gemm.eta_max, cal.power_compute_w."""
+    head, _, rest = name.partition(".")
+    if head in ("gemm", "attention", "intra_node", "inter_node"):
+        return getattr(getattr(cal, head), rest)
+    return getattr(cal, name.replace(".", "_"))
+
+
+def test_calibration_fields_are_the_coefficient_table(b300):
+    cal = libscale.default_calibration(b300)
+    table = libscale._core.calibration_coefficients()
+    names = [c["name"] for c in table]
+    assert len(names) == len(set(names)) and {"gemm.eta_max", "attention.backward_half_seq",
+                                               "framework_efficiency", "power.idle_w"} <= set(names)
+    for i, c in enumerate(table):
+        assert set(c) == {"name", "unit", "min", "max", "min_exclusive", "help"} and c["help"]
+        assert libscale._core.get_parameter(cal, c["name"]) == _attribute(cal, c["name"]), c["name"]
+        other = copy.copy(cal)
+        libscale._core.set_parameter(other, c["name"], 1000.0 + i)   # writes through to the attribute
+        assert _attribute(other, c["name"]) == 1000.0 + i and _attribute(cal, c["name"]) != 1000.0 + i
+    with pytest.raises(ValueError, match="unknown calibration coefficient 'eta_max'.*gemm.eta_max"):
+        libscale._core.get_parameter(cal, "eta_max")
+    bad = copy.copy(cal)
+    bad.gemm.eta_max = 1.5                                           # nested structs are live references
+    with pytest.raises(ValueError, match=r"gemm.eta_max = 1.5; it must be in \(0, 1\]"):
+        bad.validate()
+    made = libscale.Calibration(hardware="x", gemm=libscale._core.GemmLaw(eta_max=0.5, k_half=100),
+                                hbm_efficiency=0.8, power_idle_w=50)
+    assert (made.gemm.eta_max, made.gemm.k_half, made.gemm.tile_m, made.hbm_efficiency, made.power_idle_w) == \
+        (0.5, 100, 128, 0.8, 50)
+    with pytest.raises(TypeError, match="unexpected keyword 'eta_max'"):
+        libscale.Calibration(eta_max=0.5)
+    with pytest.raises(TypeError, match="expected a number"):
+        libscale.Calibration(hbm_efficiency="high")
+    d = cal.to_dict()
+    assert d["gemm"]["eta_max"] == cal.gemm.eta_max and d["power_idle_w"] == cal.power_idle_w
+    json.dumps(d)
 
 
 # --- FLOPs ---------------------------------------------------------------------------
@@ -140,12 +190,16 @@ def test_estimate_step_against_hand_computation(qwen, b300):
     counts = libscale.count_parameters(qwen)
     flops = libscale.flops_per_token(qwen, seq_len=t, activation_checkpointing="full")
     A = global_ // (n * t)
-    eta = cal.eta_max * t / (t + cal.half_saturation_tokens)
     peak = b300.peak_bf16_tflops * 1e12
+    micro = libscale._core.compute_times(qwen, b300, libscale.training_config(gpus=n, seq_len=t))
 
     assert s.grad_accum == A == 16
-    assert s.eta == pytest.approx(eta)
-    assert s.compute_s == pytest.approx(A * t * flops.hardware / (peak * eta))
+    # compute: A micro-batches, each timed by the per-operation model, split into its parts
+    assert s.compute_s == pytest.approx(A * micro.micro_batch_s)
+    assert (s.gemm_s, s.attention_s, s.memory_bound_s, s.host_wait_s) == pytest.approx(
+        (A * micro.gemm_s, A * micro.attention_s, A * micro.memory_s, A * micro.host_wait_s))
+    assert s.compute_s == pytest.approx(s.gemm_s + s.attention_s + s.memory_bound_s + s.host_wait_s)
+    assert min(s.gemm_s, s.attention_s, s.memory_bound_s) > 0 and s.gemm_s > s.attention_s
     assert s.tokens_per_s == pytest.approx(global_ / s.step_time_s)
     assert s.tokens_per_s_per_gpu == pytest.approx(s.tokens_per_s / n)
     assert s.mfu == pytest.approx(s.tokens_per_s_per_gpu * flops.model / peak)
@@ -157,17 +211,84 @@ def test_estimate_step_against_hand_computation(qwen, b300):
     per_mb = (ring(2 * root, n, link) + 2 * L * ring(2 * layer, n, link)
               + L * ring(2 * layer, n, link) + ring(2 * root, n, link))
     assert s.comm_s == pytest.approx(A * per_mb)
+    # AdamW with fp32 masters over the local shard: 28 B read and written + the 2 B bf16 copy
     assert s.optimizer_s == pytest.approx(counts.total / n * 30 / (b300.hbm_tbps * 1e12 * cal.hbm_efficiency))
     assert s.step_time_s == pytest.approx(s.compute_s + s.exposed_comm_s + s.optimizer_s + s.data_s
-                                          + s.checkpoint_s)
+                                          + s.checkpoint_s + cal.step_overhead_s)
     mem = s.memory
     assert mem.weights_gib == pytest.approx(counts.total * 2 / n / GiB)
     assert mem.optimizer_gib == pytest.approx(counts.total * 12 / n / GiB)
-    assert mem.available_gib == b300.hbm_gib and mem.fits
-    assert mem.total_gib == pytest.approx(sum(getattr(mem, k) for k in (
-        "weights_gib", "grads_gib", "optimizer_gib", "activations_gib", "logits_gib", "buffers_gib",
-        "reserved_gib")))
+    allocated = sum(getattr(mem, k) for k in ("weights_gib", "grads_gib", "optimizer_gib", "activations_gib",
+                                              "logits_gib", "buffers_gib"))
+    assert mem.fragmentation_gib == pytest.approx(allocated * cal.fragmentation)
+    assert mem.total_gib == pytest.approx(allocated + mem.fragmentation_gib + mem.reserved_gib)
+    assert mem.reserved_gib == cal.reserved_gib and mem.margin == cal.memory_margin
+    assert mem.available_gib == b300.hbm_gib and mem.total_gib * (1 + mem.margin) <= mem.available_gib
+    assert mem.status == "fits" and mem.fits
     assert s.nodes == 1 and s.memory_gib == mem.total_gib
+
+
+def test_compute_laws_by_hand(b300):
+    """gemm_time_s, attention_time_s and memory_time_s against calibration.hpp's laws."""
+    cal = libscale.default_calibration(b300)
+    g, a, sm = cal.gemm, cal.attention, b300.sm_count
+    hbm = b300.hbm_bytes_per_s * cal.hbm_efficiency * cal.framework_efficiency
+    m = n = k = 8192
+    tiles = math.ceil(m / g.tile_m) * math.ceil(n / g.tile_n)
+    assert tiles > sm                     # so no split-K: one K slice per tile
+    waves = math.ceil(tiles / sm)
+    per_sm = b300.peak_flops / sm
+    bf16 = waves * 2 * (k + g.k_half) * g.tile_m * g.tile_n / (per_sm * g.eta_max * cal.framework_efficiency)
+    assert bf16 > (2 * (m * k + k * n) + 2 * m * n) / hbm          # compute-bound, not the HBM roofline
+    assert libscale._core.gemm_time_s(b300, m, n, k) == pytest.approx(bf16, rel=1e-12)
+    # fp8: fp8 peak and eta_max, k_half scaled by the peak ratio, one-byte operands
+    ratio = b300.peak_fp8_tflops / b300.peak_bf16_tflops
+    fp8 = waves * 2 * (k + g.k_half * ratio) * g.tile_m * g.tile_n / (
+        b300.peak_fp8_flops / sm * g.fp8_eta_max * cal.framework_efficiency)
+    assert libscale._core.gemm_time_s(b300, m, n, k, fp8=True) == pytest.approx(fp8, rel=1e-12)
+    # sm_count 0 (unknown): no waves, 2·m·n·(k + k_half) at eta_max; a vector-shaped GEMM is
+    # then bound by moving its operands and result through HBM instead
+    flat = copy.copy(b300)
+    flat.sm_count = 0
+    assert libscale._core.gemm_time_s(flat, m, n, k) == pytest.approx(
+        2 * m * n * (k + g.k_half) / (b300.peak_flops * g.eta_max * cal.framework_efficiency), rel=1e-12)
+    assert libscale._core.gemm_time_s(flat, 1, 8192, 8192) == pytest.approx(
+        (2 * (8192 + 8192 ** 2) + 2 * 8192) / hbm, rel=1e-12)
+    # attention: 4·tokens·width·span FLOPs forward, 2.5× backward; head_dim 128 is the reference
+    tokens, heads, d_h, seq = 8192, 64, 128, 8192
+    span = seq / 2
+    fwd = 4 * tokens * heads * d_h * span / (b300.peak_flops * a.forward_eta_max * seq / (seq + a.forward_half_seq))
+    bwd = 2.5 * 4 * tokens * heads * d_h * span / (
+        b300.peak_flops * a.backward_eta_max * seq / (seq + a.backward_half_seq))
+    assert libscale._core.attention_time_s(b300, tokens, heads * d_h, d_h, span, seq) == pytest.approx(fwd)
+    assert libscale._core.attention_time_s(b300, tokens, heads * d_h, d_h, span, seq, backward=True) == \
+        pytest.approx(bwd)
+    # g(d_h) = [d/(d + c)] / [128/(128 + c)] slows a 64-wide head
+    c = a.head_dim_half
+    g64 = (64 / (64 + c)) / (128 / (128 + c))
+    assert libscale._core.attention_time_s(b300, tokens, heads * 64, 64, span, seq) == \
+        pytest.approx(4 * tokens * heads * 64 * span / (b300.peak_flops * a.forward_eta_max * g64 * seq
+                                                         / (seq + a.forward_half_seq)))
+    assert libscale._core.memory_time_s(b300, 1e9) == pytest.approx(1e9 / hbm)
+    # the A100 has no fp8 tensor cores: an fp8 GEMM is timed as bf16
+    a100 = libscale.hardware("a100")
+    assert libscale._core.gemm_time_s(a100, m, n, k, fp8=True) == libscale._core.gemm_time_s(a100, m, n, k)
+    with pytest.raises(ValueError, match="kernel"):
+        libscale._core.attention_time_s(b300, tokens, heads * d_h, d_h, span, seq, kernel="flash9")
+    with pytest.raises(ValueError, match="m = 0"):
+        libscale._core.gemm_time_s(b300, 0, n, k)
+
+
+def test_framework_efficiency_scales_every_device_time(qwen, b300):
+    # Every law divides by framework_efficiency; with no host wait, halving it doubles compute.
+    cal = libscale.default_calibration(b300)
+    slow = copy.copy(cal)
+    slow.framework_efficiency = cal.framework_efficiency / 2
+    a = libscale.estimate_step(qwen, b300, gpus=8, calibration=cal)
+    b = libscale.estimate_step(qwen, b300, gpus=8, calibration=slow)
+    assert a.host_wait_s == b.host_wait_s == 0
+    for part in ("compute_s", "gemm_s", "attention_s", "memory_bound_s"):
+        assert getattr(b, part) == pytest.approx(2 * getattr(a, part)), part
 
 
 def test_config_options_reach_the_core(qwen, b300):
@@ -191,6 +312,76 @@ def test_config_options_reach_the_core(qwen, b300):
     assert ddp.memory.weights_gib == pytest.approx(p8 * 2 / GiB)      # replicated
     sel = libscale.estimate_step(**base, activation_checkpointing="selective")
     assert sel.memory.activations_gib > ref.memory.activations_gib
+
+
+def test_memory_options_against_memory_model(qwen, b300, qwen_config_json):
+    """optimizer, master_weights, loss_kernel, attention_kernel and checkpoint_every against
+    the terms of memory_model.cpp (docs/model.md "Memory"), derived here from config.json."""
+    c = qwen_config_json
+    d, f, L, V = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"], c["vocab_size"]
+    q, kv = c["num_attention_heads"] * c["head_dim"], c["num_key_value_heads"] * c["head_dim"]
+    n, t = 8, 8192
+    cal = libscale.default_calibration(b300)
+    P = libscale.count_parameters(qwen).total
+    ref = libscale.estimate_step(qwen, b300, gpus=n, seq_len=t)
+    # bytes per parameter beyond the bf16 weights and gradients: fp32 master (4) + states
+    # (AdamW m and v, 8-bit AdamW one byte each, SGD one buffer; in bf16 with bf16 weights)
+    for optimizer, master, per_param, traffic in [("adamw", "fp32", 4 + 8, 30), ("adamw_8bit", "fp32", 4 + 2, 18),
+                                                  ("sgd", "fp32", 4 + 4, 22), ("adamw", "bf16", 2 + 2, 14),
+                                                  ("sgd", "bf16", 2, 10)]:
+        cfg = libscale.training_config(gpus=n, seq_len=t, optimizer=optimizer, master_weights=master)
+        assert libscale._core.optimizer_bytes_per_parameter(qwen, cfg) == per_param
+        s = libscale.estimate_step(qwen, b300, gpus=n, seq_len=t, optimizer=optimizer, master_weights=master)
+        assert s.memory.optimizer_gib == pytest.approx(P * per_param / n / GiB)
+        assert s.memory_gib - ref.memory_gib == pytest.approx((per_param - 12) * P / n / GiB * (1 + cal.fragmentation))
+        # the optimizer step reads and writes its states over HBM (step_model.cpp optimizer_traffic_bytes)
+        assert s.optimizer_s == pytest.approx(P / n * traffic / (b300.hbm_bytes_per_s * cal.hbm_efficiency))
+    # eager loss: bf16 logits + the fp32 copy (6 B per logit); fused: the bf16 logits only
+    assert ref.memory.logits_gib == pytest.approx(t * V * 6 / GiB)
+    assert libscale.estimate_step(gpus=n, seq_len=t, loss_kernel="fused").memory.logits_gib == \
+        pytest.approx(t * V * 2 / GiB)
+    # full checkpointing keeps each layer's input (d per token); a layer kept whole saves
+    # 2 norm inputs + 2 normed tensors, q, k, v and attention output (2q + 2kv), the q/k-norm
+    # inputs (q + kv) and the gated MLP's 4 intermediates; plus 2d and the layer recomputed
+    whole = 4 * d + 3 * q + 3 * kv + 4 * f
+    for every in (1, 2, 4):
+        s = libscale.estimate_step(gpus=n, seq_len=t, checkpoint_every=every)
+        kept = L // every
+        assert s.memory.activations_gib == pytest.approx(
+            t * (kept * d + (L - kept) * whole + 2 * d + whole) * 2 / GiB), every
+    # eager attention also keeps the h × s probabilities per token of the layer it recomputes
+    eager = libscale.estimate_step(gpus=n, seq_len=t, attention_kernel="eager")
+    assert eager.memory.activations_gib - ref.memory.activations_gib == pytest.approx(
+        t * c["num_attention_heads"] * t * 2 / GiB)
+
+
+def test_compute_options_reach_the_core(qwen, b300):
+    n = 8
+    counts = libscale.count_parameters(qwen)
+    cal = libscale.default_calibration(b300)
+    ref = libscale.estimate_step(qwen, b300, gpus=n)
+    fp8 = libscale.estimate_step(qwen, b300, gpus=n, precision="fp8")
+    assert fp8.gemm_s < ref.gemm_s and fp8.memory_bound_s > ref.memory_bound_s   # faster GEMMs, added casts
+    # fp8 all-gather moves each layer's matmul weights in one byte instead of two
+    ag = libscale.estimate_step(qwen, b300, gpus=n, precision="fp8", fp8_all_gather=True)
+    L, layer, link = qwen.num_layers, counts.per_layer, cal.intra_node
+    saved = 2 * L * (ring(2 * layer, n, link) - ring(2 * layer - counts.per_layer_matmul, n, link))
+    assert fp8.comm_s - ag.comm_s == pytest.approx(ref.grad_accum * saved)
+    compiled = libscale.estimate_step(qwen, b300, gpus=n, torch_compile=True)
+    assert compiled.memory_bound_s < ref.memory_bound_s and compiled.gemm_s == ref.gemm_s
+    flash3 = libscale.estimate_step(qwen, b300, gpus=n, attention_kernel="flash3")
+    assert flash3.attention_s != ref.attention_s and flash3.gemm_s == ref.gemm_s
+    cfg = libscale.training_config(precision="fp8", fp8_all_gather=True, optimizer="sgd", master_weights="bf16",
+                                   loss_kernel="fused", attention_kernel="cudnn", torch_compile=True,
+                                   checkpoint_every=2)
+    assert (cfg.precision, cfg.fp8_all_gather, cfg.optimizer, cfg.master_weights, cfg.loss_kernel,
+            cfg.attention_kernel, cfg.torch_compile, cfg.checkpoint_every) == \
+        ("fp8", True, "sgd", "bf16", "fused", "cudnn", True, 2)
+    # a calibration without fp8 GEMM coefficients cannot time fp8 layers
+    no_fp8 = copy.copy(cal)
+    no_fp8.gemm.fp8_eta_max = 0
+    with pytest.raises(ValueError, match="fp8_eta_max"):
+        libscale.estimate_step(qwen, b300, gpus=n, precision="fp8", calibration=no_fp8)
 
 
 def test_names_paths_and_objects_give_the_same_estimate(tmp_path, qwen, b300):
@@ -223,6 +414,7 @@ def test_data_and_checkpoint_accept_dicts_and_structs():
 def test_not_fitting_is_flagged_or_raised():
     s = libscale.estimate_step("qwen3-32b", "h100", gpus=4)
     assert not s.memory.fits and s.memory.total_gib > s.memory.available_gib == 80
+    assert s.memory.status == "does_not_fit" and s.memory.total_gib * (1 - s.memory.margin) > 80
     with pytest.raises(libscale.DoesNotFitError) as e:
         libscale.estimate_step("qwen3-32b", "h100", gpus=4, require_fit=True)
     assert e.value.needed_gib == pytest.approx(s.memory.total_gib)
@@ -264,6 +456,16 @@ def test_malformed_json_is_a_parse_error_naming_file_and_line(tmp_path):
     ({"grad_sync": "never"}, "grad_sync"),
     ({"micro_batch": 1.5}, "micro_batch"),
     ({"attention_span_tokens": 10_000, "seq_len": 8192}, "attention_span_tokens"),
+    ({"precision": "fp16"}, "precision"),
+    ({"optimizer": "lion"}, "optimizer"),
+    ({"master_weights": "fp16"}, "master_weights"),
+    ({"loss_kernel": "chunked"}, "loss_kernel"),
+    ({"attention_kernel": "flash4"}, "attention_kernel"),
+    ({"checkpoint_every": 0}, "checkpoint_every = 0"),
+    ({"checkpoint_every": 65}, "checkpoint_every = 65"),       # Qwen3-32B has 64 layers
+    ({"fp8_all_gather": True}, "fp8_all_gather"),               # without precision fp8
+    ({"precision": "fp8", "fp8_all_gather": True, "strategy": "ddp"}, "fp8_all_gather"),
+    ({"hardware": "a100", "precision": "fp8"}, r"precision = 'fp8', but a100 has no fp8"),
 ])
 def test_invalid_configuration_raises_value_error(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -308,6 +510,10 @@ def test_wrong_types_raise_type_error():
         libscale.estimate_step(model=32)
     with pytest.raises(TypeError, match="strategy"):
         libscale.estimate_step(strategy=3)
+    with pytest.raises(TypeError, match="torch_compile"):
+        libscale.estimate_step(torch_compile="yes")
+    with pytest.raises(TypeError, match="checkpoint_every"):
+        libscale.estimate_step(checkpoint_every="2")
 
 
 def test_keyword_only_options():
@@ -322,6 +528,13 @@ def test_training_config_strings_and_defaults():
     cfg = libscale.TrainingConfig()
     assert (cfg.strategy, cfg.activation_checkpointing, cfg.reduce_dtype, cfg.grad_sync) == \
         ("fsdp", "full", "bf16", "every_micro_batch")
+    assert (cfg.precision, cfg.fp8_all_gather, cfg.optimizer, cfg.master_weights, cfg.loss_kernel,
+            cfg.attention_kernel, cfg.torch_compile, cfg.checkpoint_every) == \
+        ("bf16", False, "adamw", "fp32", "eager", "flash2", False, 1)
+    cfg.optimizer = "adamw_8bit"
+    assert cfg.optimizer == "adamw_8bit"
+    with pytest.raises(ValueError, match="lion"):
+        cfg.optimizer = "lion"
     cfg.strategy = "zero3"
     assert cfg.strategy == "fsdp"
     cfg.reduce_dtype = "fp32"
@@ -359,3 +572,31 @@ def test_project_releases_the_gil_and_is_thread_safe():
     for t in threads:
         t.join()
     assert len(set(results)) == 1 and results[0] > 0
+
+
+def test_model_spec_architecture_fields_are_strings_and_bools():
+    gpt2 = libscale.model("gpt2")
+    assert (gpt2.model_type, gpt2.mlp, gpt2.norm, gpt2.positions, gpt2.activation) == \
+        ("gpt2", "plain", "layer", "learned", "gelu_tanh")
+    assert gpt2.position_embedding_rows == 1024 and gpt2.norm_bias and gpt2.fused_qkv
+    counts = libscale.count_parameters(gpt2)
+    assert counts.position_embedding == 1024 * 768 and counts.embed_projections == 0
+    assert counts.total == 124_439_808  # calibration/data/models/gpt2.json: published
+    d = gpt2.to_dict()
+    assert d["qk_norm"] == "none" and d["positions"] == "learned" and json.dumps(d)
+    qwen = libscale.model("qwen3-32b")
+    assert qwen.qk_norm == "per_head" and qwen.mlp == "gated"
+    spec = copy.copy(qwen)
+    spec.qk_norm = "none"  # drops the 2 · 128 q/k-norm weights of each of the 64 layers
+    assert qwen.parameters - spec.parameters == 64 * 2 * 128
+    spec.activation = "gelu_pytorch_tanh"  # Hugging Face names are accepted
+    assert spec.activation == "gelu_tanh"
+    with pytest.raises(ValueError, match="qk_norm = 'both'"):
+        spec.qk_norm = "both"
+    custom = libscale.ModelSpec(name="g2", hidden_size=64, intermediate_size=128, num_layers=2, num_heads=4,
+                                num_kv_heads=4, head_dim=16, vocab_size=100, max_position_embeddings=32,
+                                norms_per_layer=4, sliding_window=16, sliding_window_layers=1)
+    custom.validate()
+    custom.sliding_window_layers = 3
+    with pytest.raises(ValueError, match="sliding_window_layers = 3"):
+        custom.validate()

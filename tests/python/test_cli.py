@@ -16,8 +16,23 @@ from conftest import CONTRACT, QWEN3_32B_PARAMETERS, run_cli
 
 ROW_FIELDS = ["gpus", "step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "scaling_efficiency",
               "speedup", "memory_gib", "wall_time_h", "gpu_hours", "cost_usd", "energy_kwh", "compute_s",
+              "gemm_s", "attention_s", "memory_bound_s", "host_wait_s",
               "comm_s", "exposed_comm_s", "optimizer_s", "data_s", "checkpoint_s", "grad_accum", "comm_hidden",
-              "memory"]
+              "fits", "fit_status", "needed_gib", "available_gib", "fit_suggestion", "memory"]
+MEMORY_FIELDS = ["weights_gib", "grads_gib", "optimizer_gib", "activations_gib", "logits_gib", "buffers_gib",
+                 "fragmentation_gib", "reserved_gib", "total_gib", "available_gib", "margin", "status", "fits"]
+
+
+def table_rows(text: str, first: str = "GPUs") -> list[list[str]]:
+    """The cells of the first table whose header starts with `first` (to the blank line)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(first))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.strip():
+            break
+        rows.append(line.split())
+    return rows
 
 
 # --- the JSON contract ---------------------------------------------------------------
@@ -36,9 +51,13 @@ def test_contract_json_has_every_field(contract_json):
     for r in d["rows"]:
         for f in ROW_FIELDS:
             assert f in r, f
-        for part in ("weights_gib", "grads_gib", "optimizer_gib", "activations_gib", "logits_gib", "buffers_gib",
-                     "reserved_gib", "total_gib", "available_gib", "fits"):
+        for part in MEMORY_FIELDS:
             assert part in r["memory"], part
+        # the compute parts add up; the verdict is the memory's
+        assert r["compute_s"] == pytest.approx(r["gemm_s"] + r["attention_s"] + r["memory_bound_s"]
+                                               + r["host_wait_s"])
+        assert (r["fits"], r["fit_status"], r["needed_gib"], r["available_gib"]) == (
+            r["memory"]["fits"], r["memory"]["status"], r["memory"]["total_gib"], r["memory"]["available_gib"])
     assert "comm_exposed_from_gpus" in d
 
 
@@ -72,13 +91,22 @@ def test_contract_human_output(contract_json):
     assert "fsdp" in header and "1,048,576" in header and "default (uncalibrated)" in header
     table_head = next(l for l in lines if l.startswith("GPUs"))
     for col in ("nodes", "grad accum", "step s", "tokens/s", "tokens/s/GPU", "MFU %", "scaling eff %",
-                "memory GiB", "wall h", "GPU-h", "cost $", "energy kWh"):
+                "memory GiB", "fits", "wall h", "GPU-h", "cost $", "energy kWh"):
         assert col in table_head, col
-    body = [l.split() for l in lines if l.strip() and l.split()[0] in {"4", "8", "16"}]
+    body = table_rows(out.stdout)
     assert [b[0] for b in body] == ["4", "8", "16"]
     for cells, r in zip(body, contract_json["rows"]):
         assert cells[3] == f"{r['step_time_s']:.3f}"
-        assert cells[9] == f"{r['wall_time_h']:.2f}"
+        assert cells[9] == "yes" and r["fit_status"] == "fits"
+        assert cells[10] == f"{r['wall_time_h']:.2f}"
+    # the step by part: compute and its GEMM / attention / memory-bound / host-wait parts
+    parts_head = lines[lines.index(next(l for l in lines if l.startswith("time per step by part"))) + 1]
+    for col in ("compute s", "GEMM s", "attention s", "memory-bound s", "host wait s", "exposed comm s"):
+        assert col in parts_head, col
+    parts = table_rows("\n".join(lines[lines.index(parts_head):]))
+    for cells, r in zip(parts, contract_json["rows"]):
+        assert cells[:6] == [str(r["gpus"])] + [f"{r[k]:,.3f}" for k in ("compute_s", "gemm_s", "attention_s",
+                                                                            "memory_bound_s", "host_wait_s")]
     n = contract_json["comm_exposed_from_gpus"]
     if n is None:
         assert "hides under compute at every GPU count" in lines[-1]
@@ -137,7 +165,14 @@ def test_hardware_command(b300):
     assert [h["name"] for h in d["hardware"]] == libscale.hardware_names()
     one = json.loads(run_cli(["hardware", "b300", "--json"]).stdout)
     assert one["hardware"]["hbm_gib"] == b300.hbm_gib and one["calibration"]["kind"] == "default"
-    assert "default (uncalibrated)" in run_cli(["hardware", "b300"]).stdout
+    assert one["hardware"]["peak_fp8_tflops"] == b300.peak_fp8_tflops and one["hardware"]["sm_count"] == b300.sm_count
+    assert one["calibration"]["gemm"]["eta_max"] == libscale.default_calibration(b300).gemm.eta_max
+    text = run_cli(["hardware", "b300"]).stdout
+    assert "default (uncalibrated)" in text
+    # every coefficient of the calibration, by its dotted name, with its unit
+    for c in libscale._core.calibration_coefficients():
+        line = next(l for l in text.splitlines() if l.split()[:1] == [c["name"]])
+        assert c["unit"] in line and c["help"] in line
 
 
 def test_sweep_command_is_the_cartesian_product():
@@ -217,8 +252,20 @@ BAD_INPUTS = {
                                    ["global_batch_tokens = 1000000", "nearest valid"]),
     "seq len too long": (PROJECT + ["--gpus", "8", "--seq-len", "65536"],
                          ["seq_len = 65536", "max_position_embeddings = 40960"]),
-    "does not fit": (["project", "--model", "qwen3-32b", "--hardware", "h100", "--gpus", "4"],
+    "does not fit": (["project", "--model", "qwen3-32b", "--hardware", "h100", "--gpus", "4", "--require-fit"],
                      ["does not fit on 4 × h100", "GiB per GPU", "80.0 GiB available", "to fit, try"]),
+    "solve does not fit": (["solve", "--model", "qwen3-32b", "--hardware", "h100", "--gpus", "4,16",
+                            "--deadline-h", "1000", "--require-fit"], ["does not fit on 4 × h100", "to fit, try"]),
+    "sweep does not fit": (["sweep", "--model", "qwen3-32b", "--hardware", "h100", "--gpus", "16,4",
+                            "--require-fit"], ["does not fit on 4 × h100", "to fit, try"]),
+    "fp8 on a100": (["project", "--model", "qwen3-8b", "--hardware", "a100", "--gpus", "8", "--precision", "fp8"],
+                    ["precision = 'fp8'", "a100 has no fp8 tensor cores"]),
+    "bad optimizer": (PROJECT + ["--gpus", "8", "--optimizer", "lion"], ["optimizer", "lion", "adamw_8bit"]),
+    "bad attention kernel": (PROJECT + ["--gpus", "8", "--attention-kernel", "flash4"],
+                             ["attention_kernel", "flash4", "flash2"]),
+    "checkpoint every too large": (PROJECT + ["--gpus", "8", "--checkpoint-every", "65"],
+                                   ["checkpoint_every = 65"]),
+    "fp8 all-gather without fp8": (PROJECT + ["--gpus", "8", "--fp8-all-gather"], ["fp8_all_gather"]),
     "bad strategy": (PROJECT + ["--gpus", "8", "--strategy", "zero4"], ["strategy = 'zero4'"]),
     "bad number": (PROJECT + ["--gpus", "8", "--tokens", "lots"], ["--tokens: 'lots'"]),
     "missing option": (["project", "--model", "qwen3-32b", "--gpus", "8"], ["--hardware"]),
@@ -251,3 +298,132 @@ def test_malformed_json_file_names_file_and_line(tmp_path, flag):
     assert out.returncode == 2 and "Traceback" not in out.stderr
     lines = out.stderr.splitlines()
     assert len(lines) == 1 and f"{args[flag]}:3:" in lines[0] and "malformed JSON" in lines[0]
+
+
+# --- memory: counts that do not fit are shown, not refused -------------------------------
+
+H100_32B = ["project", "--model", "qwen3-32b", "--hardware", "h100", "--gpus", "4,8,16",
+            "--global-batch-tokens", "1048576"]
+
+
+def test_not_fitting_counts_exit_0_with_the_verdict_and_what_would_fit():
+    d = json.loads(run_cli(H100_32B + ["--json"]).stdout)
+    status = {r["gpus"]: r["fit_status"] for r in d["rows"]}
+    assert status[4] == "does_not_fit" and status[16] == "fits"
+    out = run_cli(H100_32B)
+    assert out.returncode == 0 and out.stderr == ""
+    body = {cells[0]: " ".join(cells) for cells in table_rows(out.stdout)}
+    for r in d["rows"]:
+        text = {"fits": "yes", "uncertain": f"uncertain ({r['needed_gib']:,.1f} vs {r['available_gib']:,.1f} GiB)",
+                "does_not_fit": f"NO ({r['needed_gib']:,.1f} > {r['available_gib']:,.1f} GiB)"}[r["fit_status"]]
+        assert text in body[str(r["gpus"])], (text, body[str(r["gpus"])])
+        if r["fit_status"] != "fits":
+            # one line under the table: needed vs available and the core's suggestion
+            note = next(line for line in out.stdout.splitlines() if line.startswith(f"{r['gpus']} GPUs "))
+            assert f"{r['needed_gib']:,.1f} GiB per GPU needed" in note and r["fit_suggestion"] in note
+            assert r["fit_suggestion"].startswith("to fit, try")
+    assert not any(line.startswith("16 GPUs ") for line in out.stdout.splitlines())
+    refused = run_cli(H100_32B + ["--require-fit"])
+    assert refused.returncode == 2 and refused.stdout == "" and len(refused.stderr.splitlines()) == 1
+    assert "does not fit on 4 × h100" in refused.stderr and d["rows"][0]["fit_suggestion"] in refused.stderr
+    fine = run_cli(H100_32B[:6] + ["16,32"] + H100_32B[7:] + ["--require-fit", "--json"])
+    assert fine.returncode == 0 and all(r["fits"] for r in json.loads(fine.stdout)["rows"])
+
+
+def test_solve_and_sweep_show_counts_that_do_not_fit():
+    base = ["--model", "qwen3-32b", "--hardware", "h100", "--global-batch-tokens", "1048576"]
+    d = json.loads(run_cli(["solve", *base, "--gpus", "4,16", "--deadline-h", "1000", "--json"]).stdout)
+    assert [(r["gpus"], r["fits"]) for r in d["candidates"]] == [(4, False), (16, True)]
+    assert d["found"] and d["row"]["gpus"] == 16
+    human = run_cli(["solve", *base, "--gpus", "4,16", "--deadline-h", "1000"])
+    assert human.returncode == 0 and "NO (" in human.stdout and "16 GPUs" in human.stdout.splitlines()[-1]
+    sweep = run_cli(["sweep", *base, "--gpus", "4,16", "--json"])
+    assert sweep.returncode == 0
+    assert [(r["gpus"], r["fits"]) for r in json.loads(sweep.stdout)["rows"]] == [(4, False), (16, True)]
+
+
+# --- every new training option reaches the core ------------------------------------------
+
+B300_8 = ["project", "--model", "qwen3-32b", "--hardware", "b300", "--gpus", "8", "--json"]
+
+
+@pytest.mark.parametrize("flags, config", [
+    (["--precision", "fp8"], {"precision": "fp8"}),
+    (["--precision", "fp8", "--fp8-all-gather"], {"precision": "fp8", "fp8_all_gather": True}),
+    (["--optimizer", "adamw_8bit"], {"optimizer": "adamw_8bit"}),
+    (["--optimizer", "adafactor", "--master-weights", "bf16"], {"optimizer": "adafactor", "master_weights": "bf16"}),
+    (["--loss-kernel", "fused"], {"loss_kernel": "fused"}),
+    (["--attention-kernel", "flash3"], {"attention_kernel": "flash3"}),
+    (["--torch-compile"], {"torch_compile": True}),
+    (["--checkpoint-every", "4"], {"checkpoint_every": 4}),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+def test_option_flags_reach_the_core(flags, config):
+    out = run_cli(B300_8 + flags)
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    for k, v in config.items():
+        assert d["config"][k] == v, k
+    (row,) = d["rows"]
+    s = libscale.estimate_step("qwen3-32b", "b300", gpus=8, **config)
+    assert row["step_time_s"] == s.step_time_s and row["memory_gib"] == s.memory_gib
+    default = libscale.estimate_step("qwen3-32b", "b300", gpus=8)
+    assert (row["step_time_s"], row["memory_gib"]) != (default.step_time_s, default.memory_gib)
+
+
+def test_header_names_options_off_their_defaults():
+    out = run_cli(B300_8[:-1] + ["--precision", "fp8", "--torch-compile", "--optimizer", "sgd"])
+    assert out.returncode == 0, out.stderr
+    assert "precision fp8, optimizer sgd, torch_compile" in out.stdout.splitlines()[0]
+    plain = run_cli(B300_8[:-1]).stdout.splitlines()[0]
+    assert "precision" not in plain and "optimizer" not in plain
+
+
+def test_optimizer_flag_lowers_memory_by_its_bytes_per_parameter(b300):
+    # AdamW keeps 4 (fp32 master) + 8 (m, v) bytes per parameter, 8-bit AdamW 4 + 2: six fewer
+    # bytes per parameter on each GPU's 1/8 shard, plus the allocator's fragmentation share.
+    ref = json.loads(run_cli(B300_8).stdout)["rows"][0]
+    low = json.loads(run_cli(B300_8 + ["--optimizer", "adamw_8bit"]).stdout)["rows"][0]
+    frag = libscale.default_calibration(b300).fragmentation
+    assert ref["memory_gib"] - low["memory_gib"] == pytest.approx(
+        6 * QWEN3_32B_PARAMETERS / 8 / 2**30 * (1 + frag), rel=1e-9)
+    assert ref["memory"]["optimizer_gib"] - low["memory"]["optimizer_gib"] == pytest.approx(
+        6 * QWEN3_32B_PARAMETERS / 8 / 2**30, rel=1e-9)
+
+
+# --- inputs the core refuses: one line, exit 2 -------------------------------------------
+
+
+def test_v1_calibration_file_is_refused(tmp_path):
+    # A libscale.calibration/1 file: one efficiency for every FLOP, which the per-operation
+    # model cannot use.
+    v1 = tmp_path / "old-cal.json"
+    v1.write_text(json.dumps({"schema": "libscale.calibration/1", "kind": "fitted", "hardware": "b300",
+                              "coefficients": {"eta_max": 0.454, "half_saturation_tokens": 0}}))
+    out = run_cli(["project", "--model", "qwen3-32b", "--hardware", "b300", "--gpus", "8",
+                   "--calibration", str(v1)])
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+    (line,) = out.stderr.splitlines()
+    assert line.startswith("libscale: error: ") and "old-cal.json" in line
+    assert "libscale.calibration/1" in line and "eta_max = 0.454" in line and "libscale fit" in line
+    with pytest.raises(libscale.ParseError, match="calibration/1"):
+        libscale.read_calibration(v1, "b300")
+
+
+@pytest.mark.parametrize("config, expected", [
+    ({"model_type": "mixtral", "num_local_experts": 8}, ["mixture-of-experts", "dense decoders only"]),
+    ({"model_type": "qwen3_moe"}, ["model_type 'qwen3_moe'", "mixture-of-experts"]),
+    ({"model_type": "mamba"}, ["model_type 'mamba' is not supported", "llama"]),
+], ids=["experts-key", "moe-type", "unknown-type"])
+def test_unsupported_model_type_is_refused(tmp_path, config, expected):
+    cfg = {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 4, "num_attention_heads": 8,
+           "num_key_value_heads": 8, "vocab_size": 32000, "max_position_embeddings": 4096, **config}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    out = run_cli(["project", "--model", str(path), "--hardware", "h100", "--gpus", "8"])
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+    (line,) = out.stderr.splitlines()
+    assert line.startswith("libscale: error: ") and "config.json" in line
+    for text in expected:
+        assert text in line, (text, line)
+    assert "supported model_type" in line or "supported:" in line
+    assert set(libscale._core.supported_model_types()) >= {"llama", "qwen3", "gpt2"}

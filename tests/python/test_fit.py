@@ -13,6 +13,7 @@ import pytest
 
 import libscale
 from conftest import ROOT, run_cli
+from libscale import logs
 
 MEASUREMENTS = ROOT / "calibration" / "data" / "measurements" / "torchtitan-llama3.1-8b-h100.json"
 LOGS = ROOT / "tests" / "python" / "data" / "logs"
@@ -20,10 +21,9 @@ PROJECT_8B = ["project", "--model", "llama-3.1-8b", "--hardware", "h100", "--gpu
               "--micro-batch", "2", "--activation-checkpointing", "selective", "--scaling", "weak"]
 
 
-def _measured() -> dict[int, float]:
-    """gpus -> tokens/s per GPU, read straight from the measurement file."""
-    recs = json.loads(MEASUREMENTS.read_text())["records"]
-    return {r["gpus"]: r["tokens_per_s_per_gpu"] for r in recs}
+def _steps() -> list[dict]:
+    """The file's step records as the core reads them (v1 file, defaults filled in)."""
+    return [r for r in libscale.read_measurements(MEASUREMENTS).to_json()["records"] if r["kind"] == "step"]
 
 
 def _fail_one_line(out) -> None:
@@ -33,6 +33,14 @@ def _fail_one_line(out) -> None:
     assert "Traceback" not in out.stderr
 
 
+def _predicted_step_s(record: dict, calibration) -> float:
+    options = {k: record[k] for k in ("gpus", "seq_len", "micro_batch", "global_batch_tokens", "strategy",
+                                      "activation_checkpointing", "reduce_dtype", "precision", "torch_compile",
+                                      "attention_kernel", "optimizer", "grad_sync", "reshard_after_forward")}
+    return libscale.estimate_step(record["model"], record["hardware"], gpus_per_node=record["gpus_per_node"] or None,
+                                  calibration=calibration, **options).step_time_s
+
+
 # --- Python API ------------------------------------------------------------------------
 
 
@@ -40,23 +48,56 @@ def test_read_measurements_merges_files_and_records():
     recs = json.loads(MEASUREMENTS.read_text())["records"]
     m = libscale.read_measurements(MEASUREMENTS, recs[:1])
     assert isinstance(m, libscale.MeasurementSet)
-    assert len(m) == 3 and m.step_count == 3 and m.hardware == ["h100"]
-    assert m.to_json()["records"][0]["kind"] == "step"
+    assert len(m) == len(recs) + 1 and m.step_count == len(recs) + 1 and m.hardware == ["h100"]
+    assert (m.gemm_count, m.attention_count, m.bandwidth_count, m.collective_count) == (0, 0, 0, 0)
+    j = m.to_json()
+    assert j["schema"] == "libscale.measurements/2" and j["records"][0]["kind"] == "step"
+    for raw, read in zip(recs, j["records"]):   # v1 records read with the v2 options' defaults
+        assert (read["gpus"], read["precision"], read["torch_compile"]) == (
+            raw["gpus"], raw.get("precision", "bf16"), raw.get("torch_compile", False))
 
 
 def test_fit_python_result():
     r = libscale.fit(MEASUREMENTS)  # hardware from the records
+    steps = _steps()
+    h100 = libscale.hardware("h100")
+    default, priors = libscale.default_calibration(h100), libscale._core.default_priors(h100)
     assert isinstance(r, libscale.FitResult) and r.calibration.kind == "fitted"
-    assert r.calibration.hardware == "h100" and r.records_used == 2
-    eta = next(c for c in r.coefficients if c.name == "eta_max")
-    assert eta.fitted and eta.std_error > 0 and eta.interval_80[0] < eta.value < eta.interval_80[1]
-    assert r.parameters == ["eta_max"] and r.covariance.shape == (1, 1)
-    assert r.covariance[0, 0] == pytest.approx(eta.std_error ** 2)
-    assert isinstance(r.relative_residuals, np.ndarray) and len(r.relative_residuals) == 2
+    assert r.calibration.hardware == "h100" and r.records_used == len(steps)
+    assert r.prior_log_sd == priors
+    fitted = [c for c in r.coefficients if c.fitted]
+    assert r.parameters == [c.name for c in fitted]
+    assert {"framework_efficiency", "gemm.eta_max", "step_overhead_s"} <= set(r.parameters)
+    assert "gemm.fp8_eta_max" in r.parameters          # the file has fp8 steps
+    k = len(fitted)
+    assert r.covariance.shape == (k, k)
+    np.testing.assert_allclose(np.sqrt(np.diag(r.covariance)), [c.std_error for c in fitted], rtol=1e-9)
+    z = 1.2815515655446004
+    for c in r.coefficients:
+        assert c.prior_value == libscale._core.get_parameter(default, c.name), c.name
+        assert c.value == libscale._core.get_parameter(r.calibration, c.name), c.name
+        if not c.fitted:
+            assert (c.value, c.std_error, c.prior_log_sd, c.identified) == (c.prior_value, 0, 0, False)
+            assert c.interval_80 is None
+        elif c.name == "step_overhead_s":               # flat prior, fitted in its own units
+            assert c.prior_log_sd == 0 and c.identified
+            assert c.interval_80 == pytest.approx((c.value - z * c.std_error, c.value + z * c.std_error))
+        else:                                           # log-normal prior: fitted in log(value)
+            assert c.prior_log_sd == priors[c.name] and c.std_error > 0
+            sd_log = c.std_error / c.value              # the delta method, undone
+            assert c.identified == (sd_log < 0.7 * c.prior_log_sd), c.name
+            assert c.interval_80 == pytest.approx((c.value * math.exp(-z * sd_log), c.value * math.exp(z * sd_log)))
+            assert c.identified or any(u.startswith(c.name + ":") for u in r.unidentified)
+    # each residual is the step model's own prediction with the fitted calibration
+    assert isinstance(r.relative_residuals, np.ndarray) and len(r.relative_residuals) == len(steps)
+    for rec, residual in zip(steps, r.relative_residuals):
+        assert _predicted_step_s(rec, r.calibration) / rec["step_time_s"] - 1 == pytest.approx(residual, abs=1e-9)
+    assert r.rms_relative_error == pytest.approx(float(np.sqrt(np.mean(r.relative_residuals ** 2))))
     d = r.to_dict()
     json.dumps(libscale.to_jsonable(d), allow_nan=False)
-    assert d["chosen_family"] == "mechanistic" and d["coefficients"][0]["name"] == "eta_max"
-    assert "FitResult(" in repr(r) and "eta_max" in repr(r)
+    assert d["chosen_family"] in ("mechanistic", "amdahl", "usl") and d["coefficients"][0]["name"] == "gemm.eta_max"
+    assert d["prior_log_sd"] == priors and {"prior_value", "prior_log_sd", "identified"} <= set(d["coefficients"][0])
+    assert "FitResult(" in repr(r) and "gemm.eta_max" in repr(r)
     # usable directly, as a Calibration or as its file
     p = libscale.project("llama-3.1-8b", "h100", gpus=[8, 128], micro_batch=2,
                          activation_checkpointing="selective", scaling="weak", calibration=r.calibration)
@@ -73,12 +114,14 @@ def test_fit_write_is_readable_and_round_trips(tmp_path):
     out = tmp_path / "cal.json"
     r.write(out, provenance={"note": "test"})
     j = json.loads(out.read_text())
-    assert j["schema"] == "libscale.calibration/1" and j["kind"] == "fitted"
+    assert j["schema"] == "libscale.calibration/2" and j["kind"] == "fitted"
     assert j["provenance"]["note"] == "test" and j["provenance"]["libscale_version"] == libscale.__version__
     assert j["provenance"]["date"]
     cf = libscale.read_calibration(out, "h100")
-    assert cf.calibration.eta_max == pytest.approx(r.calibration.eta_max, rel=1e-12)
-    assert cf.parameters == ["eta_max"]
+    for name in r.parameters:
+        assert libscale._core.get_parameter(cf.calibration, name) == pytest.approx(
+            libscale._core.get_parameter(r.calibration, name), rel=1e-12)
+    assert cf.parameters == r.parameters and cf.prior_log_sd == r.prior_log_sd
     np.testing.assert_allclose(cf.covariance, r.covariance, rtol=1e-12)
     assert [f for f in list(tmp_path.iterdir())] == [out]  # no temporary left behind
 
@@ -88,9 +131,131 @@ def test_fit_wrong_hardware_and_bad_arguments():
         libscale.fit(MEASUREMENTS, "b300")  # no records for b300
     with pytest.raises(TypeError):
         libscale.fit(42)
+    with pytest.raises(TypeError, match="prior_log_sd"):
+        libscale.fit(MEASUREMENTS, prior_log_sd=0.1)
+    with pytest.raises(ValueError, match="relative_error"):
+        libscale.fit(MEASUREMENTS, relative_error=0)
     with pytest.raises(libscale.ParseError, match="record 0"):
         libscale.read_measurements([{"kind": "step", "model": "llama-3.1-8b", "hardware": "h100", "gpus": 8,
                                      "seq_len": 8192, "micro_batch": 2, "step_time_s": float("nan")}])
+
+
+# --- kernel micro-runs: the fit in closed form -------------------------------------------
+#
+# A kernel record's predicted time is C_i / v for the one coefficient v its kind frees
+# (the laws divide by it; micro-runs run at framework_efficiency 1). With θ = log v, the
+# fit minimizes Σ (log(C_i/obs_i) − θ)²/σ² + (θ − θ_prior)²/sd², whose minimum is
+#   θ* = (Σ log(C_i/obs_i)/σ² + θ_prior/sd²) / (n/σ² + 1/sd²),  posterior sd (n/σ² + 1/sd²)^-½.
+
+B300 = libscale.hardware("b300")
+NOISE = (0.012, -0.02, 0.007)           # run-to-run scatter of the three records of each kind
+
+
+def _kernel_records() -> tuple[list[dict], dict[str, list[float]]]:
+    """GEMM, attention and bandwidth records on b300 at made-up 'true' efficiencies, and
+    per freed coefficient the C_i of its records (time at coefficient 1)."""
+    cal = libscale.default_calibration(B300)
+    g, a = cal.gemm, cal.attention
+    sm, per_sm = B300.sm_count, B300.peak_flops / B300.sm_count
+    records, scale = [], {"gemm.eta_max": [], "attention.forward_eta_max": [], "hbm_efficiency": []}
+    for (m, n, k), e in zip([(8192, 8192, 8192), (16384, 8192, 8192), (8192, 16384, 8192)], NOISE):
+        waves = math.ceil(math.ceil(m / g.tile_m) * math.ceil(n / g.tile_n) / sm)   # ≥ one full wave: no split-K
+        c = waves * 2 * (k + g.k_half) * g.tile_m * g.tile_n / per_sm
+        scale["gemm.eta_max"].append(c)
+        records.append({"kind": "gemm", "hardware": "b300", "m": m, "n": n, "k": k, "seconds": c / 0.75 * (1 + e)})
+    seq, heads, d_h = 8192, 32, 128                     # one length and head size: only eta_max is free
+    for batch, e in zip((1, 2, 4), NOISE):
+        tokens = batch * seq
+        c = 4 * tokens * heads * d_h * (seq / 2) / (B300.peak_flops * seq / (seq + a.forward_half_seq))
+        scale["attention.forward_eta_max"].append(c)
+        records.append({"kind": "attention", "hardware": "b300", "batch": batch, "seq_len": seq, "heads": heads,
+                        "head_dim": d_h, "causal": True, "pass": "forward", "seconds": c / 0.30 * (1 + e)})
+    for nbytes, e in zip((1e9, 4e9, 16e9), NOISE):
+        c = nbytes / B300.hbm_bytes_per_s
+        scale["hbm_efficiency"].append(c)
+        records.append({"kind": "bandwidth", "hardware": "b300", "bytes": nbytes, "seconds": c / 0.8 * (1 + e)})
+    return records, scale
+
+
+def _closed_form(records: list[dict], scale: dict[str, list[float]], sigma: float) -> dict[str, tuple[float, float]]:
+    """name -> (value, posterior sd of its log)."""
+    cal, priors = libscale.default_calibration(B300), libscale._core.default_priors(B300)
+    kinds = {"gemm.eta_max": "gemm", "attention.forward_eta_max": "attention", "hbm_efficiency": "bandwidth"}
+    out = {}
+    for name, cs in scale.items():
+        obs = [r["seconds"] for r in records if r["kind"] == kinds[name]]
+        logs = [math.log(c / o) for c, o in zip(cs, obs)]
+        theta0, sd = math.log(libscale._core.get_parameter(cal, name)), priors[name]
+        precision = len(logs) / sigma ** 2 + 1 / sd ** 2
+        out[name] = (math.exp((sum(logs) / sigma ** 2 + theta0 / sd ** 2) / precision), precision ** -0.5)
+    return out
+
+
+def test_fit_kernel_records_in_closed_form():
+    records, scale = _kernel_records()
+    priors = libscale._core.default_priors(B300)
+    for sigma in (0.03, 0.1):
+        r = libscale.fit(records, relative_error=sigma)   # hardware from the records
+        expected = _closed_form(records, scale, sigma)
+        assert r.parameters == list(expected) and r.records_used == 9
+        by_name = {c.name: c for c in r.coefficients}
+        for name, (value, sd_log) in expected.items():
+            c = by_name[name]
+            assert c.value == pytest.approx(value, rel=1e-6), name
+            assert c.std_error == pytest.approx(value * sd_log, rel=1e-4), name
+            assert c.identified == (sd_log < 0.7 * priors[name]) and c.prior_log_sd == priors[name]
+        # residuals: C_i / (v · obs_i) − 1, in record order (GEMM, attention, bandwidth)
+        pred = [cs / expected[n][0] for n, cs_list in scale.items() for cs in cs_list]
+        np.testing.assert_allclose(r.relative_residuals, [p / rec["seconds"] - 1 for p, rec in zip(pred, records)],
+                                   atol=1e-6)
+        assert not any(f.applicable for f in r.families)   # no step records: no family comparison
+    # more weight on the records pulls the values away from the prior, towards the data
+    tight, loose = _closed_form(records, scale, 0.03), _closed_form(records, scale, 0.1)
+    assert abs(math.log(tight["hbm_efficiency"][0] / 0.8)) < abs(math.log(loose["hbm_efficiency"][0] / 0.8))
+
+
+def test_cli_fit_kernel_record_file(tmp_path):
+    records, scale = _kernel_records()
+    src = tmp_path / "kernels.json"
+    src.write_text(json.dumps({"schema": "libscale.measurements/2", "records": records}))
+    cal = tmp_path / "cal.json"
+    out = run_cli(["fit", str(src), "-o", str(cal), "--relative-error", "0.1"])
+    assert out.returncode == 0, out.stderr
+    assert "9 of 9 records used (3 GEMM, 3 attention, 3 bandwidth)" in out.stdout
+    expected = _closed_form(records, scale, 0.1)
+    lines = out.stdout.splitlines()
+    head = next(line for line in lines if line.split()[:1] == ["coefficient"])
+    for col in ("value", "sd", "80% interval", "prior", "prior log sd", "identified"):
+        assert col in head, col
+    default = libscale.default_calibration(B300)
+    for name, (value, sd_log) in expected.items():
+        row = next(line for line in lines if line.startswith(name + " "))
+        cells = row.split()
+        assert float(cells[1]) == pytest.approx(value, rel=1e-3) and float(cells[2]) == pytest.approx(
+            value * sd_log, rel=1e-3)
+        assert f"{libscale._core.get_parameter(default, name):.4g}" in row
+        assert ("yes" if sd_log < 0.7 * libscale._core.default_priors(B300)[name] else "no (prior)") in row
+    kept = next(line for line in lines if line.startswith("gemm.k_half "))
+    assert "not fitted" in kept
+    written = libscale.read_calibration(cal, "b300")
+    for name, (value, _) in expected.items():
+        assert libscale._core.get_parameter(written.calibration, name) == pytest.approx(value, rel=1e-6)
+    assert written.parameters == list(expected)
+    # the default relative error (0.03) gives the other closed form
+    d = json.loads(run_cli(["fit", str(src), "-o", str(cal), "--json"]).stdout)
+    values = {c["name"]: c["value"] for c in d["coefficients"]}
+    for name, (value, _) in _closed_form(records, scale, 0.03).items():
+        assert values[name] == pytest.approx(value, rel=1e-6)
+
+
+def test_v1_gemm_chain_records_are_refused(tmp_path):
+    src = tmp_path / "v1.json"
+    src.write_text(json.dumps({"schema": "libscale.measurements/1", "records": [
+        {"kind": "gemm", "hardware": "h100", "tokens": 8192, "flops": 1.2e15, "seconds": 2.0}]}))
+    out = run_cli(["fit", str(src), "-o", str(tmp_path / "cal.json")])
+    _fail_one_line(out)
+    assert "v1.json: record 0" in out.stderr and "GEMM-chain" in out.stderr and "m, n, k" in out.stderr
+    assert not (tmp_path / "cal.json").exists()
 
 
 # --- CLI: end to end ---------------------------------------------------------------------
@@ -101,21 +266,26 @@ def test_cli_fit_then_project_reproduces_the_measured_points(tmp_path):
     out = run_cli(["fit", str(MEASUREMENTS), "-o", str(cal)])
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    assert "eta_max" in text and "80% interval" in text and "kept from default" in text
-    assert "leave-one-out" in text and "chosen: mechanistic" in text and str(cal) in text
+    assert "gemm.eta_max" in text and "80% interval" in text and "not fitted" in text and "identified" in text
+    assert "leave-one-out" in text and "chosen: " in text and str(cal) in text
+    assert "libscale.calibration/2" in text
     assert cal.is_file()
     prov = json.loads(cal.read_text())["provenance"]
     assert prov["hardware"] == "h100" and prov["libscale_version"] == libscale.__version__
     assert any(s.endswith(MEASUREMENTS.name) for s in prov["source"])
+    fit = json.loads(run_cli(["fit", str(MEASUREMENTS), "-o", str(cal), "--json"]).stdout)
 
+    # the first record's configuration, projected with the written calibration, is the
+    # measurement moved by the fit's residual for it
+    first = _steps()[0]
     out = run_cli(PROJECT_8B + ["--calibration", str(cal), "--json"])
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["calibration"]["kind"] == "fitted"
-    measured = _measured()
-    for row in d["rows"]:
-        assert row["tokens_per_s_per_gpu"] == pytest.approx(measured[row["gpus"]], rel=0.03)
-        assert "tokens_per_s_p10" not in row  # only with --quantiles
+    row = d["rows"][0]
+    assert row["gpus"] == first["gpus"] == 8
+    assert row["step_time_s"] == pytest.approx(first["step_time_s"] * (1 + fit["relative_residuals"][0]), rel=1e-9)
+    assert abs(fit["relative_residuals"][0]) < 0.05 and "tokens_per_s_p10" not in row  # only with --quantiles
 
     human = run_cli(PROJECT_8B + ["--calibration", str(cal)])
     assert human.returncode == 0 and f"calibration fitted ({cal}" in human.stdout.splitlines()[0]
@@ -126,28 +296,40 @@ def test_cli_fit_json_output(tmp_path):
     out = run_cli(["fit", str(MEASUREMENTS), "-o", str(cal), "--json", "--no-overhead"])
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
-    assert d["records_used"] == 2 and d["output"] == str(cal) and d["calibration"]["kind"] == "fitted"
-    assert {c["name"] for c in d["coefficients"]} >= {"eta_max", "step_overhead_s"}
+    assert d["records_used"] == len(_steps()) and d["output"] == str(cal) and d["calibration"]["kind"] == "fitted"
+    coefficients = {c["name"]: c for c in d["coefficients"]}
+    assert {"gemm.eta_max", "step_overhead_s"} <= set(coefficients)
+    assert not coefficients["step_overhead_s"]["fitted"] and coefficients["framework_efficiency"]["fitted"]
+    assert "step_overhead_s" not in d["parameters"]
 
 
 def test_cli_fit_from_trainer_log_then_project(tmp_path):
     cal = tmp_path / "cal.json"
-    out = run_cli(["fit", str(LOGS / "torchtitan.log"), "--model", "llama-3.1-8b", "--hardware", "h100",
-                   "-o", str(cal)])
+    log = LOGS / "torchtitan.log"
+    out = run_cli(["fit", str(log), "--model", "llama-3.1-8b", "--hardware", "h100", "-o", str(cal)])
     assert out.returncode == 0, out.stderr
     # One record per logged step after the two warm-up steps: steps 20..80 of the log.
     assert "7 of 7 records used" in out.stdout
-    rates = [5762, 5755, 5790, 5748, 5771, 5702, 5769]
-    # Same configuration for all seven, so the fit minimizes sum((T/o_i - 1)^2) over one
-    # step time T, o_i = tokens / rate_i: T ∝ sum(r)/sum(r^2), i.e. a rate of sum(r^2)/sum(r).
-    expected = sum(r * r for r in rates) / sum(rates)
+    # All seven share one configuration, so Σ (log T − log o_i)²/σ² = 7·(log T − mean log o)²/σ²
+    # + a constant: the fit equals that of one record at the geometric mean step time with
+    # relative error σ/√7.
+    records = libscale.read_measurements(list(logs.parse_log(log, per_step=True, model="llama-3.1-8b",
+                                                             hardware="h100"))).to_json()["records"]
+    assert len(records) == 7
+    mean = math.exp(sum(math.log(r["step_time_s"]) for r in records) / 7)
+    one = libscale.fit([dict(records[0], step_time_s=mean, relative_error=0.03 / math.sqrt(7))], "h100")
+    written = libscale.read_calibration(cal, "h100")
+    assert written.parameters == one.parameters
+    for name in one.parameters:
+        assert libscale._core.get_parameter(written.calibration, name) == pytest.approx(
+            libscale._core.get_parameter(one.calibration, name), rel=1e-6), name
     out = run_cli(["project", "--model", "llama-3.1-8b", "--hardware", "h100", "--gpus", "8,16",
                    "--seq-len", "8192", "--micro-batch", "1", "--activation-checkpointing", "selective",
                    "--scaling", "weak", "--calibration", str(cal), "--quantiles", "--json"])
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)["rows"]
-    assert rows[0]["tokens_per_s_per_gpu"] == pytest.approx(expected, rel=1e-6)
-    # the step-to-step scatter gives eta_max an interval, carried into the projection
+    assert rows[0]["step_time_s"] == pytest.approx(mean * (1 + one.relative_residuals[0]), rel=1e-6)
+    # the step-to-step scatter and the priors give the coefficients an interval, carried into the projection
     assert rows[0]["tokens_per_s_p10"] < rows[0]["tokens_per_s"] < rows[0]["tokens_per_s_p90"]
     assert rows[1]["tokens_per_s"] > rows[0]["tokens_per_s"]
 
@@ -233,3 +415,18 @@ def test_cli_fit_unwritable_output_writes_nothing(tmp_path):
     out = run_cli(["fit", str(MEASUREMENTS), "-o", str(tmp_path / "missing-dir" / "cal.json")])
     _fail_one_line(out)
     assert not (tmp_path / "missing-dir").exists()
+
+
+def test_fit_prior_log_sd_option_moves_the_fit():
+    # A looser prior on hbm_efficiency lets the three bandwidth records pull it further.
+    records, scale = _kernel_records()
+    bandwidth = [r for r in records if r["kind"] == "bandwidth"]
+    tight = libscale.fit(bandwidth, "b300")
+    loose = libscale.fit(bandwidth, "b300", prior_log_sd={"hbm_efficiency": 1.0})
+    assert loose.prior_log_sd == {"hbm_efficiency": 1.0}
+    prior = libscale.default_calibration(B300).hbm_efficiency
+    value = {r.name: r for r in tight.coefficients}["hbm_efficiency"].value
+    looser = {r.name: r for r in loose.coefficients}["hbm_efficiency"].value
+    assert abs(math.log(looser / prior)) > abs(math.log(value / prior))
+    with pytest.raises(ValueError, match="unknown calibration coefficient 'hbm'"):
+        libscale.fit(bandwidth, "b300", prior_log_sd={"hbm": 1.0})

@@ -75,10 +75,48 @@ def test_single_gpu_count_and_bad_counts():
         libscale.project(gpus=[])
     with pytest.raises(TypeError):
         libscale.project(gpus=["4"])
-    with pytest.raises(libscale.DoesNotFitError):
-        libscale.project("qwen3-32b", "h100", gpus=[4, 8])
     with pytest.raises(ValueError, match="tokens"):
         libscale.project(tokens=0)
+
+
+def _status(mem) -> str:
+    """memory_model.cpp's verdict: fits even with the margin added, does not fit even with
+    it taken off, uncertain in between."""
+    if mem.total_gib * (1 + mem.margin) <= mem.available_gib:
+        return "fits"
+    return "uncertain" if mem.total_gib * (1 - mem.margin) <= mem.available_gib else "does_not_fit"
+
+
+def test_counts_that_do_not_fit_are_projected_and_flagged():
+    # Qwen3-32B on 80 GiB H100s: 4 GPUs cannot hold the sharded AdamW state, 16 can.
+    p = libscale.project("qwen3-32b", "h100", gpus=[4, 8, 16], global_batch_tokens=1_048_576)
+    assert [r.step.gpus for r in p.rows] == [4, 8, 16]
+    for r in p.rows:
+        mem = r.step.memory
+        assert r.fit_status == mem.status == _status(mem)
+        assert r.fits == mem.fits == (mem.status != "does_not_fit")
+        assert (r.needed_gib, r.available_gib) == (mem.total_gib, mem.available_gib) and r.available_gib == 80
+        assert (r.fit_suggestion == "") == (mem.status == "fits")
+        assert r.step.step_time_s > 0                         # timed all the same
+        d = r.to_dict()
+        assert (d["fits"], d["fit_status"], d["needed_gib"], d["available_gib"], d["fit_suggestion"]) == \
+            (r.fits, r.fit_status, r.needed_gib, r.available_gib, r.fit_suggestion)
+    first = p.rows[0]
+    assert first.fit_status == "does_not_fit" and "to fit, try" in first.fit_suggestion
+    assert p.rows[-1].fit_status == "fits"
+    # the suggestion is the core's, for the configuration at that count
+    cfg = libscale.training_config(gpus=4, global_batch_tokens=1_048_576)
+    assert first.fit_suggestion == libscale._core.fit_suggestion(libscale.model("qwen3-32b"),
+                                                                 libscale.hardware("h100"), cfg)
+    with pytest.raises(libscale.DoesNotFitError) as e:
+        libscale.project("qwen3-32b", "h100", gpus=[4, 8, 16], global_batch_tokens=1_048_576, require_fit=True)
+    assert e.value.needed_gib == pytest.approx(first.needed_gib) and e.value.available_gib == 80
+    assert "does not fit on 4 × h100" in str(e.value) and first.fit_suggestion in str(e.value)
+    # every count fits: require_fit changes nothing
+    ok = libscale.project("qwen3-32b", "h100", gpus=[16, 32], global_batch_tokens=1_048_576, require_fit=True)
+    assert all(r.fits for r in ok.rows)
+    with pytest.raises(TypeError, match="require_fit"):
+        libscale.project(gpus=8, require_fit="yes")
 
 
 def test_solve_deadline_picks_the_cheapest_meeting_the_deadline():
@@ -107,9 +145,18 @@ def test_solve_budget_picks_the_fastest_within_the_caps():
         libscale.solve_budget(gpus=counts, **CONFIG)
 
 
-def test_solvers_skip_counts_that_do_not_fit_or_are_invalid():
-    s = libscale.solve_deadline("qwen3-32b", "h100", deadline_h=1e6, gpus=[4, 8, 12, 16, 32],
-                                global_batch_tokens=1_048_576)
+def test_solvers_list_counts_that_do_not_fit_but_never_choose_them():
+    kw = dict(gpus=[4, 8, 12, 16, 32], global_batch_tokens=1_048_576)
+    s = libscale.solve_deadline("qwen3-32b", "h100", deadline_h=1e6, **kw)
     gpus = [r.step.gpus for r in s.candidates]
-    assert 4 not in gpus and 12 not in gpus          # 4 does not fit, 12 does not divide the batch
-    assert all(r.step.memory.fits for r in s.candidates)
+    assert gpus == [4, 8, 16, 32]                    # 12 does not divide the batch: not a valid count
+    assert not s.candidates[0].fits                  # 4 does not fit: listed, flagged
+    assert s.found and s.row.fits
+    fitting = [r for r in s.candidates if r.fits]
+    assert s.row.step.gpus == min(fitting, key=lambda r: r.cost_usd).step.gpus
+    b = libscale.solve_budget("qwen3-32b", "h100", max_gpu_hours=1e9, **kw)
+    assert b.row.fits and b.row.step.gpus == min(fitting, key=lambda r: r.wall_time_h).step.gpus
+    with pytest.raises(libscale.DoesNotFitError, match="4 × h100"):
+        libscale.solve_deadline("qwen3-32b", "h100", deadline_h=1e6, require_fit=True, **kw)
+    with pytest.raises(libscale.DoesNotFitError, match="4 × h100"):
+        libscale.solve_budget("qwen3-32b", "h100", max_gpu_hours=1e9, require_fit=True, **kw)

@@ -29,17 +29,28 @@ def test_repr_comes_from_the_cpp_stream_operators(qwen, b300, projection):
     assert repr(libscale.Job()) == "Job(tokens=1e+09, epochs=1, price_per_gpu_hour_usd=None)"
     assert repr(libscale.count_parameters(qwen)).startswith(f"ParameterCounts(total={qwen.parameters}")
     assert "FlopsPerToken(forward=" in repr(libscale.flops_per_token(qwen))
-    assert repr(libscale.default_calibration(b300)).startswith("Calibration(hardware='b300', kind='default'")
+    cal = libscale.default_calibration(b300)
+    assert repr(cal).startswith("Calibration(hardware='b300', kind='default'")
+    assert repr(cal.gemm) == (f"GemmLaw(eta_max={cal.gemm.eta_max:g}, fp8_eta_max={cal.gemm.fp8_eta_max:g}, "
+                              f"tile_m={cal.gemm.tile_m:g}, tile_n={cal.gemm.tile_n:g}, k_half={cal.gemm.k_half:g})")
+    assert repr(cal.attention).startswith(f"AttentionLaw(forward_eta_max={cal.attention.forward_eta_max:g}, ")
+    assert repr(s.memory).count("status='fits'") == 1
 
 
 def test_step_to_dict_has_every_field_and_nested_memory():
     s = libscale.estimate_step(gpus=8)
     d = s.to_dict()
-    for k in ("gpus", "nodes", "grad_accum", "step_time_s", "tokens_per_s", "mfu", "hfu", "compute_s", "comm_s",
-              "exposed_comm_s", "optimizer_s", "data_s", "checkpoint_s", "comm_hidden", "memory_gib"):
+    for k in ("gpus", "nodes", "grad_accum", "step_time_s", "tokens_per_s", "mfu", "hfu", "compute_s", "gemm_s",
+              "attention_s", "memory_bound_s", "host_wait_s", "comm_s", "exposed_comm_s", "optimizer_s", "data_s",
+              "checkpoint_s", "comm_hidden", "memory_gib"):
         assert d[k] == getattr(s, k), k
-    assert d["memory"]["total_gib"] == s.memory.total_gib
+    assert "eta" not in d
+    assert d["memory"]["total_gib"] == s.memory.total_gib and d["memory"]["status"] == "fits"
+    assert d["memory"]["fragmentation_gib"] == s.memory.fragmentation_gib
     json.dumps(d)  # plain Python values only
+    times = libscale._core.compute_times(libscale.model("qwen3-32b"), libscale.hardware("b300"),
+                                         libscale.training_config(gpus=8))
+    assert times.to_dict()["micro_batch_s"] == times.micro_batch_s and repr(times).startswith("ComputeTimes(")
 
 
 def test_projection_to_dict_carries_context(projection, qwen):
@@ -68,7 +79,10 @@ def test_html_reprs(projection):
     html = projection._repr_html_()
     assert html.count("<tr>") == 4                      # header + 3 GPU counts
     assert "default (uncalibrated)" in html and "MFU %" in html
-    assert "<table>" in libscale.estimate_step(gpus=8)._repr_html_()
+    step_html = libscale.estimate_step(gpus=8)._repr_html_()
+    assert "<table>" in step_html and "of which GEMMs s" in step_html and ">yes<" in step_html
+    misfit = libscale.project("qwen3-32b", "h100", gpus=[4, 16], global_batch_tokens=1_048_576)._repr_html_()
+    assert "NO (" in misfit and "to fit, try" in misfit
     s = libscale.solve_deadline(deadline_h=100, gpus=[4, 8], global_batch_tokens=1_048_576)
     assert "chosen: 4 GPUs" in s._repr_html_()
 

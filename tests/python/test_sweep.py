@@ -112,3 +112,22 @@ def test_a_million_configurations_in_one_call():
     for i in (0, 7, 123_457, n - 1):
         s = libscale.estimate_step("qwen3-32b", "b300", gpus=int(gpus[i]), micro_batch=int(mb[i]), seq_len=8192)
         assert r.step_time_s[i] == s.step_time_s and r.memory_gib[i] == s.memory.total_gib
+
+
+def test_training_options_apply_to_every_element():
+    opts = dict(precision="fp8", optimizer="adamw_8bit", loss_kernel="fused", attention_kernel="flash3",
+                torch_compile=True, checkpoint_every=2)
+    r = libscale.sweep("qwen3-32b", "b300", gpus=[8, 16], global_batch_tokens=1_048_576, **opts)
+    assert r.config.optimizer == "adamw_8bit" and r.config.checkpoint_every == 2
+    for i, g in enumerate((8, 16)):
+        e = libscale.estimate_step("qwen3-32b", "b300", gpus=g, global_batch_tokens=1_048_576, **opts)
+        assert r.step_time_s[i] == e.step_time_s and r.memory_gib[i] == e.memory.total_gib
+
+
+def test_issue_codes_cover_the_new_options():
+    # the codes after 'checkpoint': fp8_unsupported, fp8_all_gather, checkpoint_every
+    names = [libscale._core.issue_name(i) for i in range(libscale._core.ISSUE_COUNT)]
+    assert names[-3:] == ["fp8_unsupported", "fp8_all_gather", "checkpoint_every"]
+    r = libscale.sweep("qwen3-0.6b", "b300", gpus=[8, 8], checkpoint_every=29)   # Qwen3-0.6B has 28 layers
+    assert [libscale._core.issue_name(int(c)) for c in r.issue] == ["checkpoint_every"] * 2
+    assert "between 1 and num_layers" in r.issue_text()[0] and not r.fits.any()

@@ -1,0 +1,106 @@
+"""The step model against published step timings (docs/model.md, "Validation").
+
+``validate()`` calibrates each shipped series (one table of one codebase on one GPU, in
+``calibration/data/measurements``) on its first row and predicts every other row; the
+numbers are computed in C++ (``libscale/src/validation.cpp``). ``Validation`` holds the
+compiled report and prints the README's table.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+from . import _core
+
+
+class Validation:
+    """Result of ``validate()``: per-row errors, per-category summaries, the default's ratio."""
+
+    def __init__(self, report: "_core.ValidationReport") -> None:
+        self._report = report
+
+    @property
+    def report(self) -> "_core.ValidationReport":
+        return self._report
+
+    def summary(self) -> list[dict[str, Any]]:
+        """One row per category: what differs from the calibration row, count, median and max error (%)."""
+        r = self._report
+        out = []
+        for label, s in (("(a) other GPU counts", r.gpu_counts), ("(b) other model sizes", r.model_sizes),
+                         ("(c) other sequence length / batch / checkpointing / precision / kernels",
+                          r.configurations)):
+            out.append({"category": label, "rows": s.count, "median_abs_error_pct": 100 * s.median_abs,
+                        "max_abs_error_pct": 100 * s.max_abs})
+        return out
+
+    def rows(self) -> list[dict[str, Any]]:
+        out = []
+        for row in self._report.rows:
+            c = row.config
+            out.append({"file": row.file, "series": row.series, "record": row.record, "category": row.category,
+                        "model": row.model, "hardware": row.hardware, "gpus": c.gpus, "seq_len": c.seq_len,
+                        "micro_batch": c.micro_batch, "activation_checkpointing": c.activation_checkpointing,
+                        "precision": c.precision, "attention_kernel": c.attention_kernel,
+                        "torch_compile": c.torch_compile,
+                        "measured_tokens_per_s_per_gpu": row.measured_tokens_per_s_per_gpu,
+                        "default_ratio": row.default_ratio, "calibrated_error": row.calibrated_error,
+                        "fit_status": row.fit_status, "memory_gib": row.memory_gib,
+                        "available_gib": row.available_gib, "published_memory_gib": row.published_memory_gib or None,
+                        "published_memory_kind": row.published_memory_kind or None})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        r = self._report
+        return {"schema": "libscale.validation/1", "summary": self.summary(),
+                "default_ratio": {"rows": r.default_count, "median": r.default_ratio_median,
+                                  "min": r.default_ratio_min, "max": r.default_ratio_max},
+                "not_fitting": r.not_fitting, "excluded": list(r.excluded),
+                "series": [{"file": s.file, "series": s.series, "hardware": s.hardware, "rows": s.rows,
+                            "framework_efficiency": s.calibration.framework_efficiency} for s in r.series],
+                "rows": self.rows()}
+
+    def to_pandas(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame(self.rows())
+
+    def markdown(self) -> str:
+        """The README's validation table (recomputed by tests/python/test_validation.py)."""
+        r = self._report
+        lines = ["| compared with the calibration row | rows | median abs. error | max abs. error |",
+                 "|---|---:|---:|---:|"]
+        for s in self.summary():
+            lines.append(f"| {s['category']} | {s['rows']} | {s['median_abs_error_pct']:.1f} % "
+                         f"| {s['max_abs_error_pct']:.1f} % |")
+        lines.append(f"| uncalibrated default, tokens/s over measured | {r.default_count} "
+                     f"| ×{r.default_ratio_median:.2f} | ×{r.default_ratio_min:.2f} – ×{r.default_ratio_max:.2f} |")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        r = self._report
+        text = [self.markdown(), "",
+                f"{len(r.series)} series, {len(r.rows)} rows; {len(r.excluded)} rows left out (configuration not "
+                f"published); published runs estimated not to fit: {r.not_fitting}"]
+        return "\n".join(text)
+
+    def __repr__(self) -> str:
+        r = self._report
+        return (f"Validation(series={len(r.series)}, rows={len(r.rows)}, "
+                f"a={100 * r.gpu_counts.median_abs:.1f}%, b={100 * r.model_sizes.median_abs:.1f}%, "
+                f"c={100 * r.configurations.median_abs:.1f}%, default=x{r.default_ratio_median:.2f})")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return "<pre>" + html.escape(str(self)) + "</pre>"
+
+
+def validate(*paths: "os.PathLike[str] | str", relative_error: Optional[float] = None) -> Validation:
+    """Validate against measurement files (default: every shipped series)."""
+    options = _core.FitOptions()
+    if relative_error is not None:
+        options.relative_error = float(relative_error)
+    report = _core.validate([os.fspath(p) for p in paths] if paths else None, options)
+    return Validation(report)
