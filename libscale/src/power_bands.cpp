@@ -57,7 +57,7 @@ void PowerBands::validate() const {
 
 // Default bands, "default, uncalibrated". Evidence and assumptions:
 //  * idle_max = max(1.1 × idle_power_w, 10% of board). Evidence: idle H100s read 69-75 W in
-//    public nvidia-smi snapshots (catalog idle_power_w 70.6 W of 700 W, FACTS.md), i.e.
+//    public nvidia-smi snapshots (catalog idle_power_w 70.6 W of 700 W, hardware/h100.json), i.e.
 //    about 10% of the limit; a hung job "drops to around ~10%" (LambdaLabsML/
 //    distributed-training-guide, 06-diagnosing-errors); NVIDIA/nccl#968 "GPU util is 100%
 //    but the power consumption is pretty low (~70W)". The 1.1 margin (covering the

@@ -102,7 +102,7 @@ TEST(Catalog, NamesAreCaseInsensitive) {
     EXPECT_EQ(find_hardware("B300").name, "b300");
 }
 
-TEST(Catalog, EveryHardwareLoadsWithFactsFigures) {
+TEST(Catalog, EveryHardwareLoadsWithPublishedFigures) {
     const std::vector<std::string> expected = {"a100", "a100-40gb", "b200", "b300", "gb200", "h100", "h200"};
     EXPECT_EQ(hardware_names(), expected);
     for (const std::string& name : hardware_names()) {
@@ -115,7 +115,8 @@ TEST(Catalog, EveryHardwareLoadsWithFactsFigures) {
         EXPECT_EQ(cal.kind, "default");
         EXPECT_NE(cal.source.find("default-" + name + ".json"), std::string::npos) << cal.source;
     }
-    // FACTS.md: dense BF16 TFLOP/s and HBM bandwidth.
+    // Published dense BF16 TFLOP/s and HBM bandwidth (glennklockwood.com, NVIDIA's H200
+    // datasheet and HGX table; each hardware file's `sources`, calibration/data/README.md).
     EXPECT_DOUBLE_EQ(find_hardware("a100").peak_bf16_tflops, 312);
     EXPECT_DOUBLE_EQ(find_hardware("h100").peak_bf16_tflops, 989.4);
     EXPECT_DOUBLE_EQ(find_hardware("h100").hbm_tbps, 3.35);

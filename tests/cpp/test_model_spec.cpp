@@ -1,5 +1,5 @@
-// Parameter counts, exact to the unit, against public figures (FACTS.md, Hugging Face
-// safetensors totals) and hand counts of small configs.
+// Parameter counts, exact to the unit, against public figures (Hugging Face safetensors
+// totals, cited in each calibration/data/models file) and hand counts of small configs.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -21,7 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-TEST(ModelSpec, Qwen3_32B_PerLayerBreakdownMatchesFacts) {
+TEST(ModelSpec, Qwen3_32B_PerLayerBreakdownMatchesPublished) {
     const ParameterCounts p = count_parameters(find_model("qwen3-32b"));
     // d = 5120, h = 64, h_kv = 8, d_h = 128 (q width 8192), f = 25600, V = 151936, L = 64.
     EXPECT_EQ(p.q_proj, 41'943'040);        // 5120 · 8192
@@ -45,8 +45,8 @@ TEST(ModelSpec, Qwen3_32B_PerLayerBreakdownMatchesFacts) {
     EXPECT_EQ(p.matmul_forward, 31'983'534'080);
 }
 
-TEST(ModelSpec, PublishedTotalsOfFactsModels) {
-    // FACTS.md "total parameters (HF safetensors total)".
+TEST(ModelSpec, PublishedTotalsOfWellKnownModels) {
+    // Hugging Face safetensors totals (Hub API safetensors.total; calibration/data/models).
     EXPECT_EQ(count_parameters(find_model("qwen3-32b")).total, 32'762'123'264);
     // Qwen3-8B: per layer 2·16,777,216 + 2·4,194,304 + 150,994,944 + 256 + 8,192
     //   = 192,946,432; × 36 = 6,946,071,552; + 2 · 622,329,856 + 4,096 = 8,190,735,360.

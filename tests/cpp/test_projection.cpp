@@ -147,7 +147,8 @@ TEST(Projection, Qwen3_32BOnB300StaysHiddenAcrossTwoNodes) {
     //     16 GPUs (two nodes; eight 800G rails, 8 · 94 GB/s > 738, so NVLink still
     //       bounds the ring): 61.6 µs + 15/16 · 975.2e6 / 738e9 ≈ 1.30 ms < cf
     // So communication hides at every count and scaling is near-linear, as the field
-    // report saw on 4/8/16 B300 (FACTS.md).
+    // report (full fine-tuning of Qwen3-32B on 16 × NVIDIA B300, FSDP / ZeRO-3) saw on
+    // 4/8/16 B300 (calibration/data/measurements/field-report-qwen3-32b-b300.json).
     const ModelSpec q = find_model("qwen3-32b");
     const HardwareProfile b300 = find_hardware("b300");
     TrainingConfig c;

@@ -15,7 +15,8 @@ import libscale
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Qwen3-32B's published parameter count (HF safetensors total), DESIGN.md.
+# Qwen3-32B's published parameter count (HF safetensors total; source in
+# calibration/data/models/qwen3-32b.json).
 QWEN3_32B_PARAMETERS = 32_762_123_264
 
 # The budget-script contract command (without --json).

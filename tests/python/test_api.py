@@ -1,6 +1,6 @@
 """The Python API: catalog, parameter and FLOP counts, the step model, argument handling
 and error types. Expected values are computed here from the config files and the
-formulas in DESIGN.md, not copied from the program's output."""
+formulas in docs/architectures.md and docs/model.md, not copied from the program's output."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ GiB = 2**30
 
 
 def hand_parameters(c: dict) -> int:
-    """DESIGN.md's formula over a Hugging Face config.json."""
+    """docs/architectures.md's parameter formula over a Hugging Face config.json."""
     d, f, L = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"]
     h, hkv, V = c["num_attention_heads"], c["num_key_value_heads"], c["vocab_size"]
     dh = c.get("head_dim", d // h)

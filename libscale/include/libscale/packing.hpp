@@ -1,7 +1,7 @@
 // Sequence packing as trainers do it, and the pre-launch gate built on it: simulate
 // each trainer's packer over per-sample token lengths, shard the result the way its
 // sampler does, and check that every rank runs the same number of collective-bearing
-// micro-batches (FACTS.md "Packing as trainers do it"; issue 4).
+// micro-batches (each packer below names the trainer code it reproduces).
 //
 // Lengths are std::span<const std::uint32_t> (lengths_io.hpp reads .npy / raw / JSONL
 // into that type without a second copy). Every length must be ≥ 1.
