@@ -422,6 +422,13 @@ double attention_time_s(const HardwareProfile& hw, const Calibration& cal, doubl
     return flops / attention_rate(hw, cal, head_dim, seq_len, backward, kernel);
 }
 
+double mean_attended_keys(const ModelSpec& m, double span) noexcept {
+    const double L = static_cast<double>(m.num_layers);
+    if (!(L > 0) || m.sliding_window <= 0) return span;
+    const double w = std::min(static_cast<double>(m.sliding_window_layers), L);
+    return ((L - w) * span + w * windowed(span, static_cast<double>(m.sliding_window)).keys) / L;
+}
+
 double memory_time_s(const HardwareProfile& hw, const Calibration& cal, double bytes) noexcept {
     return bytes / (hw.hbm_bytes_per_s() * cal.hbm_efficiency * cal.framework_efficiency);
 }

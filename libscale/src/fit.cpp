@@ -37,8 +37,17 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
         found.insert(h);
         return iequal(h, hw.name);
     };
-    for (const GemmRun& g : data.gemm)
-        if (mine(g.hardware)) kernels.gemm.push_back(&g);
+    for (std::size_t i = 0; i < data.gemm.size(); ++i) {
+        const GemmRun& g = data.gemm[i];
+        if (!mine(g.hardware)) continue;
+        // The law would time an fp8 record at the bf16 rate and move the bf16 coefficients.
+        if (g.fp8 && !(hw.peak_fp8_tflops > 0 && prior.gemm.fp8_eta_max > 0))
+            throw std::invalid_argument("GEMM record " + std::to_string(i) + " is fp8, but " +
+                                        (hw.peak_fp8_tflops > 0 ? "the prior calibration has gemm.fp8_eta_max = 0"
+                                                                : hw.name + " has no fp8 tensor cores (peak_fp8_tflops = 0)") +
+                                        "; fit fp8 records on hardware and a calibration that have fp8");
+        kernels.gemm.push_back(&g);
+    }
     for (const AttentionRun& a : data.attention)
         if (mine(a.hardware)) kernels.attention.push_back(&a);
     for (const BandwidthRun& b : data.bandwidth)

@@ -428,13 +428,19 @@ void fit_compute(const KernelRecords& kernels, const std::vector<StepCase>& step
         c.prior_log_sd = q.prior_sd;
         c.identified = q.prior_sd > 0 ? sd_theta < kIdentified * q.prior_sd : true;
         const bool at_bound = s.theta(j) >= q.hi - 1e-9 || s.theta(j) <= q.lo + 1e-9;
-        c.note = (c.identified ? "fitted to " + what : "stays near its prior: the " + what + " barely constrain it") +
+        const double shift = q.prior_sd > 0 ? (s.theta(j) - q.prior_theta) / q.prior_sd : 0.0;
+        const std::string unconstrained =
+            std::abs(shift) <= 1.0 ? "stays near its prior: the " + what + " barely constrain it"
+                                   : "moved " + fmt(shift, 2) + " prior sd, but the " + what + " barely narrow it";
+        c.note = (c.identified ? "fitted to " + what : unconstrained) +
                  (q.prior_sd > 0 ? " (log sd " + fmt(sd_theta) + " vs prior " + fmt(q.prior_sd) + ")" : "") +
                  (at_bound ? "; at the bound of its valid range" : "");
         if (!c.identified)
             st.unidentified.push_back(q.name + ": the data barely constrain it (posterior log sd " + fmt(sd_theta) +
-                                      " of prior " + fmt(q.prior_sd) + "); it stays near its prior " +
-                                      fmt(std::exp(q.prior_theta), 4));
+                                      " of prior " + fmt(q.prior_sd) + "); " +
+                                      (std::abs(shift) <= 1.0 ? "it stays near its prior " + fmt(std::exp(q.prior_theta), 4)
+                                                              : "it moved from " + fmt(std::exp(q.prior_theta), 4) +
+                                                                    " to " + fmt(value, 4) + ", weakly determined"));
         names.push_back(q.name);
     }
     st.blocks.emplace_back(names, scale.asDiagonal() * s.cov_theta * scale.asDiagonal());

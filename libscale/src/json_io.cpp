@@ -128,6 +128,14 @@ CalibrationFractions calibration_fractions_from_json(const json& j, std::string_
         if (!it->is_number() || !std::isfinite(it->get<double>())) field_error(origin, path, *it, "a finite number");
         return it->get<double>();
     };
+    // Fractions and microseconds are checked here, in the file's own units: once resolved
+    // against a GPU they would be reported as watts or bytes/s the file never wrote.
+    const auto in_range = [&](const json& parent, const char* key, const std::string& path, double lo, double hi,
+                              const char* valid) {
+        const double v = num(parent, key, path);
+        if (!(v >= lo && v <= hi)) field_error(origin, path, parent.at(key), valid);
+        return v;
+    };
     CalibrationFractions f;
     const json& compute = section(j, "compute", "compute");
     const json& gemm = section(compute, "gemm", "compute.gemm");
@@ -149,20 +157,20 @@ CalibrationFractions calibration_fractions_from_json(const json& j, std::string_
     f.step_overhead_s = num(over, "step_s", "compute.overhead.step_s");
     const json& comm = section(j, "comm", "comm");
     const json& intra = section(comm, "intra_node", "comm.intra_node");
-    f.intra_alpha_us = num(intra, "alpha_us", "comm.intra_node.alpha_us");
-    f.intra_busbw_fraction = num(intra, "busbw_fraction", "comm.intra_node.busbw_fraction");
+    f.intra_alpha_us = in_range(intra, "alpha_us", "comm.intra_node.alpha_us", 0, 1e6, "microseconds in [0, 1e6]");
+    f.intra_busbw_fraction = in_range(intra, "busbw_fraction", "comm.intra_node.busbw_fraction", 1e-9, 1, "a fraction of the line rate in (0, 1]");
     const json& inter = section(comm, "inter_node", "comm.inter_node");
-    f.inter_alpha_us = num(inter, "alpha_us", "comm.inter_node.alpha_us");
-    f.inter_busbw_fraction = num(inter, "busbw_fraction", "comm.inter_node.busbw_fraction");
+    f.inter_alpha_us = in_range(inter, "alpha_us", "comm.inter_node.alpha_us", 0, 1e6, "microseconds in [0, 1e6]");
+    f.inter_busbw_fraction = in_range(inter, "busbw_fraction", "comm.inter_node.busbw_fraction", 1e-9, 1, "a fraction of the line rate in (0, 1]");
     const json& memory = section(j, "memory", "memory");
     f.hbm_efficiency = num(memory, "hbm_efficiency", "memory.hbm_efficiency");
     f.reserved_gib = num(memory, "reserved_gib", "memory.reserved_gib");
     f.fragmentation = num(memory, "fragmentation", "memory.fragmentation");
     f.memory_margin = num(memory, "margin", "memory.margin");
     const json& power = section(j, "power", "power");
-    f.power_compute_fraction = num(power, "compute_fraction", "power.compute_fraction");
-    f.power_comm_fraction = num(power, "comm_fraction", "power.comm_fraction");
-    f.power_idle_fraction = num(power, "idle_fraction", "power.idle_fraction");
+    f.power_compute_fraction = in_range(power, "compute_fraction", "power.compute_fraction", 0, 1, "a fraction of board power in [0, 1]");
+    f.power_comm_fraction = in_range(power, "comm_fraction", "power.comm_fraction", 0, 1, "a fraction of board power in [0, 1]");
+    f.power_idle_fraction = in_range(power, "idle_fraction", "power.idle_fraction", 0, 1, "a fraction of board power in [0, 1]");
     if (const auto it = j.find("prior"); it != j.end() && !it->is_null()) {
         if (!it->is_object()) field_error(origin, "prior", *it, "an object of coefficient name -> log standard deviation");
         for (const auto& [name, v] : it->items()) {

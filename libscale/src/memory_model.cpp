@@ -1,5 +1,7 @@
 #include "libscale/memory_model.hpp"
 
+#include "libscale/compute_model.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <ostream>
@@ -39,10 +41,20 @@ double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac) {
     switch (ac) {
         case Checkpointing::full:
             return d;  // the block's input
-        case Checkpointing::selective:
-            // torchtitan op-level SAC: block input, outputs of q, v, SDPA, w1 (and w2,
-            // the 7th matmul, in a gated MLP).
-            return d + 2 * q + kv + f + (gated ? d : 0);
+        case Checkpointing::selective: {
+            // torchtitan op-level SAC keeps the block input, attention's output and the
+            // output of every matmul it does not recompute (every other one in call order,
+            // compute_model.cpp plan_operations): in a Llama layer q, v, w1, w2. Fused
+            // layouts (one q|k|v or gate|up matmul) keep other tensors, hence the plan.
+            TrainingConfig c;
+            c.activation_checkpointing = Checkpointing::selective;
+            const OperationPlan o = plan_operations(m, count_parameters(m), c);
+            double kept = 0;
+            for (int i = 0; i < o.layer_gemm_count; ++i)
+                if (!o.layer_gemms[static_cast<std::size_t>(i)].selective_recompute)
+                    kept += o.layer_gemms[static_cast<std::size_t>(i)].n;
+            return d + q + kept;
+        }
         case Checkpointing::none:
             break;
     }

@@ -75,7 +75,13 @@ TrainingConfig config_at(const TrainingConfig& base, std::int64_t smallest, std:
         const std::int64_t global_ref = base.global_batch_tokens > 0 ? base.global_batch_tokens : smallest * unit;
         const std::int64_t unit_ref = smallest * unit;
         const std::int64_t accum = unit_ref > 0 && global_ref % unit_ref == 0 ? global_ref / unit_ref : 0;
-        c.global_batch_tokens = accum > 0 ? gpus * unit * accum : global_ref;
+        std::int64_t scaled = 0;
+        const bool overflow = __builtin_mul_overflow(gpus, unit, &scaled) || __builtin_mul_overflow(scaled, accum, &scaled);
+        if (accum > 0 && overflow)
+            throw std::invalid_argument("weak scaling to " + std::to_string(gpus) + " GPUs: the global batch " +
+                                        std::to_string(gpus) + " × " + std::to_string(unit) + " × " +
+                                        std::to_string(accum) + " tokens overflows a 64-bit token count");
+        c.global_batch_tokens = accum > 0 ? scaled : global_ref;
     }
     return c;
 }

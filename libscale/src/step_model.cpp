@@ -57,6 +57,9 @@ ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
                              (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp)))
         return ConfigIssue::fp8_all_gather;
     if (c.checkpoint_every < 1 || c.checkpoint_every > m.num_layers) return ConfigIssue::checkpoint_every;
+    // FlashAttention-3 is written for Hopper's tensor cores (Dao-AILab/flash-attention
+    // hopper/); fp8 tensor cores mark Hopper and newer in the hardware file.
+    if (c.attention_kernel == AttentionKernel::flash3 && !(hw.peak_fp8_tflops > 0)) return ConfigIssue::attention_kernel;
     return ConfigIssue::none;
 }
 
@@ -134,6 +137,11 @@ void validate_config(const ModelSpec& m, const HardwareProfile& hw, const Traini
             msg << "precision = 'fp8', but " << hw.name
                 << " has no fp8 tensor cores (peak_fp8_tflops = 0); fp8 linear layers need Hopper or newer: "
                    "use precision='bf16'";
+            break;
+        case ConfigIssue::attention_kernel:
+            msg << "attention_kernel = 'flash3', but FlashAttention-3 needs Hopper or newer and " << hw.name
+                << " is older (no fp8 tensor cores); use flash2, cudnn, flash1, flash_triton, llm_foundry_triton, "
+                   "xformers or eager";
             break;
         case ConfigIssue::checkpoint_every:
             msg << "checkpoint_every = " << c.checkpoint_every << "; it must be between 1 (every layer) and " << m.name
@@ -350,7 +358,7 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     s.memory_bound_s = A * ct.memory_s;
     s.host_wait_s = A * ct.host_wait_s;
     s.comm_s = (every ? A * sch.comm_sync_s : (A - 1.0) * sch.comm_nosync_s + sch.comm_sync_s) + sch.per_step_exposed_s;
-    s.exposed_comm_s = micro - s.compute_s + sch.per_step_exposed_s;
+    s.exposed_comm_s = std::max(0.0, micro - s.compute_s) + sch.per_step_exposed_s;
     s.comm_hidden = sch.hidden;
     s.optimizer_s = optimizer_step_s(p, hw, cal, c);
 
@@ -361,7 +369,19 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     s.tokens_per_s = global / s.step_time_s;
     s.tokens_per_s_per_gpu = s.tokens_per_s / static_cast<double>(n);
     const double span = c.attention_span_tokens > 0 ? c.attention_span_tokens : causal_attention_span(c.seq_len);
-    FlopsPerToken fl = flops_per_token(p, m, span, c.activation_checkpointing);
+    // MFU and HFU count the attention FLOPs done: sliding-window layers attend fewer keys.
+    FlopsPerToken fl = flops_per_token(p, m, mean_attended_keys(m, span), c.activation_checkpointing);
+    if (c.activation_checkpointing == Checkpointing::selective) {
+        // What the plan recomputes (fused layouts recompute other matmuls than Llama's).
+        const OperationPlan o = plan_operations(m, p, c);
+        double recomputed = 0;
+        for (int i = 0; i < o.layer_gemm_count; ++i) {
+            const GemmOp& g = o.layer_gemms[static_cast<std::size_t>(i)];
+            if (g.selective_recompute) recomputed += 2.0 * g.n * g.k;
+        }
+        fl.recompute = recomputed * static_cast<double>(m.num_layers);
+        fl.hardware = fl.model + fl.recompute;
+    }
     // Only floor(L/k) layers recompute when every k-th is checkpointed.
     if (c.checkpoint_every > 1 && m.num_layers > 0) {
         const double L = static_cast<double>(m.num_layers);

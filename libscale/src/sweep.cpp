@@ -24,6 +24,7 @@ const char* describe(ConfigIssue issue) {
         case ConfigIssue::fp8_unsupported: return "fp8 linear layers need a GPU with fp8 tensor cores";
         case ConfigIssue::fp8_all_gather: return "fp8_all_gather needs precision fp8 and FSDP or HSDP";
         case ConfigIssue::checkpoint_every: return "checkpoint_every must be between 1 and num_layers";
+        case ConfigIssue::attention_kernel: return "FlashAttention-3 needs Hopper or newer";
     }
     return "?";
 }
@@ -46,6 +47,7 @@ const char* to_string(ConfigIssue issue) {
         case ConfigIssue::fp8_unsupported: return "fp8_unsupported";
         case ConfigIssue::fp8_all_gather: return "fp8_all_gather";
         case ConfigIssue::checkpoint_every: return "checkpoint_every";
+        case ConfigIssue::attention_kernel: return "attention_kernel";
     }
     return "?";
 }

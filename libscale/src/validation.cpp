@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 #include "libscale/catalog.hpp"
 #include "libscale/step_model.hpp"
@@ -32,7 +33,8 @@ char category_of(const StepRun& row, const StepRun& ref) {
         a.precision != b.precision || a.fp8_all_gather != b.fp8_all_gather || a.attention_kernel != b.attention_kernel ||
         a.torch_compile != b.torch_compile || a.optimizer != b.optimizer || a.master_weights != b.master_weights ||
         a.loss_kernel != b.loss_kernel || a.strategy != b.strategy || a.reduce_bytes != b.reduce_bytes ||
-        a.reshard_after_forward != b.reshard_after_forward || row.model_overrides != ref.model_overrides)
+        a.reshard_after_forward != b.reshard_after_forward || a.grad_sync != b.grad_sync ||
+        a.gpus_per_node != b.gpus_per_node || row.hardware != ref.hardware || row.model_overrides != ref.model_overrides)
         return 'c';
     return 'a';
 }
@@ -62,14 +64,28 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
             const Calibration def = default_calibration(hw);
             MeasurementSet one;
             one.steps.push_back(ref);
-            const FitResult fitted = fit(one, hw, def, options);
+            const std::string where = file.name + " record " + std::to_string(idx.front());
+            FitResult fitted;
+            try {
+                fitted = fit(one, hw, def, options);
+            } catch (const std::invalid_argument& e) {
+                throw std::invalid_argument(where + " (calibration row of series '" + name + "'): " + e.what());
+            }
             out.series.push_back({file.name, name, hw.name, idx.size(), fitted.calibration});
             for (std::size_t k = 0; k < idx.size(); ++k) {
                 const StepRun& s = file.set.steps[idx[k]];
                 const ModelSpec m = find_model(s.model, s.model_overrides);
                 const ParameterCounts p = count_parameters(m);
                 const HardwareProfile h = find_hardware(s.hardware);
-                validate_config(m, h, s.config);
+                if (h.name != hw.name)
+                    throw std::invalid_argument(file.name + " record " + std::to_string(idx[k]) + ": hardware '" + h.name +
+                                                "' differs from its series' calibration row ('" + hw.name +
+                                                "'); a calibration applies to one GPU, so give it its own series");
+                try {
+                    validate_config(m, h, s.config);
+                } catch (const std::invalid_argument& e) {
+                    throw std::invalid_argument(file.name + " record " + std::to_string(idx[k]) + ": " + e.what());
+                }
                 const double measured = static_cast<double>(s.config.global_batch_tokens) / s.step_time_s;
                 const StepBreakdown d = estimate_step_unchecked(m, p, h, default_calibration(h), s.config);
                 const StepBreakdown c = estimate_step_unchecked(m, p, h, fitted.calibration, s.config);

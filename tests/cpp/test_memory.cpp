@@ -186,8 +186,18 @@ TEST_F(Memory, EagerAttentionKeepsItsProbabilities) {
     c.activation_checkpointing = Checkpointing::none;
     EXPECT_REL(run().activations_gib, 244'000'000.0 / kGiB);
     // FlashAttention keeps only its output and log-sum-exp (already counted).
-    c.attention_kernel = AttentionKernel::flash3;
+    c.attention_kernel = AttentionKernel::xformers;
     EXPECT_REL(run().activations_gib, 164'000'000.0 / kGiB);
+}
+
+TEST_F(Memory, SelectiveKeepsTheMatmulsThePlanDoesNotRecompute) {
+    // One fused q|k|v matmul: the plan keeps qkv (3000), gate (3000) and down (1000), and
+    // recomputes o and up; with the block input and attention's output, 1000 + 1000 + 7000
+    // = 9000 elements per layer (Llama's separate layout keeps 8000). Plus the final 2000
+    // and one layer being recomputed (20,000): 4 · 9000 + 2000 + 20,000 = 58,000 per token.
+    m.fused_qkv = true;
+    c.activation_checkpointing = Checkpointing::selective;
+    EXPECT_REL(run().activations_gib, 116'000'000.0 / kGiB);
 }
 
 TEST_F(Memory, FusedLossKeepsOnlyBf16Logits) {

@@ -727,3 +727,29 @@ TEST(ConfigValidation, ParseStrategyAndGradSync) {
 
 }  // namespace
 }  // namespace libscale
+
+namespace libscale {
+namespace {
+
+TEST(ConfigValidation, FlashAttention3NeedsHopper) {
+    TrainingConfig c = test::tiny_config();
+    c.attention_kernel = AttentionKernel::flash3;
+    HardwareProfile hw = test::tiny_hardware();  // no fp8 tensor cores: pre-Hopper
+    EXPECT_EQ(check_config(test::tiny_model(), hw, c), ConfigIssue::attention_kernel);
+    hw.peak_fp8_tflops = 2000;
+    EXPECT_EQ(check_config(test::tiny_model(), hw, c), ConfigIssue::none);
+}
+
+TEST(Flops, SlidingWindowLayersCountTheKeysTheyAttend) {
+    // Two of the tiny model's four layers with a 1000-token window at seq 4000: those
+    // attend 875 keys on average (1000 − 1000²/8000), the others 2000: mean 1437.5.
+    ModelSpec m = test::tiny_model();
+    m.sliding_window = 1000;
+    m.sliding_window_layers = 2;
+    EXPECT_DOUBLE_EQ(mean_attended_keys(m, 2000.0), 1437.5);
+    m.sliding_window = 0;
+    EXPECT_DOUBLE_EQ(mean_attended_keys(m, 2000.0), 2000.0);
+}
+
+}  // namespace
+}  // namespace libscale

@@ -195,7 +195,7 @@ TEST(Sweep, OptionsOfTheBaseApplyToEveryElementAndTheirIssuesAreFlagged) {
 
 TEST(Sweep, IssueCountCoversEveryIssue) {
     // Callers size their tables of issue names by it (bindings/src/sweep.cpp).
-    EXPECT_EQ(kConfigIssueCount, static_cast<int>(ConfigIssue::checkpoint_every) + 1);
+    EXPECT_EQ(kConfigIssueCount, static_cast<int>(ConfigIssue::attention_kernel) + 1);
 }
 
 TEST(Sweep, InvalidModelThrowsOnce) {

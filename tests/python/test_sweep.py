@@ -125,9 +125,12 @@ def test_training_options_apply_to_every_element():
 
 
 def test_issue_codes_cover_the_new_options():
-    # the codes after 'checkpoint': fp8_unsupported, fp8_all_gather, checkpoint_every
+    # the codes after 'checkpoint': fp8_unsupported, fp8_all_gather, checkpoint_every, attention_kernel
     names = [libscale._core.issue_name(i) for i in range(libscale._core.ISSUE_COUNT)]
-    assert names[-3:] == ["fp8_unsupported", "fp8_all_gather", "checkpoint_every"]
+    assert names[-4:] == ["fp8_unsupported", "fp8_all_gather", "checkpoint_every", "attention_kernel"]
+    r = libscale.sweep("qwen3-0.6b", "a100", gpus=[8], attention_kernel="flash3")
+    assert libscale._core.issue_name(int(r.issue[0])) == "attention_kernel"
+    assert "Hopper" in r.issue_text()[0]
     r = libscale.sweep("qwen3-0.6b", "b300", gpus=[8, 8], checkpoint_every=29)   # Qwen3-0.6B has 28 layers
     assert [libscale._core.issue_name(int(c)) for c in r.issue] == ["checkpoint_every"] * 2
     assert "between 1 and num_layers" in r.issue_text()[0] and not r.fits.any()

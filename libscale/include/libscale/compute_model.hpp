@@ -92,7 +92,10 @@ ComputeTimes compute_times(const OperationPlan& plan, const HardwareProfile& hw,
 ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                            const Calibration& cal, const TrainingConfig& c) noexcept;
 
-// The laws, for tests, the fitter's kernel records and the harness's comparisons.
+// The laws, for tests, the fitter's kernel records and the harness's comparisons. They
+// apply the calibration as given, framework_efficiency included: to predict a kernel
+// micro-run (the kernel alone), pass a calibration with framework_efficiency = 1, as
+// fit_compute.cpp does.
 double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k,
                    bool fp8 = false) noexcept;
 // Fused attention over `tokens` query tokens attending `span` keys on average, in
@@ -101,6 +104,9 @@ double attention_time_s(const HardwareProfile& hw, const Calibration& cal, doubl
                         double head_dim, double span, double seq_len, bool backward,
                         AttentionKernel kernel = AttentionKernel::flash2) noexcept;
 double memory_time_s(const HardwareProfile& hw, const Calibration& cal, double bytes) noexcept;
+// Keys a query attends on average over the layers, sliding-window layers included
+// (span: a global layer's mean, seq/2 for a causal sequence).
+double mean_attended_keys(const ModelSpec& m, double span) noexcept;
 
 std::ostream& operator<<(std::ostream& os, const ComputeTimes& t);
 

@@ -68,6 +68,7 @@ enum class ConfigIssue : std::uint8_t {
     fp8_unsupported,      // fp8 linear layers on hardware without fp8 tensor cores
     fp8_all_gather,       // fp8 all-gather without fp8 linear layers, or without FSDP
     checkpoint_every,     // not in 1..num_layers
+    attention_kernel,     // FlashAttention-3 on a GPU before Hopper
 };
 
 // Largest GPU count accepted: far beyond any cluster, and small enough that the

@@ -44,6 +44,6 @@ void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal
 // Message for a ConfigIssue, for error columns, and its identifier ("global_batch").
 const char* describe(ConfigIssue issue);
 const char* to_string(ConfigIssue issue);
-inline constexpr int kConfigIssueCount = static_cast<int>(ConfigIssue::checkpoint_every) + 1;
+inline constexpr int kConfigIssueCount = static_cast<int>(ConfigIssue::attention_kernel) + 1;
 
 }  // namespace libscale
