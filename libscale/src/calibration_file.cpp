@@ -201,20 +201,6 @@ void check_known_keys(const json& o, const std::string& path, const std::string&
     }
 }
 
-void read_prior(const json& j, CalibrationFile& out, std::string_view origin) {
-    const json prior = optional_object(j, "prior", origin);
-    for (const auto& [name, v] : prior.items()) {
-        try {
-            (void)coefficient_info(name);
-        } catch (const std::invalid_argument& e) {
-            fail(origin, "prior." + name, std::string(": ") + e.what());
-        }
-        if (!v.is_number() || !std::isfinite(v.get<double>()) || !(v.get<double>() > 0))
-            fail(origin, "prior." + name, "= " + v.dump() + "; expected a standard deviation of log(value) > 0");
-        out.prior_log_sd[name] = v.get<double>();
-    }
-}
-
 CalibrationFile read_default(const json& j, const HardwareProfile& hw, std::string_view origin) {
     if (const auto h = j.find("hardware"); h != j.end()) {
         if (!h->is_string()) fail(origin, "hardware", "= " + h->dump() + "; expected a hardware name");
@@ -274,7 +260,7 @@ CalibrationFile read_absolute(const json& j, const std::string& kind, const Hard
     }
 
     read_uncertainty(j, c, out, origin);
-    read_prior(j, out, origin);
+    out.prior_log_sd = prior_from_json(j, origin);
     out.quality = optional_object(j, "quality", origin);
     out.provenance = optional_object(j, "provenance", origin);
     out.sources = optional_object(j, "sources", origin);

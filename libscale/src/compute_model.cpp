@@ -156,29 +156,16 @@ Span windowed(double span, double window) {
 
 }  // namespace
 
-OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
-    OperationPlan o;
+LayerGemms layer_gemms(const ModelSpec& m, bool fp8) {
+    LayerGemms g;
     const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
     const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
-    const double V = static_cast<double>(m.vocab_size), ew = static_cast<double>(m.embed_width());
-    const bool fp8 = c.precision == Precision::fp8;
-    o.checkpointing = c.activation_checkpointing;
-    // floor(L/k) of the L layers are checkpointed, as torchtitan wraps them and as
-    // memory_model.cpp counts them.
-    o.checkpointed_fraction =
-        m.num_layers > 0 ? std::floor(static_cast<double>(m.num_layers) /
-                                      static_cast<double>(std::max<std::int64_t>(c.checkpoint_every, 1))) /
-                               static_cast<double>(m.num_layers)
-                         : 1.0;
-    o.attention_kernel = c.attention_kernel;
-    o.layers = static_cast<double>(m.num_layers);
-
     // Call order matters: torchtitan's op-level checkpointing saves the output of every
     // other matmul (the 1st, 3rd, ...) and recomputes the rest (torchtitan
     // models/llama3 parallelize: _apply_ac_to_transformer_block, "mm_count % 2").
     const auto add = [&](double n, double k, bool bias) {
-        const int index = o.layer_gemm_count;
-        o.layer_gemms[static_cast<std::size_t>(o.layer_gemm_count++)] = {n, k, fp8, bias, index % 2 == 1};
+        const int index = g.count;
+        g.gemms[static_cast<std::size_t>(g.count++)] = {n, k, fp8, bias, index % 2 == 1};
     };
     if (m.fused_qkv) {
         add(q + 2 * kv, d, m.qkv_bias);
@@ -199,6 +186,41 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
         add(f, d, m.mlp_bias);
     }
     add(d, f, m.mlp_bias);
+    return g;
+}
+
+double LayerGemms::kept_outputs() const {
+    double n = 0;
+    for (int i = 0; i < count; ++i)
+        if (!gemms[static_cast<std::size_t>(i)].selective_recompute) n += gemms[static_cast<std::size_t>(i)].n;
+    return n;
+}
+
+double LayerGemms::recomputed_flops() const {
+    double flops = 0;
+    for (int i = 0; i < count; ++i) {
+        const GemmOp& g = gemms[static_cast<std::size_t>(i)];
+        if (g.selective_recompute) flops += 2.0 * g.n * g.k;
+    }
+    return flops;
+}
+
+OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
+    OperationPlan o;
+    const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
+    const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
+    const double V = static_cast<double>(m.vocab_size), ew = static_cast<double>(m.embed_width());
+    const bool fp8 = c.precision == Precision::fp8;
+    o.checkpointing = c.activation_checkpointing;
+    o.checkpointed_fraction = m.num_layers > 0 ? static_cast<double>(checkpointed_layers(c, m.num_layers)) /
+                                                     static_cast<double>(m.num_layers)
+                                               : 1.0;
+    o.attention_kernel = c.attention_kernel;
+    o.layers = static_cast<double>(m.num_layers);
+
+    const LayerGemms gemms = layer_gemms(m, fp8);
+    o.layer_gemms = gemms.gemms;
+    o.layer_gemm_count = gemms.count;
 
     // Memory-bound kernels of a layer: bytes read + written per element (docs/model.md
     // "Memory-bound work" itemizes each). Eager PyTorch runs RMSNorm as a chain of
@@ -402,9 +424,8 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
 
 ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                            const Calibration& cal, const TrainingConfig& c) noexcept {
-    const double span = c.attention_span_tokens > 0 ? c.attention_span_tokens : 0.5 * static_cast<double>(c.seq_len);
     return compute_times(plan_operations(m, p, c), hw, cal,
-                         static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len), span);
+                         static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len), attention_span(c));
 }
 
 double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k,

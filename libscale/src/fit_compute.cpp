@@ -323,15 +323,12 @@ std::vector<Param> free_parameters(const KernelRecords& k, const std::vector<Ste
                                    const Calibration& cal, const FitOptions& o, State& st) {
     std::set<std::string> want;
     std::set<double> gemm_k, att_len, att_dims;
-    bool fp8 = false, forward = false, backward = false;
     for (const GemmRun* g : k.gemm) {
-        (g->fp8 ? fp8 : forward) = true;
+        want.insert(g->fp8 ? "gemm.fp8_eta_max" : "gemm.eta_max");
         gemm_k.insert(g->k);
     }
-    if (!k.gemm.empty()) want.insert(fp8 ? "gemm.fp8_eta_max" : "gemm.eta_max");
-    for (const GemmRun* g : k.gemm) want.insert(g->fp8 ? "gemm.fp8_eta_max" : "gemm.eta_max");
     if (gemm_k.size() >= 2) want.insert("gemm.k_half");
-    forward = backward = false;
+    bool forward = false, backward = false;
     for (const AttentionRun* a : k.attention) {
         (a->backward ? backward : forward) = true;
         att_len.insert(a->seq_len);

@@ -171,20 +171,26 @@ CalibrationFractions calibration_fractions_from_json(const json& j, std::string_
     f.power_compute_fraction = in_range(power, "compute_fraction", "power.compute_fraction", 0, 1, "a fraction of board power in [0, 1]");
     f.power_comm_fraction = in_range(power, "comm_fraction", "power.comm_fraction", 0, 1, "a fraction of board power in [0, 1]");
     f.power_idle_fraction = in_range(power, "idle_fraction", "power.idle_fraction", 0, 1, "a fraction of board power in [0, 1]");
-    if (const auto it = j.find("prior"); it != j.end() && !it->is_null()) {
-        if (!it->is_object()) field_error(origin, "prior", *it, "an object of coefficient name -> log standard deviation");
-        for (const auto& [name, v] : it->items()) {
-            try {
-                (void)coefficient_info(name);
-            } catch (const std::invalid_argument& e) {
-                throw ParseError(std::string(origin) + ": field 'prior." + name + "': " + e.what());
-            }
-            if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
-                field_error(origin, "prior." + name, v, "a finite number > 0 (a standard deviation of log(value))");
-            f.prior_log_sd[name] = v.get<double>();
-        }
-    }
+    f.prior_log_sd = prior_from_json(j, origin);
     return f;
+}
+
+std::map<std::string, double> prior_from_json(const json& j, std::string_view origin) {
+    std::map<std::string, double> out;
+    const auto it = j.find("prior");
+    if (it == j.end() || it->is_null()) return out;
+    if (!it->is_object()) field_error(origin, "prior", *it, "an object of coefficient name -> log standard deviation");
+    for (const auto& [name, v] : it->items()) {
+        try {
+            (void)coefficient_info(name);
+        } catch (const std::invalid_argument& e) {
+            throw ParseError(std::string(origin) + ": field 'prior." + name + "': " + e.what());
+        }
+        if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+            field_error(origin, "prior." + name, v, "a finite number > 0 (a standard deviation of log(value))");
+        out[name] = v.get<double>();
+    }
+    return out;
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view content) {

@@ -41,20 +41,11 @@ double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac) {
     switch (ac) {
         case Checkpointing::full:
             return d;  // the block's input
-        case Checkpointing::selective: {
+        case Checkpointing::selective:
             // torchtitan op-level SAC keeps the block input, attention's output and the
-            // output of every matmul it does not recompute (every other one in call order,
-            // compute_model.cpp plan_operations): in a Llama layer q, v, w1, w2. Fused
-            // layouts (one q|k|v or gate|up matmul) keep other tensors, hence the plan.
-            TrainingConfig c;
-            c.activation_checkpointing = Checkpointing::selective;
-            const OperationPlan o = plan_operations(m, count_parameters(m), c);
-            double kept = 0;
-            for (int i = 0; i < o.layer_gemm_count; ++i)
-                if (!o.layer_gemms[static_cast<std::size_t>(i)].selective_recompute)
-                    kept += o.layer_gemms[static_cast<std::size_t>(i)].n;
-            return d + q + kept;
-        }
+            // output of every matmul it does not recompute (layer_gemms: in a Llama layer
+            // q, v, w1, w2; fused layouts keep other tensors).
+            return d + q + layer_gemms(m).kept_outputs();
         case Checkpointing::none:
             break;
     }
@@ -131,7 +122,7 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
     // everything. PyTorch's eager attention also keeps its h × seq probabilities per token.
     const Checkpointing ac = c.activation_checkpointing;
     const double L = static_cast<double>(m.num_layers);
-    const double checkpointed = ac == Checkpointing::none ? 0.0 : std::floor(L / static_cast<double>(c.checkpoint_every));
+    const double checkpointed = static_cast<double>(checkpointed_layers(c, m.num_layers));
     const double probs = c.attention_kernel == AttentionKernel::eager
                              ? static_cast<double>(m.num_heads) * static_cast<double>(c.seq_len)
                              : 0.0;

@@ -368,26 +368,15 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     s.step_time_s = busy + s.data_s + s.checkpoint_s;
     s.tokens_per_s = global / s.step_time_s;
     s.tokens_per_s_per_gpu = s.tokens_per_s / static_cast<double>(n);
-    const double span = c.attention_span_tokens > 0 ? c.attention_span_tokens : causal_attention_span(c.seq_len);
     // MFU and HFU count the attention FLOPs done: sliding-window layers attend fewer keys.
-    FlopsPerToken fl = flops_per_token(p, m, mean_attended_keys(m, span), c.activation_checkpointing);
-    if (c.activation_checkpointing == Checkpointing::selective) {
-        // What the plan recomputes (fused layouts recompute other matmuls than Llama's).
-        const OperationPlan o = plan_operations(m, p, c);
-        double recomputed = 0;
-        for (int i = 0; i < o.layer_gemm_count; ++i) {
-            const GemmOp& g = o.layer_gemms[static_cast<std::size_t>(i)];
-            if (g.selective_recompute) recomputed += 2.0 * g.n * g.k;
-        }
-        fl.recompute = recomputed * static_cast<double>(m.num_layers);
-        fl.hardware = fl.model + fl.recompute;
-    }
-    // Only floor(L/k) layers recompute when every k-th is checkpointed.
-    if (c.checkpoint_every > 1 && m.num_layers > 0) {
-        const double L = static_cast<double>(m.num_layers);
-        fl.recompute *= std::floor(L / static_cast<double>(c.checkpoint_every)) / L;
-        fl.hardware = fl.model + fl.recompute;
-    }
+    FlopsPerToken fl = flops_per_token(p, m, mean_attended_keys(m, attention_span(c)), c.activation_checkpointing);
+    // Selective: what the plan recomputes (fused layouts recompute other matmuls than
+    // Llama's). Every k-th layer: only floor(L/k) layers recompute.
+    if (c.activation_checkpointing == Checkpointing::selective)
+        fl.recompute = layer_gemms(m).recomputed_flops() * static_cast<double>(m.num_layers);
+    if (m.num_layers > 0)
+        fl.recompute *= static_cast<double>(checkpointed_layers(c, m.num_layers)) / static_cast<double>(m.num_layers);
+    fl.hardware = fl.model + fl.recompute;
     s.mfu = s.tokens_per_s_per_gpu * fl.model / hw.peak_flops();
     s.hfu = s.tokens_per_s_per_gpu * fl.hardware / hw.peak_flops();
     s.energy_per_step_j = energy_j(s, cal);

@@ -84,8 +84,8 @@ void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal
         const std::uint64_t key = static_cast<std::uint64_t>(c.micro_batch) << 32 ^ static_cast<std::uint64_t>(c.seq_len);
         auto it = timed.find(key);
         if (it == timed.end()) {
-            const double span = c.attention_span_tokens > 0 ? c.attention_span_tokens : 0.5 * static_cast<double>(c.seq_len);
-            it = timed.emplace(key, compute_times(plan, hw, cal, static_cast<double>(c.micro_batch * c.seq_len), span)).first;
+            it = timed.emplace(key, compute_times(plan, hw, cal, static_cast<double>(c.micro_batch * c.seq_len),
+                                                  attention_span(c))).first;
         }
         const StepBreakdown s = estimate_step_unchecked(m, p, hw, cal, c, it->second);
         if (out.step_time_s) out.step_time_s[i] = s.step_time_s;

@@ -1,5 +1,6 @@
 #include "libscale/training_config.hpp"
 
+#include <algorithm>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -87,6 +88,15 @@ AttentionKernel parse_attention_kernel(std::string_view s) {
 const char* to_string(AttentionKernel k) { return name_of(k, kAttentionKernels); }
 LossKernel parse_loss_kernel(std::string_view s) { return parse_named("loss_kernel", s, kLosses); }
 const char* to_string(LossKernel k) { return name_of(k, kLosses); }
+
+std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layers) noexcept {
+    if (c.activation_checkpointing == Checkpointing::none) return 0;
+    return num_layers / std::max<std::int64_t>(c.checkpoint_every, 1);
+}
+
+double attention_span(const TrainingConfig& c) noexcept {
+    return c.attention_span_tokens > 0 ? c.attention_span_tokens : causal_attention_span(c.seq_len);
+}
 
 std::ostream& operator<<(std::ostream& os, const DataPipeline& d) {
     return os << "DataPipeline(pretokenized=" << (d.pretokenized ? "True" : "False")

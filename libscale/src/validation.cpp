@@ -76,25 +76,24 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
                 const StepRun& s = file.set.steps[idx[k]];
                 const ModelSpec m = find_model(s.model, s.model_overrides);
                 const ParameterCounts p = count_parameters(m);
-                const HardwareProfile h = find_hardware(s.hardware);
-                if (h.name != hw.name)
-                    throw std::invalid_argument(file.name + " record " + std::to_string(idx[k]) + ": hardware '" + h.name +
+                if (s.hardware != ref.hardware && find_hardware(s.hardware).name != hw.name)
+                    throw std::invalid_argument(file.name + " record " + std::to_string(idx[k]) + ": hardware '" + s.hardware +
                                                 "' differs from its series' calibration row ('" + hw.name +
                                                 "'); a calibration applies to one GPU, so give it its own series");
                 try {
-                    validate_config(m, h, s.config);
+                    validate_config(m, hw, s.config);
                 } catch (const std::invalid_argument& e) {
                     throw std::invalid_argument(file.name + " record " + std::to_string(idx[k]) + ": " + e.what());
                 }
                 const double measured = static_cast<double>(s.config.global_batch_tokens) / s.step_time_s;
-                const StepBreakdown d = estimate_step_unchecked(m, p, h, default_calibration(h), s.config);
-                const StepBreakdown c = estimate_step_unchecked(m, p, h, fitted.calibration, s.config);
+                const StepBreakdown d = estimate_step_unchecked(m, p, hw, def, s.config);
+                const StepBreakdown c = estimate_step_unchecked(m, p, hw, fitted.calibration, s.config);
                 ValidationRow row;
                 row.file = file.name;
                 row.series = name;
                 row.record = idx[k];
                 row.model = s.model;
-                row.hardware = h.name;
+                row.hardware = hw.name;
                 row.config = s.config;
                 row.category = k == 0 ? 'x' : category_of(s, ref);
                 row.measured_tokens_per_s_per_gpu = measured / static_cast<double>(s.config.gpus);

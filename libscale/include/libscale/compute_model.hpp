@@ -24,11 +24,22 @@ struct GemmOp {
     bool selective_recompute = false;  // recomputed by torchtitan's op-level checkpointing
 };
 
+// A decoder layer's matmuls in call order (fused q|k|v or gate|up where the family fuses
+// them), each marked whether torchtitan's op-level checkpointing recomputes it. The one
+// definition of both, used by the plan, by memory's saved tensors and by HFU.
+struct LayerGemms {
+    static constexpr int kMax = 8;
+    std::array<GemmOp, kMax> gemms{};
+    int count = 0;
+    double kept_outputs() const;          // Σ N of the matmuls selective checkpointing keeps
+    double recomputed_flops() const;      // Σ 2·N·K of those it recomputes, per token
+};
+LayerGemms layer_gemms(const ModelSpec& m, bool fp8 = false);
+
 // What a decoder layer, the head and the embedding do, independent of the hardware and of
 // the token count: built once per model and configuration (plan_operations).
 struct OperationPlan {
-    static constexpr int kMaxLayerGemms = 8;
-    std::array<GemmOp, kMaxLayerGemms> layer_gemms{};
+    std::array<GemmOp, LayerGemms::kMax> layer_gemms{};
     int layer_gemm_count = 0;
     // Memory-bound kernels of one layer: bytes per token and kernels per pass.
     double layer_forward_bytes_per_token = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,10 @@ nlohmann::json read_json_file(const std::filesystem::path& path);
 HardwareProfile hardware_from_json(const nlohmann::json& j, std::string_view origin);
 CalibrationFractions calibration_fractions_from_json(const nlohmann::json& j,
                                                      std::string_view origin);
+
+// A calibration file's "prior" section (coefficient name → log standard deviation > 0);
+// absent or null: empty. Names are checked against calibration_coefficients().
+std::map<std::string, double> prior_from_json(const nlohmann::json& j, std::string_view origin);
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 

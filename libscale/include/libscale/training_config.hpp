@@ -108,6 +108,12 @@ struct TrainingConfig {
     CheckpointPolicy checkpoint;
 };
 
+// Layers that activation checkpointing wraps: floor(L / checkpoint_every), as torchtitan
+// wraps every k-th block (0 without checkpointing). Compute, memory and HFU all count it.
+std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layers) noexcept;
+// Keys a query attends on average: attention_span_tokens, or seq_len/2 for a causal sequence.
+double attention_span(const TrainingConfig& c) noexcept;
+
 std::ostream& operator<<(std::ostream& os, const DataPipeline& d);
 std::ostream& operator<<(std::ostream& os, const CheckpointPolicy& c);
 std::ostream& operator<<(std::ostream& os, const TrainingConfig& c);
