@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <random>
 
-#include "libscale/catalog.hpp"
-#include "libscale/collective.hpp"
-#include "libscale/compute_model.hpp"
-#include "libscale/fit.hpp"
-#include "libscale/step_model.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/collective.hpp"
+#include "libscale/estimate/compute_model.hpp"
+#include "libscale/calibrate/fit.hpp"
+#include "libscale/estimate/step_model.hpp"
 
 namespace {
 

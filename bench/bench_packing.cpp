@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "libscale/lengths_io.hpp"
-#include "libscale/packing.hpp"
+#include "libscale/gate/lengths_io.hpp"
+#include "libscale/gate/packing.hpp"
 
 namespace {
 

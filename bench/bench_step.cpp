@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "libscale/catalog.hpp"
-#include "libscale/compute_model.hpp"
-#include "libscale/flops.hpp"
-#include "libscale/projection.hpp"
-#include "libscale/step_model.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/compute_model.hpp"
+#include "libscale/spec/flops.hpp"
+#include "libscale/estimate/projection.hpp"
+#include "libscale/estimate/step_model.hpp"
 
 namespace {
 

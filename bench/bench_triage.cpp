@@ -6,9 +6,9 @@
 #include <random>
 #include <vector>
 
-#include "libscale/catalog.hpp"
-#include "libscale/triage.hpp"
-#include "libscale/triage_stream.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/triage/triage.hpp"
+#include "libscale/triage/triage_stream.hpp"
 
 using namespace libscale;
 

@@ -3,8 +3,8 @@
 //   build/cpp/bench/bench_uncertainty --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
-#include "libscale/catalog.hpp"
-#include "libscale/uncertainty.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/uncertainty.hpp"
 
 namespace {
 

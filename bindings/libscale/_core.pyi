@@ -1183,7 +1183,7 @@ class NvmlSource:
     @property
     def library_path(self) -> str: ...
 
-# validation (libscale/include/libscale/validation.hpp)
+# validation (libscale/include/libscale/calibrate/validation.hpp)
 class ValidationRow:
     @property
     def file(self) -> str: ...

@@ -2,7 +2,7 @@
 
 ``validate()`` calibrates each shipped series (one table of one codebase on one GPU, in
 ``calibration/data/measurements``) on its first row and predicts every other row; the
-numbers are computed in C++ (``libscale/src/validation.cpp``). ``Validation`` holds the
+numbers are computed in C++ (``libscale/src/calibrate/validation.cpp``). ``Validation`` holds the
 compiled report and prints the README's table.
 """
 

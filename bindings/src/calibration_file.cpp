@@ -4,9 +4,9 @@
 
 #include "common.hpp"
 #include "json_py.hpp"
-#include "libscale/calibration_file.hpp"
-#include "libscale/json_io.hpp"
-#include "libscale/uncertainty.hpp"
+#include "libscale/calibrate/calibration_file.hpp"
+#include "libscale/io/json_io.hpp"
+#include "libscale/estimate/uncertainty.hpp"
 
 namespace libscale_py {
 

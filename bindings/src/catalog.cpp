@@ -1,8 +1,8 @@
 // The shipped catalogs: names, lookup by name or file path, raw data files.
 #include "common.hpp"
 #include "json_py.hpp"
-#include "libscale/catalog.hpp"
-#include "libscale/hf_config.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/spec/hf_config.hpp"
 
 namespace libscale_py {
 

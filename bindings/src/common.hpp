@@ -13,9 +13,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>  // every TU binding std::vector / std::optional must see the same casters
 
-#include "libscale/calibration.hpp"
-#include "libscale/projection.hpp"
-#include "libscale/training_config.hpp"
+#include "libscale/calibrate/calibration.hpp"
+#include "libscale/estimate/projection.hpp"
+#include "libscale/spec/training_config.hpp"
 
 namespace py = pybind11;
 

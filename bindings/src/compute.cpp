@@ -6,9 +6,9 @@
 #include <string>
 
 #include "common.hpp"
-#include "libscale/catalog.hpp"
-#include "libscale/compute_model.hpp"
-#include "libscale/step_model.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/compute_model.hpp"
+#include "libscale/estimate/step_model.hpp"
 
 namespace libscale_py {
 

@@ -9,7 +9,7 @@
 #include <exception>
 
 #include "common.hpp"
-#include "libscale/error.hpp"
+#include "libscale/io/error.hpp"
 
 namespace libscale_py {
 

@@ -8,11 +8,11 @@
 
 #include "common.hpp"
 #include "json_py.hpp"
-#include "libscale/calibration_file.hpp"
-#include "libscale/catalog.hpp"
-#include "libscale/fit.hpp"
-#include "libscale/json_io.hpp"
-#include "libscale/measurement.hpp"
+#include "libscale/calibrate/calibration_file.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/calibrate/fit.hpp"
+#include "libscale/io/json_io.hpp"
+#include "libscale/calibrate/measurement.hpp"
 
 namespace libscale_py {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "common.hpp"
-#include "libscale/calibration.hpp"
-#include "libscale/catalog.hpp"
-#include "libscale/hardware.hpp"
+#include "libscale/calibrate/calibration.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/spec/hardware.hpp"
 
 namespace libscale_py {
 

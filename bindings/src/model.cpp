@@ -8,8 +8,8 @@
 #include <pybind11/numpy.h>
 
 #include "common.hpp"
-#include "libscale/flops.hpp"
-#include "libscale/model_spec.hpp"
+#include "libscale/spec/flops.hpp"
+#include "libscale/spec/model_spec.hpp"
 
 namespace libscale_py {
 

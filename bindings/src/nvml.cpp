@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "common.hpp"
-#include "libscale/nvml.hpp"
+#include "libscale/triage/nvml.hpp"
 
 namespace libscale_py {
 

@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "common.hpp"
-#include "libscale/error.hpp"
-#include "libscale/lengths_io.hpp"
-#include "libscale/packing.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/gate/lengths_io.hpp"
+#include "libscale/gate/packing.hpp"
 
 namespace libscale_py {
 

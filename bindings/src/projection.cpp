@@ -1,8 +1,8 @@
 // Job, ProjectionRow, Projection, Solution; project and the deadline / budget solvers
 // (GIL released while they run).
 #include "common.hpp"
-#include "libscale/catalog.hpp"
-#include "libscale/projection.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/projection.hpp"
 
 namespace libscale_py {
 

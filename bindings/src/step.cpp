@@ -3,9 +3,9 @@
 #include <stdexcept>
 
 #include "common.hpp"
-#include "libscale/catalog.hpp"
-#include "libscale/memory_model.hpp"
-#include "libscale/step_model.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/memory_model.hpp"
+#include "libscale/estimate/step_model.hpp"
 
 namespace libscale_py {
 

@@ -10,8 +10,8 @@
 #include <pybind11/numpy.h>
 
 #include "common.hpp"
-#include "libscale/catalog.hpp"
-#include "libscale/sweep.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/sweep.hpp"
 
 namespace libscale_py {
 

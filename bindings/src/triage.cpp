@@ -10,11 +10,11 @@
 #include <stdexcept>
 
 #include "common.hpp"
-#include "libscale/calibration_file.hpp"
-#include "libscale/catalog.hpp"
-#include "libscale/hardware.hpp"
-#include "libscale/power_trace.hpp"
-#include "libscale/triage.hpp"
+#include "libscale/calibrate/calibration_file.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/spec/hardware.hpp"
+#include "libscale/triage/power_trace.hpp"
+#include "libscale/triage/triage.hpp"
 
 namespace libscale_py {
 

@@ -1,12 +1,12 @@
-// validate(): the model against published step timings (libscale/include/libscale/validation.hpp).
+// validate(): the model against published step timings (libscale/include/libscale/calibrate/validation.hpp).
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "common.hpp"
-#include "libscale/catalog.hpp"
-#include "libscale/json_io.hpp"
-#include "libscale/validation.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/io/json_io.hpp"
+#include "libscale/calibrate/validation.hpp"
 
 namespace libscale_py {
 

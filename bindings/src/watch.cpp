@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "common.hpp"
-#include "libscale/power_trace.hpp"
-#include "libscale/triage_stream.hpp"
+#include "libscale/triage/power_trace.hpp"
+#include "libscale/triage/triage_stream.hpp"
 
 namespace libscale_py {
 

@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "libscale/nvml.hpp"
+#include "libscale/triage/nvml.hpp"
 
 using namespace libscale::nvml_abi;
 

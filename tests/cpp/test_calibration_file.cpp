@@ -8,11 +8,11 @@
 #include <limits>
 #include <map>
 
-#include "libscale/calibration_file.hpp"
-#include "libscale/catalog.hpp"
-#include "libscale/error.hpp"
-#include "libscale/json_io.hpp"
-#include "libscale/projection.hpp"
+#include "libscale/calibrate/calibration_file.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/io/json_io.hpp"
+#include "libscale/estimate/projection.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

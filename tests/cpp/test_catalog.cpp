@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "libscale/catalog.hpp"
-#include "libscale/error.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/io/error.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

@@ -3,8 +3,8 @@
 
 #include <stdexcept>
 
-#include "libscale/catalog.hpp"
-#include "libscale/collective.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/collective.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <tuple>
 
-#include "libscale/catalog.hpp"
-#include "libscale/compute_model.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/compute_model.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

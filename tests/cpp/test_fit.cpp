@@ -19,13 +19,13 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "libscale/catalog.hpp"
-#include "libscale/collective.hpp"
-#include "libscale/compute_model.hpp"
-#include "libscale/error.hpp"
-#include "libscale/fit.hpp"
-#include "libscale/projection.hpp"
-#include "libscale/step_model.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/collective.hpp"
+#include "libscale/estimate/compute_model.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/calibrate/fit.hpp"
+#include "libscale/estimate/projection.hpp"
+#include "libscale/estimate/step_model.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

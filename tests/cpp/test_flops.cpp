@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "libscale/catalog.hpp"
-#include "libscale/flops.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/spec/flops.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

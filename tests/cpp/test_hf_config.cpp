@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libscale/error.hpp"
-#include "libscale/hf_config.hpp"
-#include "libscale/model_spec.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/spec/hf_config.hpp"
+#include "libscale/spec/model_spec.hpp"
 
 namespace libscale {
 namespace {

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libscale/error.hpp"
-#include "libscale/hf_config.hpp"
-#include "libscale/json_io.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/spec/hf_config.hpp"
+#include "libscale/io/json_io.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "libscale/error.hpp"
-#include "libscale/lengths_io.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/gate/lengths_io.hpp"
 
 namespace libscale {
 namespace {

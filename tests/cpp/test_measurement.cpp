@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libscale/error.hpp"
-#include "libscale/measurement.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/calibrate/measurement.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

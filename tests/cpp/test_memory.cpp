@@ -10,9 +10,9 @@
 #include <sstream>
 #include <string>
 
-#include "libscale/catalog.hpp"
-#include "libscale/error.hpp"
-#include "libscale/step_model.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/estimate/step_model.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

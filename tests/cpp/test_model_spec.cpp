@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libscale/catalog.hpp"
-#include "libscale/error.hpp"
-#include "libscale/hf_config.hpp"
-#include "libscale/model_spec.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/spec/hf_config.hpp"
+#include "libscale/spec/model_spec.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

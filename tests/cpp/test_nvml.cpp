@@ -12,8 +12,8 @@
 #include <string>
 #include <utility>
 
-#include "libscale/error.hpp"
-#include "libscale/nvml.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/triage/nvml.hpp"
 
 namespace {
 

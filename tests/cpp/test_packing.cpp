@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "libscale/packing.hpp"
+#include "libscale/gate/packing.hpp"
 
 namespace libscale {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <tuple>
 
-#include "libscale/error.hpp"
-#include "libscale/power_trace.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/triage/power_trace.hpp"
 
 using namespace libscale;
 

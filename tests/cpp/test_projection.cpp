@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "libscale/catalog.hpp"
-#include "libscale/error.hpp"
-#include "libscale/projection.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/estimate/projection.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

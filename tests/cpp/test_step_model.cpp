@@ -47,9 +47,9 @@
 #include <utility>
 #include <vector>
 
-#include "libscale/catalog.hpp"
-#include "libscale/collective.hpp"
-#include "libscale/step_model.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/collective.hpp"
+#include "libscale/estimate/step_model.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

@@ -12,10 +12,10 @@
 #include <string>
 #include <string_view>
 
-#include "libscale/calibration.hpp"
-#include "libscale/hardware.hpp"
-#include "libscale/model_spec.hpp"
-#include "libscale/training_config.hpp"
+#include "libscale/calibrate/calibration.hpp"
+#include "libscale/spec/hardware.hpp"
+#include "libscale/spec/model_spec.hpp"
+#include "libscale/spec/training_config.hpp"
 
 // |actual − expected| ≤ 1e-9 · |expected| (or 1e-15 absolute around zero).
 #define EXPECT_REL(actual, expected)                                                          \

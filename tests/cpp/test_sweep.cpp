@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "libscale/catalog.hpp"
-#include "libscale/sweep.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/sweep.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

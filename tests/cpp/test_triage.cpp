@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "libscale/catalog.hpp"
-#include "libscale/triage.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/triage/triage.hpp"
 #include "triage_patterns.hpp"
 
 using namespace libscale;

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "libscale/error.hpp"
-#include "libscale/calibration_file.hpp"
-#include "libscale/power_bands.hpp"
-#include "libscale/triage_stream.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/calibrate/calibration_file.hpp"
+#include "libscale/triage/power_bands.hpp"
+#include "libscale/triage/triage_stream.hpp"
 #include "triage_patterns.hpp"
 
 using namespace libscale;

@@ -6,12 +6,12 @@
 #include <random>
 #include <string>
 
-#include "libscale/catalog.hpp"
-#include "libscale/error.hpp"
-#include "libscale/fit.hpp"
-#include "libscale/measurement.hpp"
-#include "libscale/step_model.hpp"
-#include "libscale/uncertainty.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/calibrate/fit.hpp"
+#include "libscale/calibrate/measurement.hpp"
+#include "libscale/estimate/step_model.hpp"
+#include "libscale/estimate/uncertainty.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "libscale/catalog.hpp"
-#include "libscale/triage.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/triage/triage.hpp"
 
 namespace triage_patterns {
 

@@ -1,0 +1,81 @@
+// The fitter: learns a Calibration from measurements, with the covariance of what it
+// fitted, residuals, leave-one-out error, which coefficients the data identified and
+// which stayed at their prior, and a comparison of model families for end-to-end scaling.
+//
+// - Collectives, per link level: seconds/passes = α·steps + ((n−1)/n)·S·(1/B): linear
+//   least squares (fit_collectives.cpp).
+// - Compute: GEMM, attention and bandwidth micro-runs and end-to-end steps together, by
+//   maximum a posteriori: relative (log) residuals of every record with its stated error,
+//   plus each free coefficient's log-normal prior from the calibration file's "prior";
+//   Levenberg–Marquardt through the per-operation laws and the full step model
+//   (fit_compute.cpp). Kernel-shape coefficients (GEMM k_half, attention half lengths and
+//   head_dim_half) are free only when records of their kernel are given.
+// The posterior covariance (natural units, delta method from log space) goes to the
+// calibration file and is sampled for P10–P90 projections (uncertainty.hpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "libscale/calibrate/calibration.hpp"
+#include "libscale/spec/hardware.hpp"
+#include "libscale/calibrate/measurement.hpp"
+
+namespace libscale {
+
+struct Coefficient {
+    std::string name;
+    double value = 0;
+    double std_error = 0;        // posterior sd (sqrt of the covariance diagonal); 0 when fixed
+    double prior_value = 0;      // before the fit
+    double prior_log_sd = 0;     // 0: fixed, not fitted
+    bool fitted = false;         // free in the fit
+    bool identified = false;     // the data narrowed its prior (posterior sd < 0.7 × prior sd)
+    std::string note;            // how it was determined
+};
+
+struct FamilyScore {
+    std::string family;          // "mechanistic" | "amdahl" | "usl"
+    std::size_t parameters = 0;
+    double loo_relative_error = 0;   // mean |pred − obs| / obs, leave-one-out
+    bool applicable = false;         // enough points, one configuration series
+    std::string note;
+};
+
+struct FitOptions {
+    bool fit_overhead = true;        // fit step_overhead_s when the steps allow it
+    int max_iterations = 100;        // Levenberg–Marquardt
+    double condition_limit = 1e10;   // above: the collective design is ill-conditioned
+    double relative_error = 0.03;    // of each measurement record (1 sd, relative)
+    // Prior sd of log(value) per coefficient; empty: the hardware's default file's prior.
+    std::map<std::string, double> prior_log_sd;
+};
+
+struct FitResult {
+    Calibration calibration;                 // prior with the fitted values in place
+    std::vector<std::string> parameters;     // fitted, in covariance order
+    Eigen::MatrixXd covariance;              // of `parameters`, natural units
+    std::vector<Coefficient> coefficients;   // every coefficient, fitted or kept
+    std::vector<std::string> unidentified;   // "name: reason" for what the data cannot pin down
+    std::vector<double> relative_residuals;  // (pred − obs)/obs per record used, in input order
+    double rms_relative_error = 0;
+    // Mean |leave-one-out relative error| over the records of stages with more points than
+    // parameters (refits up to 32 points, the leverage formula beyond); NaN when none.
+    double loo_relative_error = 0;
+    std::vector<FamilyScore> families;       // end-to-end step series only
+    std::string chosen_family = "mechanistic";
+    std::string family_reason;
+    std::size_t records_used = 0;
+    std::map<std::string, double> prior_log_sd;  // the prior used (kept for later refits)
+};
+
+// Throws std::invalid_argument on unusable input: no records for this hardware, too few
+// points for what is requested (says how many are needed), non-finite values.
+FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calibration& prior,
+              const FitOptions& options = {});
+
+}  // namespace libscale

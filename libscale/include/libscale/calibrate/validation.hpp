@@ -1,0 +1,69 @@
+// Validation against published step timings: for each series (one table of one
+// codebase on one GPU), calibrate on its first row with `fit` (the first row of the
+// published table: a rule fixed before looking at the errors), predict every other row,
+// and sort the errors by what differs from the calibration row:
+//   (a) only the GPU count (and the global batch with it),
+//   (b) the model,
+//   (c) the same model with another sequence length, micro-batch, checkpointing,
+//       precision, attention kernel, compilation or optimizer.
+// Also the uncalibrated default's ratio for every row, and whether each published run
+// is estimated to fit in memory (a run that ran must not be refused). docs/model.md
+// "Validation" gives the protocol; README.md shows the table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libscale/calibrate/fit.hpp"
+#include "libscale/calibrate/measurement.hpp"
+#include "libscale/estimate/memory_model.hpp"
+
+namespace libscale {
+
+struct ValidationRow {
+    std::string file;             // the measurement file's name
+    std::string series;
+    std::size_t record = 0;       // index among the file's step records
+    std::string model, hardware;
+    TrainingConfig config;
+    char category = 'x';          // 'x': the calibration row; 'a', 'b', 'c' as above
+    double measured_tokens_per_s_per_gpu = 0;
+    double default_ratio = 0;     // default calibration's tokens/s over the measured
+    double calibrated_error = 0;  // calibrated tokens/s over the measured, minus 1
+    FitStatus fit_status = FitStatus::fits;
+    double memory_gib = 0;        // estimated per GPU
+    double available_gib = 0;
+    double published_memory_gib = 0;  // when the source gives one (0: none)
+    std::string published_memory_kind;
+};
+
+struct ValidationSeries {
+    std::string file, series, hardware;
+    std::size_t rows = 0;
+    Calibration calibration;      // fitted to the first row
+};
+
+struct ErrorSummary {
+    std::size_t count = 0;
+    double median_abs = 0, max_abs = 0;  // of calibrated_error
+};
+
+struct ValidationReport {
+    std::vector<ValidationRow> rows;
+    std::vector<ValidationSeries> series;
+    std::vector<std::string> excluded;   // "file record N: reason"
+    ErrorSummary gpu_counts, model_sizes, configurations;  // (a), (b), (c)
+    std::size_t default_count = 0;
+    double default_ratio_median = 0, default_ratio_min = 0, default_ratio_max = 0;
+    std::size_t not_fitting = 0;         // published runs estimated not to fit (should be 0)
+};
+
+struct NamedMeasurements {
+    std::string name;                    // file name, for the report
+    MeasurementSet set;
+};
+
+ValidationReport validate(const std::vector<NamedMeasurements>& files, const FitOptions& options = {});
+
+}  // namespace libscale

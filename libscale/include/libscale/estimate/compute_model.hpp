@@ -1,0 +1,124 @@
+// The per-operation compute model: one decoder layer, the embedding and the output head
+// as lists of operations (GEMMs at their real shapes, fused attention, memory-bound
+// kernels, host overheads), each timed by its own law (calibration.hpp's GemmLaw and
+// AttentionLaw, bytes over HBM). docs/model.md "Compute" states every law and source.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iosfwd>
+
+#include "libscale/calibrate/calibration.hpp"
+#include "libscale/spec/hardware.hpp"
+#include "libscale/spec/model_spec.hpp"
+#include "libscale/spec/training_config.hpp"
+
+namespace libscale {
+
+// Y[M×N] = X[M×K] · W[K×N] with M the tokens of the micro-batch. Backward runs dgrad
+// (dX = dY·Wᵀ: output M×K, inner N) and wgrad (dW = Xᵀ·dY: output K×N, inner M).
+struct GemmOp {
+    double n = 0, k = 0;
+    bool fp8 = false;                  // operands cast to fp8 (Precision::fp8)
+    bool bias = false;                 // backward reduces dY for the bias gradient
+    bool selective_recompute = false;  // recomputed by torchtitan's op-level checkpointing
+};
+
+// A decoder layer's matmuls in call order (fused q|k|v or gate|up where the family fuses
+// them), each marked whether torchtitan's op-level checkpointing recomputes it. The one
+// definition of both, used by the plan, by memory's saved tensors and by HFU.
+struct LayerGemms {
+    static constexpr int kMax = 8;
+    std::array<GemmOp, kMax> gemms{};
+    int count = 0;
+    double kept_outputs() const;          // Σ N of the matmuls selective checkpointing keeps
+    double recomputed_flops() const;      // Σ 2·N·K of those it recomputes, per token
+};
+LayerGemms layer_gemms(const ModelSpec& m, bool fp8 = false);
+
+// What a decoder layer, the head and the embedding do, independent of the hardware and of
+// the token count: built once per model and configuration (plan_operations).
+struct OperationPlan {
+    std::array<GemmOp, LayerGemms::kMax> layer_gemms{};
+    int layer_gemm_count = 0;
+    // Memory-bound kernels of one layer: bytes per token and kernels per pass.
+    double layer_forward_bytes_per_token = 0;
+    double layer_backward_bytes_per_token = 0;
+    double layer_forward_kernels = 0;
+    double layer_backward_kernels = 0;
+    // Bytes per micro-batch independent of tokens: FSDP2's copy-out of a gathered layer
+    // (per gather) and fp8 weight casts.
+    double layer_forward_fixed_bytes = 0;
+    double layer_backward_fixed_bytes = 0;
+    double copy_out_kernels = 0;       // of layer_forward_kernels: FSDP2's copy-out, not recomputed
+    // Attention: q heads × head_dim; layers that use a sliding window.
+    double attention_width = 0;        // h · d_h
+    double head_dim = 0;
+    double window = 0;                 // 0: none
+    double window_layers = 0;
+    double layers = 0;
+    // Output head: optional OPT project_out, the output projection, then norms and loss.
+    GemmOp head_gemm;
+    GemmOp project_gemm;               // n = 0: absent
+    double head_forward_bytes_per_token = 0;
+    double head_backward_bytes_per_token = 0;
+    double head_forward_kernels = 0;
+    double head_backward_kernels = 0;
+    // Embedding lookup; its backward zero-fills the table's gradient once per micro-batch.
+    double embed_forward_bytes_per_token = 0;
+    double embed_backward_bytes_per_token = 0;
+    double embed_backward_fixed_bytes = 0;
+    double embed_forward_kernels = 0;
+    double embed_backward_kernels = 0;
+    GemmOp embed_gemm;                 // OPT project_in; n = 0: absent
+    Checkpointing checkpointing = Checkpointing::full;
+    double checkpointed_fraction = 1;  // of the layers (1 / checkpoint_every)
+    AttentionKernel attention_kernel = AttentionKernel::flash2;
+};
+
+OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c);
+
+// Time of one micro-batch's compute, by part. Each pass of a layer (and the head and the
+// embedding) takes max(device time, host time): a host issuing kernels more slowly than
+// the GPU runs them leaves the GPU waiting.
+struct ComputeTimes {
+    double layers = 0;              // L
+    double layer_forward_s = 0;     // one decoder layer
+    double layer_backward_s = 0;    // including what activation checkpointing recomputes
+    double head_forward_s = 0;      // final norm, output projection, loss
+    double head_backward_s = 0;
+    double embed_forward_s = 0;
+    double embed_backward_s = 0;
+    // Device time of one micro-batch by kind (all layers, head and embedding).
+    double gemm_s = 0;
+    double attention_s = 0;
+    double memory_s = 0;
+    double host_wait_s = 0;         // time the GPU waits on the host
+    double micro_batch_s() const;   // L·(forward + backward) + head + embedding
+};
+
+// tokens: per micro-batch per GPU; span: mean attended keys per query (seq/2 causal).
+ComputeTimes compute_times(const OperationPlan& plan, const HardwareProfile& hw, const Calibration& cal,
+                           double tokens, double span) noexcept;
+ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                           const Calibration& cal, const TrainingConfig& c) noexcept;
+
+// The laws, for tests, the fitter's kernel records and the harness's comparisons. They
+// apply the calibration as given, framework_efficiency included: to predict a kernel
+// micro-run (the kernel alone), pass a calibration with framework_efficiency = 1, as
+// fit_compute.cpp does.
+double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k,
+                   bool fp8 = false) noexcept;
+// Fused attention over `tokens` query tokens attending `span` keys on average, in
+// sequences (or documents) of `seq_len`; forward or backward kernel.
+double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width,
+                        double head_dim, double span, double seq_len, bool backward,
+                        AttentionKernel kernel = AttentionKernel::flash2) noexcept;
+double memory_time_s(const HardwareProfile& hw, const Calibration& cal, double bytes) noexcept;
+// Keys a query attends on average over the layers, sliding-window layers included
+// (span: a global layer's mean, seq/2 for a causal sequence).
+double mean_attended_keys(const ModelSpec& m, double span) noexcept;
+
+std::ostream& operator<<(std::ostream& os, const ComputeTimes& t);
+
+}  // namespace libscale

@@ -1,0 +1,121 @@
+// How a run is laid out: GPUs, batch, sharding strategy and its FSDP options, the
+// input pipeline and checkpointing. Defaults follow PyTorch FSDP2 and torchtitan.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+#include "libscale/spec/flops.hpp"
+
+namespace libscale {
+
+// fsdp = FSDP full shard = ZeRO-3; hsdp shards inside a node and replicates across.
+enum class Strategy { fsdp, hsdp, ddp, zero1, zero2 };
+Strategy parse_strategy(std::string_view s);  // also accepts "zero3", "full_shard"
+const char* to_string(Strategy s);
+
+enum class GradSync {
+    every_micro_batch,  // plain accumulation loop: reduce (-scatter) after each backward
+    last_micro_batch,   // no_sync / set_requires_gradient_sync(False) on the others
+};
+GradSync parse_grad_sync(std::string_view s);
+const char* to_string(GradSync g);
+
+// Precision of the decoder layers' linear GEMMs. fp8: torchao Float8Linear with dynamic
+// tensorwise scaling, as torchtitan runs it (the output projection stays bf16), which adds
+// the casts and amax reductions of inputs, weights and gradients (docs/model.md "fp8").
+enum class Precision { bf16, fp8 };
+Precision parse_precision(std::string_view s);
+const char* to_string(Precision p);
+
+// Optimizer state per parameter: AdamW m and v; bitsandbytes 8-bit AdamW (block-wise
+// quantized m and v); SGD with momentum (one buffer); Adafactor (factored second moment,
+// no momentum: a row and a column vector per matrix).
+enum class Optimizer { adamw, adamw_8bit, sgd, adafactor };
+Optimizer parse_optimizer(std::string_view s);
+const char* to_string(Optimizer o);
+
+// The weights the optimizer updates: fp32 masters with bf16 compute copies (mixed
+// precision; FSDP2 MixedPrecisionPolicy(param_dtype=bf16)), or bf16 weights updated in
+// place (the optimizer's states then follow the weights' dtype, as torch.optim does).
+enum class MasterWeights { fp32, bf16 };
+MasterWeights parse_master_weights(std::string_view s);
+const char* to_string(MasterWeights m);
+
+// The loss over the vocabulary: eager PyTorch cross-entropy on fp32 logits (torchtitan,
+// Hugging Face), or a fused kernel that never materializes fp32 logits (Liger,
+// flash-attn's xentropy, a compiled chunked loss).
+enum class LossKernel { eager, fused };
+LossKernel parse_loss_kernel(std::string_view s);
+const char* to_string(LossKernel k);
+
+// The fused-attention implementation the trainer runs. FlashAttention-2 is the law of the
+// calibration (AttentionLaw); the others run at a sourced ratio of it with their own
+// half-saturation length (compute_model.cpp kAttentionKernels; docs/model.md
+// "Attention kernels"). eager: PyTorch's unfused math attention, which also keeps the
+// s×s probabilities for backward.
+enum class AttentionKernel { flash2, flash3, cudnn, flash1, flash_triton, llm_foundry_triton, xformers, eager };
+AttentionKernel parse_attention_kernel(std::string_view s);
+const char* to_string(AttentionKernel k);
+
+// Where a step's tokens come from. Defaults: pretokenized data already in the page
+// cache, which costs nothing the model resolves; the DESIGN's NFS / tokenization
+// cases are set explicitly.
+struct DataPipeline {
+    bool pretokenized = true;
+    double bytes_per_token = 4;              // stored token ids (uint32) or raw text bytes
+    bool corpus_in_page_cache = true;        // reads then cost memory bandwidth only
+    double storage_read_gbps_per_node = 0;   // GB/s shared by the node's ranks; needed when not cached
+    double tokenize_tokens_per_s_per_core = 0;  // needed when not pretokenized
+    std::int64_t loader_workers_per_rank = 2;
+    std::int64_t cpu_cores_per_node = 0;     // 0: not limited by cores
+};
+
+struct CheckpointPolicy {
+    std::int64_t every_steps = 0;            // 0: no checkpoints
+    double write_gbps_per_node = 0;          // GB/s each node writes its share at
+};
+
+struct TrainingConfig {
+    std::int64_t gpus = 8;
+    std::int64_t gpus_per_node = 0;          // 0: the hardware's
+    std::int64_t seq_len = 4096;
+    std::int64_t micro_batch = 1;            // sequences per micro-batch per GPU
+    std::int64_t global_batch_tokens = 0;    // 0: gpus × micro_batch × seq_len (no accumulation)
+    Strategy strategy = Strategy::fsdp;
+    Checkpointing activation_checkpointing = Checkpointing::full;
+    bool reshard_after_forward = true;
+    // 2: bf16, as FSDP2 reduces in param_dtype when MixedPrecisionPolicy.reduce_dtype is
+    // None (also Accelerate's bf16 default); 4: fp32 (torchtitan's default)
+    int reduce_bytes = 2;
+    GradSync grad_sync = GradSync::every_micro_batch;
+    double attention_span_tokens = 0;        // 0: causal full sequence, seq_len / 2
+    Precision precision = Precision::bf16;
+    bool fp8_all_gather = false;             // FSDP gathers fp8 weights (torchtitan enable_fsdp_float8_all_gather)
+    Optimizer optimizer = Optimizer::adamw;
+    MasterWeights master_weights = MasterWeights::fp32;
+    LossKernel loss_kernel = LossKernel::eager;
+    AttentionKernel attention_kernel = AttentionKernel::flash2;
+    // torch.compile of each decoder layer: elementwise chains fused (norm with residual,
+    // activation with product, rotary, fp8 casts), fewer kernels launched.
+    bool torch_compile = false;
+    // Activation checkpointing on every k-th decoder layer only (torchtitan's
+    // "selective" layer option, IBM fms-fsdp's fraction 1/k); 1: every layer.
+    std::int64_t checkpoint_every = 1;
+    DataPipeline data;
+    CheckpointPolicy checkpoint;
+};
+
+// Layers that activation checkpointing wraps: floor(L / checkpoint_every), as torchtitan
+// wraps every k-th block (0 without checkpointing). Compute, memory and HFU all count it.
+std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layers) noexcept;
+// Keys a query attends on average: attention_span_tokens, or seq_len/2 for a causal sequence.
+double attention_span(const TrainingConfig& c) noexcept;
+
+std::ostream& operator<<(std::ostream& os, const DataPipeline& d);
+std::ostream& operator<<(std::ostream& os, const CheckpointPolicy& c);
+std::ostream& operator<<(std::ostream& os, const TrainingConfig& c);
+
+}  // namespace libscale

@@ -1,0 +1,157 @@
+// The fitter's entry point: sorts records by hardware and kind, resolves step records'
+// models, then runs the collective and compute stages (fit_detail.hpp).
+#include "libscale/calibrate/fit.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "fit_detail.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/step_model.hpp"
+
+namespace libscale {
+
+namespace {
+
+bool iequal(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+}  // namespace
+
+FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calibration& prior,
+              const FitOptions& options) {
+    using namespace detail;
+    prior.validate();
+    std::set<std::string> found;
+    KernelRecords kernels;
+    std::vector<const CollectiveRun*> intra, inter;
+    const auto mine = [&](const std::string& h) {
+        found.insert(h);
+        return iequal(h, hw.name);
+    };
+    for (std::size_t i = 0; i < data.gemm.size(); ++i) {
+        const GemmRun& g = data.gemm[i];
+        if (!mine(g.hardware)) continue;
+        // The law would time an fp8 record at the bf16 rate and move the bf16 coefficients.
+        if (g.fp8 && !(hw.peak_fp8_tflops > 0 && prior.gemm.fp8_eta_max > 0))
+            throw std::invalid_argument("GEMM record " + std::to_string(i) + " is fp8, but " +
+                                        (hw.peak_fp8_tflops > 0 ? "the prior calibration has gemm.fp8_eta_max = 0"
+                                                                : hw.name + " has no fp8 tensor cores (peak_fp8_tflops = 0)") +
+                                        "; fit fp8 records on hardware and a calibration that have fp8");
+        kernels.gemm.push_back(&g);
+    }
+    for (const AttentionRun& a : data.attention)
+        if (mine(a.hardware)) kernels.attention.push_back(&a);
+    for (const BandwidthRun& b : data.bandwidth)
+        if (mine(b.hardware)) kernels.bandwidth.push_back(&b);
+    for (const CollectiveRun& c : data.collectives) {
+        found.insert(c.hardware);
+        if (!iequal(c.hardware, hw.name)) continue;
+        (c.ranks <= c.ranks_per_node ? intra : inter).push_back(&c);
+    }
+    // Models resolved once per name; std::map keeps their addresses stable.
+    std::map<std::string, std::unique_ptr<std::pair<ModelSpec, ParameterCounts>>> models;
+    std::map<std::tuple<const ModelSpec*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>, int>
+        config_ids, series_ids;
+    std::vector<StepCase> steps;
+    for (std::size_t i = 0; i < data.steps.size(); ++i) {
+        const StepRun& s = data.steps[i];
+        found.insert(s.hardware);
+        bool match = iequal(s.hardware, hw.name);
+        if (!match && s.hardware.find(".json") != std::string::npos) match = iequal(find_hardware(s.hardware).name, hw.name);
+        if (!match) continue;
+        auto& entry = models[s.model + "|" + s.model_overrides.dump()];
+        if (!entry) {
+            ModelSpec m = find_model(s.model, s.model_overrides);
+            entry = std::make_unique<std::pair<ModelSpec, ParameterCounts>>(m, count_parameters(m));
+        }
+        try {
+            validate_config(entry->first, hw, s.config);
+            validate_calibration_for(hw, prior, s.config);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument("step record " + std::to_string(i) + " (" + s.model + "): " + e.what());
+        }
+        const TrainingConfig& c = s.config;
+        const int flags = static_cast<int>(c.strategy) | static_cast<int>(c.activation_checkpointing) << 3 |
+                          int{c.reshard_after_forward} << 5 | c.reduce_bytes << 6 | static_cast<int>(c.grad_sync) << 9 |
+                          static_cast<int>(c.precision) << 10 | int{c.fp8_all_gather} << 11 |
+                          static_cast<int>(c.optimizer) << 12 | static_cast<int>(c.master_weights) << 14 |
+                          static_cast<int>(c.loss_kernel) << 15 | static_cast<int>(c.attention_kernel) << 16 |
+                          int{c.torch_compile} << 19 | static_cast<int>(std::min<std::int64_t>(c.checkpoint_every, 255)) << 20;
+        const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
+        const auto id = [](auto& ids, const auto& key) {
+            return ids.try_emplace(key, static_cast<int>(ids.size())).first->second;
+        };
+        steps.push_back({&entry->first, &entry->second, c, s.step_time_s,
+                         s.relative_error > 0 ? s.relative_error : options.relative_error,
+                         id(config_ids, std::make_tuple(&entry->first, c.gpus, gpn, c.seq_len, c.micro_batch,
+                                                        c.global_batch_tokens, flags)),
+                         id(series_ids, std::make_tuple(&entry->first, std::int64_t{0}, gpn, c.seq_len,
+                                                        c.micro_batch, std::int64_t{0}, flags))});
+    }
+    if (kernels.gemm.empty() && kernels.attention.empty() && kernels.bandwidth.empty() && intra.empty() &&
+        inter.empty() && steps.empty()) {
+        std::string list;
+        for (const auto& h : found) list += (list.empty() ? "" : ", ") + h;
+        throw std::invalid_argument("no measurements for hardware '" + hw.name + "'; found: " +
+                                    (list.empty() ? "no GEMM, attention, bandwidth, collective or step records" : list));
+    }
+
+    FitOptions o = options;
+    if (o.prior_log_sd.empty()) o.prior_log_sd = default_priors(hw);
+    if (!(o.relative_error > 0) || !std::isfinite(o.relative_error))
+        throw std::invalid_argument("relative_error = " + fmt(o.relative_error) + "; it must be a number > 0");
+    State st;
+    st.cal = prior;
+    st.cal.hardware = hw.name;
+    st.cal.kind = "fitted";
+    for (const CoefficientInfo& info : calibration_coefficients()) {
+        Coefficient& c = st.coef[info.name];
+        c.name = info.name;
+        c.value = c.prior_value = get_parameter(prior, info.name);
+        c.note = "kept from the prior (no data for it)";
+    }
+
+    fit_level(intra, false, o, st);
+    fit_level(inter, true, o, st);
+    FitResult out;
+    out.prior_log_sd = o.prior_log_sd;
+    fit_compute(kernels, steps, hw, o, st, out);
+
+    out.calibration = st.cal;
+    for (const auto& [names, cov] : st.blocks) out.parameters.insert(out.parameters.end(), names.begin(), names.end());
+    const auto p = static_cast<Eigen::Index>(out.parameters.size());
+    out.covariance = MatrixXd::Zero(p, p);
+    Eigen::Index at = 0;
+    for (const auto& [names, cov] : st.blocks) {
+        out.covariance.block(at, at, cov.rows(), cov.cols()) = cov;
+        for (Eigen::Index k = 0; k < cov.rows(); ++k)
+            st.coef[names[static_cast<std::size_t>(k)]].std_error = std::sqrt(std::max(cov(k, k), 0.0));
+        at += cov.rows();
+    }
+    for (const CoefficientInfo& info : calibration_coefficients()) {
+        Coefficient c = st.coef[info.name];
+        c.value = get_parameter(st.cal, info.name);
+        out.coefficients.push_back(c);
+    }
+    out.unidentified = st.unidentified;
+    out.relative_residuals = st.residuals;
+    out.records_used = st.residuals.size();
+    double ss = 0;
+    for (double r : st.residuals) ss += r * r;
+    out.rms_relative_error = out.records_used ? std::sqrt(ss / static_cast<double>(out.records_used)) : kNaN;
+    out.loo_relative_error = st.loo.size() >= 2 ? std::accumulate(st.loo.begin(), st.loo.end(), 0.0) /
+                                                      static_cast<double>(st.loo.size())
+                                                : kNaN;
+    return out;
+}
+
+}  // namespace libscale

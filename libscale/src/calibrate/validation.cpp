@@ -1,0 +1,128 @@
+#include "libscale/calibrate/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "libscale/io/catalog.hpp"
+#include "libscale/estimate/step_model.hpp"
+
+namespace libscale {
+
+namespace {
+
+ErrorSummary summarize(std::vector<double> errors) {
+    ErrorSummary s;
+    s.count = errors.size();
+    if (errors.empty()) return s;
+    for (double& e : errors) e = std::abs(e);
+    std::sort(errors.begin(), errors.end());
+    const std::size_t n = errors.size();
+    s.median_abs = n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+    s.max_abs = errors.back();
+    return s;
+}
+
+// What differs from the calibration row decides the category.
+char category_of(const StepRun& row, const StepRun& ref) {
+    if (row.model != ref.model) return 'b';
+    const TrainingConfig &a = row.config, &b = ref.config;
+    if (a.seq_len != b.seq_len || a.micro_batch != b.micro_batch ||
+        a.activation_checkpointing != b.activation_checkpointing || a.checkpoint_every != b.checkpoint_every ||
+        a.precision != b.precision || a.fp8_all_gather != b.fp8_all_gather || a.attention_kernel != b.attention_kernel ||
+        a.torch_compile != b.torch_compile || a.optimizer != b.optimizer || a.master_weights != b.master_weights ||
+        a.loss_kernel != b.loss_kernel || a.strategy != b.strategy || a.reduce_bytes != b.reduce_bytes ||
+        a.reshard_after_forward != b.reshard_after_forward || a.grad_sync != b.grad_sync ||
+        a.gpus_per_node != b.gpus_per_node || row.hardware != ref.hardware || row.model_overrides != ref.model_overrides)
+        return 'c';
+    return 'a';
+}
+
+}  // namespace
+
+ValidationReport validate(const std::vector<NamedMeasurements>& files, const FitOptions& options) {
+    ValidationReport out;
+    std::vector<double> by_category[3], ratios;
+    for (const NamedMeasurements& file : files) {
+        // Series in the file's order; each keeps its rows in table order.
+        std::vector<std::string> order;
+        std::map<std::string, std::vector<std::size_t>> series;
+        for (std::size_t i = 0; i < file.set.steps.size(); ++i) {
+            const StepRun& s = file.set.steps[i];
+            if (!s.validation_exclude.empty()) {
+                out.excluded.push_back(file.name + " record " + std::to_string(i) + ": " + s.validation_exclude);
+                continue;
+            }
+            if (!series.count(s.series)) order.push_back(s.series);
+            series[s.series].push_back(i);
+        }
+        for (const std::string& name : order) {
+            const std::vector<std::size_t>& idx = series[name];
+            const StepRun& ref = file.set.steps[idx.front()];
+            const HardwareProfile hw = find_hardware(ref.hardware);
+            const Calibration def = default_calibration(hw);
+            MeasurementSet one;
+            one.steps.push_back(ref);
+            const std::string where = file.name + " record " + std::to_string(idx.front());
+            FitResult fitted;
+            try {
+                fitted = fit(one, hw, def, options);
+            } catch (const std::invalid_argument& e) {
+                throw std::invalid_argument(where + " (calibration row of series '" + name + "'): " + e.what());
+            }
+            out.series.push_back({file.name, name, hw.name, idx.size(), fitted.calibration});
+            for (std::size_t k = 0; k < idx.size(); ++k) {
+                const StepRun& s = file.set.steps[idx[k]];
+                const ModelSpec m = find_model(s.model, s.model_overrides);
+                const ParameterCounts p = count_parameters(m);
+                if (s.hardware != ref.hardware && find_hardware(s.hardware).name != hw.name)
+                    throw std::invalid_argument(file.name + " record " + std::to_string(idx[k]) + ": hardware '" + s.hardware +
+                                                "' differs from its series' calibration row ('" + hw.name +
+                                                "'); a calibration applies to one GPU, so give it its own series");
+                try {
+                    validate_config(m, hw, s.config);
+                } catch (const std::invalid_argument& e) {
+                    throw std::invalid_argument(file.name + " record " + std::to_string(idx[k]) + ": " + e.what());
+                }
+                const double measured = static_cast<double>(s.config.global_batch_tokens) / s.step_time_s;
+                const StepBreakdown d = estimate_step_unchecked(m, p, hw, def, s.config);
+                const StepBreakdown c = estimate_step_unchecked(m, p, hw, fitted.calibration, s.config);
+                ValidationRow row;
+                row.file = file.name;
+                row.series = name;
+                row.record = idx[k];
+                row.model = s.model;
+                row.hardware = hw.name;
+                row.config = s.config;
+                row.category = k == 0 ? 'x' : category_of(s, ref);
+                row.measured_tokens_per_s_per_gpu = measured / static_cast<double>(s.config.gpus);
+                row.default_ratio = d.tokens_per_s / measured;
+                row.calibrated_error = c.tokens_per_s / measured - 1.0;
+                row.fit_status = c.memory.status;
+                row.memory_gib = c.memory.total_gib;
+                row.available_gib = c.memory.available_gib;
+                row.published_memory_gib = s.memory_gib;
+                row.published_memory_kind = s.memory_kind;
+                ratios.push_back(row.default_ratio);
+                if (row.category != 'x') by_category[row.category - 'a'].push_back(row.calibrated_error);
+                if (!c.memory.fits) ++out.not_fitting;
+                out.rows.push_back(std::move(row));
+            }
+        }
+    }
+    out.gpu_counts = summarize(by_category[0]);
+    out.model_sizes = summarize(by_category[1]);
+    out.configurations = summarize(by_category[2]);
+    out.default_count = ratios.size();
+    if (!ratios.empty()) {
+        std::sort(ratios.begin(), ratios.end());
+        const std::size_t n = ratios.size();
+        out.default_ratio_median = n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
+        out.default_ratio_min = ratios.front();
+        out.default_ratio_max = ratios.back();
+    }
+    return out;
+}
+
+}  // namespace libscale

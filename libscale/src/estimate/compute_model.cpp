@@ -1,0 +1,464 @@
+// The per-operation compute model (compute_model.hpp; the laws and the byte counts are
+// derived in docs/model.md "Compute").
+#include "libscale/estimate/compute_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+namespace libscale {
+
+namespace {
+
+constexpr double kAct = 2;  // bf16 activations and gradients, bytes per element
+
+// cuBLAS splits the inner dimension across thread blocks when the output has fewer tiles
+// than the GPU has SMs (split-K; wgrad of narrow layers is the common case). The slices
+// are kept at least this long, and their fp32 partial results are written and summed.
+constexpr double kMinSplitK = 512;
+
+// Bytes per element and kernels of the memory-bound chains, eager and compiled (see
+// plan_operations).
+struct EagerOrCompiled {
+    double rms_forward, rms_backward, rms_forward_kernels, rms_backward_kernels;
+    double layer_forward, layer_backward;
+    double rope, rope_kernels;
+    double gated_forward, gated_backward, gated_kernels;
+    double plain_forward, plain_backward;
+    double residual, residual_kernels;
+};
+constexpr EagerOrCompiled kEager{36, 72, 7, 10, 4, 8, 20, 5, 10, 16, 2, 4, 6, 6, 1};
+constexpr EagerOrCompiled kCompiled{4, 8, 1, 1, 4, 8, 4, 1, 6, 10, 1, 4, 6, 2, 0};
+
+// Attention kernels other than FlashAttention-2, as a ratio of FA2's maximum efficiency
+// and their own half-saturation length: a·s/(s + s½) fitted through the 512 and 16k (8k
+// where 16k ran out of memory) points of published causal head_dim-128 charts and
+// divided by FA2's a on the same chart. The ratios agree across GPUs where both were
+// measured (FlashAttention-1: 0.43 on A100, 0.41 on H100; eager: 0.18, 0.19).
+//   flash3, cudnn: Dao-AILab/flash-attention@0251105 assets/flash3_fp16_fwd.png (H100,
+//     forward: FA3 292..616, cuDNN 315..539 against FA2 a = 343 TFLOP/s).
+//   flash1, flash_triton, xformers, eager: assets/flash2_a100_fwd_bwd_benchmark.png
+//     (A100, forward + backward: FlashAttention 55..83, FlashAttention Triton 50..80,
+//     xformers 58..92, PyTorch 23..34 at 8k, against FA2 a = 194.7 TFLOP/s) and
+//     assets/flash2_h100_fwd_bwd_benchmark.png (H100: FlashAttention 98..137, PyTorch 40..63).
+//   llm_foundry_triton: llm-foundry's own copy of the Triton kernel (attn_impl: triton in
+//     mosaicml/llm-foundry v0.3.0), which none of these charts measured. DERIVED from
+//     published step timings: libscale fit on all 61 rows of llm-foundry's A100 80GB table
+//     (scripts/train/benchmarking/README.md @8c8dd48, sequences 512 to 65536) moves the
+//     FlashAttention-Triton law to 0.622 (forward) and 0.570 (backward) of FA2; its A100
+//     40GB and H100 tables are held out (docs/model.md "Validation").
+struct KernelLaw {
+    double forward_ratio, backward_ratio, half_seq;
+};
+KernelLaw kernel_law(AttentionKernel k) {
+    switch (k) {
+        case AttentionKernel::flash2: return {1.0, 1.0, 0.0};
+        case AttentionKernel::flash3: return {1.861, 1.861, 608};
+        case AttentionKernel::cudnn: return {1.607, 1.607, 385};
+        case AttentionKernel::flash1: return {0.42, 0.42, 244};
+        case AttentionKernel::flash_triton: return {0.419, 0.419, 323};
+        case AttentionKernel::llm_foundry_triton: return {0.622, 0.570, 323};
+        case AttentionKernel::xformers: return {0.482, 0.482, 316};
+        case AttentionKernel::eager: return {0.187, 0.187, 298};
+    }
+    return {1.0, 1.0, 0.0};
+}
+
+struct GemmRate {
+    double peak = 0;          // FLOP/s of the whole GPU
+    double sm = 0;            // 0: no wave model
+    double tile_m = 0, tile_n = 0;
+    double eta = 0;
+    double k_half = 0;
+    double in_bytes = 0, out_bytes = 0;
+    double bandwidth = 0;     // achieved HBM bytes/s
+};
+
+GemmRate gemm_rate(const HardwareProfile& hw, const Calibration& cal, bool fp8) {
+    GemmRate r;
+    const bool use_fp8 = fp8 && hw.peak_fp8_tflops > 0 && cal.gemm.fp8_eta_max > 0;
+    r.peak = use_fp8 ? hw.peak_fp8_flops() : hw.peak_flops();
+    r.eta = (use_fp8 ? cal.gemm.fp8_eta_max : cal.gemm.eta_max) * cal.framework_efficiency;
+    r.sm = static_cast<double>(hw.sm_count);
+    r.tile_m = cal.gemm.tile_m;
+    r.tile_n = cal.gemm.tile_n;
+    // The epilogue's K-equivalent scales with the FLOP rate it is measured against.
+    r.k_half = cal.gemm.k_half * (use_fp8 ? hw.peak_fp8_tflops / hw.peak_bf16_tflops : 1.0);
+    r.in_bytes = use_fp8 ? 1 : 2;
+    r.out_bytes = 2;
+    r.bandwidth = hw.hbm_bytes_per_s() * cal.hbm_efficiency * cal.framework_efficiency;
+    return r;
+}
+
+// ceil and floor of non-negative values below 2^63 without a libm call (this runs tens of
+// times per step estimate).
+inline double ceil_pos(double x) {
+    const double t = static_cast<double>(static_cast<std::int64_t>(x));
+    return t < x ? t + 1.0 : t;
+}
+inline double floor_pos(double x) { return static_cast<double>(static_cast<std::int64_t>(x)); }
+
+// Output M×N in tiles, run in waves of one tile per SM; a wave lasts one tile's main loop
+// over K, slowed by the pipeline fill and epilogue as K/(K + k_half). Bounded below by
+// moving the operands and the result through HBM once.
+double gemm_s(const GemmRate& r, double m, double n, double k) {
+    if (!(m > 0 && n > 0 && k > 0)) return 0;
+    double compute = 0, extra_bytes = 0;
+    if (r.sm > 0) {
+        const double tiles = ceil_pos(m / r.tile_m) * ceil_pos(n / r.tile_n);
+        const double splits = tiles >= r.sm ? 1.0 : std::max(1.0, std::min(floor_pos(r.sm / tiles), floor_pos(k / kMinSplitK)));
+        const double slice = k / splits;
+        const double waves = ceil_pos(tiles * splits / r.sm);
+        compute = waves * 2.0 * (slice + r.k_half) * r.tile_m * r.tile_n / (r.peak / r.sm * r.eta);
+        if (splits > 1) extra_bytes = 8.0 * splits * m * n;  // fp32 partials written, then read and summed
+    } else {
+        compute = 2.0 * m * n * (k + r.k_half) / (r.peak * r.eta);
+    }
+    const double bytes = r.in_bytes * (m * k + k * n) + r.out_bytes * m * n + extra_bytes;
+    return std::max(compute, bytes / r.bandwidth);
+}
+
+struct GemmPasses {
+    double forward = 0, dgrad = 0, wgrad = 0;
+};
+
+GemmPasses gemm_passes(const GemmRate& bf16, const GemmRate& fp8, const GemmOp& g, double tokens) {
+    const GemmRate& r = g.fp8 ? fp8 : bf16;
+    return {gemm_s(r, tokens, g.n, g.k), gemm_s(r, tokens, g.k, g.n), gemm_s(r, g.k, g.n, tokens)};
+}
+
+double attention_rate(const HardwareProfile& hw, const Calibration& cal, double head_dim, double seq_len,
+                      bool backward, AttentionKernel kernel) {
+    const AttentionLaw& a = cal.attention;
+    const KernelLaw k = kernel_law(kernel);
+    const double eta_max =
+        backward ? a.backward_eta_max * k.backward_ratio : a.forward_eta_max * k.forward_ratio;
+    const double half = kernel == AttentionKernel::flash2 ? (backward ? a.backward_half_seq : a.forward_half_seq)
+                                                          : k.half_seq;
+    const double c = a.head_dim_half;
+    const double head = (head_dim / (head_dim + c)) / (128.0 / (128.0 + c));
+    return hw.peak_flops() * eta_max * cal.framework_efficiency * head * seq_len / (seq_len + half);
+}
+
+// Attended keys per query and the length that sets the kernel's efficiency, for a layer
+// with a sliding window over documents of length 2·span (a causal sequence of s tokens
+// has span s/2).
+struct Span {
+    double keys = 0, length = 0;
+};
+
+Span windowed(double span, double window) {
+    const double doc = 2.0 * span;
+    if (!(window > 0) || window >= doc) return {span, doc};
+    // Position i attends min(i, w) keys: mean over the document ≈ w − w²/(2·doc).
+    return {window - window * window / (2.0 * doc), window};
+}
+
+}  // namespace
+
+LayerGemms layer_gemms(const ModelSpec& m, bool fp8) {
+    LayerGemms g;
+    const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
+    const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
+    // Call order matters: torchtitan's op-level checkpointing saves the output of every
+    // other matmul (the 1st, 3rd, ...) and recomputes the rest (torchtitan
+    // models/llama3 parallelize: _apply_ac_to_transformer_block, "mm_count % 2").
+    const auto add = [&](double n, double k, bool bias) {
+        const int index = g.count;
+        g.gemms[static_cast<std::size_t>(g.count++)] = {n, k, fp8, bias, index % 2 == 1};
+    };
+    if (m.fused_qkv) {
+        add(q + 2 * kv, d, m.qkv_bias);
+    } else {
+        add(q, d, m.qkv_bias);
+        add(kv, d, m.qkv_bias);
+        add(kv, d, m.qkv_bias);
+    }
+    add(d, q, m.o_bias);
+    if (m.mlp == MlpKind::gated) {
+        if (m.fused_gate_up) {
+            add(2 * f, d, m.mlp_bias);
+        } else {
+            add(f, d, m.mlp_bias);
+            add(f, d, m.mlp_bias);
+        }
+    } else {
+        add(f, d, m.mlp_bias);
+    }
+    add(d, f, m.mlp_bias);
+    return g;
+}
+
+double LayerGemms::kept_outputs() const {
+    double n = 0;
+    for (int i = 0; i < count; ++i)
+        if (!gemms[static_cast<std::size_t>(i)].selective_recompute) n += gemms[static_cast<std::size_t>(i)].n;
+    return n;
+}
+
+double LayerGemms::recomputed_flops() const {
+    double flops = 0;
+    for (int i = 0; i < count; ++i) {
+        const GemmOp& g = gemms[static_cast<std::size_t>(i)];
+        if (g.selective_recompute) flops += 2.0 * g.n * g.k;
+    }
+    return flops;
+}
+
+OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
+    OperationPlan o;
+    const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
+    const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
+    const double V = static_cast<double>(m.vocab_size), ew = static_cast<double>(m.embed_width());
+    const bool fp8 = c.precision == Precision::fp8;
+    o.checkpointing = c.activation_checkpointing;
+    o.checkpointed_fraction = m.num_layers > 0 ? static_cast<double>(checkpointed_layers(c, m.num_layers)) /
+                                                     static_cast<double>(m.num_layers)
+                                               : 1.0;
+    o.attention_kernel = c.attention_kernel;
+    o.layers = static_cast<double>(m.num_layers);
+
+    const LayerGemms gemms = layer_gemms(m, fp8);
+    o.layer_gemms = gemms.gemms;
+    o.layer_gemm_count = gemms.count;
+
+    // Memory-bound kernels of a layer: bytes read + written per element (docs/model.md
+    // "Memory-bound work" itemizes each). Eager PyTorch runs RMSNorm as a chain of
+    // upcast, pow, mean, rsqrt, mul, downcast and weight multiply (36 B per element
+    // forward, twice that backward, 7 and 10 kernels); LayerNorm is one native kernel
+    // (read x, write y; backward reads x and dy twice and writes dx); rotary on q and k is
+    // five elementwise kernels (about 20 B per element each way); a gated activation is
+    // silu then multiply (10 B per element of f; backward 16); residual adds read two
+    // tensors and write one. torch.compile fuses each chain into one kernel and the
+    // residual add into the norm that follows it.
+    const EagerOrCompiled& k = c.torch_compile ? kCompiled : kEager;
+    const double norms = static_cast<double>(m.norms_per_layer);
+    const bool qk = m.qk_norm != QkNorm::none, rope = m.positions == Positions::rope;
+    const bool gated = m.mlp == MlpKind::gated, rms = m.norm == NormKind::rms;
+    const double norm_f = rms ? k.rms_forward : k.layer_forward, norm_b = rms ? k.rms_backward : k.layer_backward;
+    const double norm_kf = rms ? k.rms_forward_kernels : 1, norm_kb = rms ? k.rms_backward_kernels : 2;
+    const double qkv_width = q + kv;
+    o.layer_forward_bytes_per_token = norms * norm_f * d + (qk ? norm_f * qkv_width : 0) +
+                                      (rope ? k.rope * qkv_width : 0) +
+                                      (gated ? k.gated_forward : k.plain_forward) * f + 2 * k.residual * d;
+    o.layer_backward_bytes_per_token = norms * norm_b * d + (qk ? norm_b * qkv_width : 0) +
+                                       (rope ? k.rope * qkv_width : 0) +
+                                       (gated ? k.gated_backward : k.plain_backward) * f + 2 * k.residual * d;
+    o.layer_forward_kernels = norms * norm_kf + (qk ? 2 * norm_kf : 0) + (rope ? 2 * k.rope_kernels : 0) +
+                              (gated ? k.gated_kernels : 1) + 2 * k.residual_kernels + 1;  // + attention
+    o.layer_backward_kernels = norms * norm_kb + (qk ? 2 * norm_kb : 0) + (rope ? 2 * k.rope_kernels : 0) +
+                               (gated ? k.gated_kernels + 1 : 1) + 2 * k.residual_kernels + 3;  // + attention (3)
+    for (int i = 0; i < o.layer_gemm_count; ++i) {
+        const GemmOp& g = o.layer_gemms[static_cast<std::size_t>(i)];
+        o.layer_forward_kernels += 1;
+        o.layer_backward_kernels += 2;
+        if (g.bias) {
+            o.layer_backward_bytes_per_token += kAct * g.n;  // dY summed over tokens
+            o.layer_backward_kernels += 1;
+        }
+        if (g.fp8) {
+            // torchao Float8Linear, tensorwise: forward takes X's amax (read 2 B) and casts it
+            // (read 2, write 1); backward casts dY for dgrad and, transposed, for wgrad (8 B)
+            // and transposes X's fp8 copy for wgrad (2 B). The weight is cast once per
+            // micro-batch (amax, cast, transposed copy: 7 B), or only transposed when FSDP
+            // already gathered it in fp8. Compiled, each amax is fused into the kernel that
+            // produces the tensor (3 B for X, 6 for dY, 5 for the weight).
+            o.layer_forward_bytes_per_token += (c.torch_compile ? 3 : 5) * g.k;
+            o.layer_backward_bytes_per_token += (c.torch_compile ? 6 : 8) * g.n + 2 * g.k;
+            o.layer_forward_fixed_bytes += (c.fp8_all_gather ? 2 : (c.torch_compile ? 5 : 7)) * g.k * g.n;
+            o.layer_forward_kernels += c.torch_compile ? 1 : 3;
+            o.layer_backward_kernels += c.torch_compile ? 2 : 3;
+        }
+    }
+    // FSDP2 copies each gathered layer out of the all-gather buffer into its parameters
+    // (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_all_gather_copy_out):
+    // the layer's bytes read and written once per gather, on the compute stream.
+    if (c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp) {
+        const double matmul = static_cast<double>(p.per_layer_matmul);
+        const double rest = static_cast<double>(p.per_layer - p.per_layer_matmul);
+        const double gathered = (c.fp8_all_gather && fp8 ? 1.0 : 2.0) * matmul + 2.0 * rest;
+        o.layer_forward_fixed_bytes += 2.0 * gathered;
+        o.layer_forward_kernels += 1;
+        o.copy_out_kernels = 1;
+        if (c.reshard_after_forward) {
+            o.layer_backward_fixed_bytes += 2.0 * gathered;
+            o.layer_backward_kernels += 1;
+        }
+    }
+
+    o.attention_width = q;
+    o.head_dim = static_cast<double>(m.head_dim);
+    o.window = static_cast<double>(m.sliding_window);
+    o.window_layers = m.sliding_window > 0 ? static_cast<double>(m.sliding_window_layers) : 0.0;
+
+    // Head: final norm, optional soft-capping, then the loss over the vocabulary. Eager
+    // cross-entropy on fp32 logits (torch.nn.functional.cross_entropy(logits.float())):
+    // forward casts (read 2, write 4) and log-softmaxes (two reads of 4, write 4) = 18 B
+    // per logit; backward zero-fills the NLL gradient (4), runs log_softmax_backward (read
+    // 8, write 4) and casts back (read 4, write 2) = 22 B. A fused loss reads the bf16
+    // logits twice and writes their bf16 gradient: 6 B.
+    const bool eager = c.loss_kernel == LossKernel::eager;
+    const bool softcap = m.final_logit_softcap > 0;
+    o.head_gemm = {V, ew, false, m.lm_head_bias, false};
+    if (m.embed_proj_dim > 0) {
+        o.project_gemm = {ew, d, false, false, false};
+        o.embed_gemm = {d, ew, false, false, false};
+    }
+    o.head_forward_bytes_per_token =
+        (m.final_norm ? norm_f * d : 0) + (softcap ? kAct * 2 * V : 0) + (eager ? 18 : 6) * V;
+    o.head_backward_bytes_per_token = (m.final_norm ? norm_b * d : 0) + (softcap ? kAct * 3 * V : 0) +
+                                      (eager ? 22 : 0) * V + (m.lm_head_bias ? kAct * V : 0);
+    const double head_gemms = m.embed_proj_dim > 0 ? 2 : 1;
+    o.head_forward_kernels = (m.final_norm ? norm_kf : 0) + (softcap ? 1 : 0) + (eager ? 3 : 1) + head_gemms;
+    o.head_backward_kernels =
+        (m.final_norm ? norm_kb : 0) + (softcap ? 1 : 0) + (eager ? 3 : 0) + 2 * head_gemms + (m.lm_head_bias ? 1 : 0);
+
+    // Embedding: a lookup (read and write a row per token), plus a learned position table
+    // added in; backward zero-fills the table's bf16 gradient once per micro-batch and
+    // accumulates each token's row into it.
+    const bool learned = m.positions == Positions::learned;
+    o.embed_forward_bytes_per_token = kAct * (2 * ew + (learned ? 3 * ew : 0));
+    o.embed_backward_bytes_per_token = kAct * (3 * ew + (learned ? 3 * ew : 0));
+    o.embed_backward_fixed_bytes =
+        kAct * (V * ew + (learned ? static_cast<double>(m.position_embedding_rows) * ew : 0));
+    o.embed_forward_kernels = 1 + (learned ? 2 : 0) + (m.embed_proj_dim > 0 ? 1 : 0);
+    o.embed_backward_kernels = 2 + (learned ? 2 : 0) + (m.embed_proj_dim > 0 ? 2 : 0);
+    return o;
+}
+
+double ComputeTimes::micro_batch_s() const {
+    return layers * (layer_forward_s + layer_backward_s) + head_forward_s + head_backward_s + embed_forward_s +
+           embed_backward_s;
+}
+
+ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, const Calibration& cal, double t,
+                           double span) noexcept {
+    ComputeTimes out;
+    out.layers = o.layers;
+    const GemmRate bf16 = gemm_rate(hw, cal, false), fp8 = gemm_rate(hw, cal, true);
+    const double bw = bf16.bandwidth;
+    const double L = o.layers;
+
+    // Decoder layer GEMMs.
+    double g_fwd = 0, g_bwd = 0, g_sel = 0, n_sel = 0;
+    for (int i = 0; i < o.layer_gemm_count; ++i) {
+        const GemmOp& g = o.layer_gemms[static_cast<std::size_t>(i)];
+        const GemmPasses s = gemm_passes(bf16, fp8, g, t);
+        g_fwd += s.forward;
+        g_bwd += s.dgrad + s.wgrad;
+        if (g.selective_recompute) {
+            g_sel += s.forward;
+            n_sel += 1;
+        }
+    }
+    // Attention: global layers and sliding-window layers.
+    const double window_layers = std::min(o.window_layers, L), global_layers = L - window_layers;
+    const Span full = windowed(span, 0), local = windowed(span, o.window);
+    const auto attention = [&](bool backward) {
+        const auto one = [&](const Span& s) {
+            return attention_time_s(hw, cal, t, o.attention_width, o.head_dim, s.keys, s.length, backward,
+                                    o.attention_kernel);
+        };
+        return L > 0 ? (global_layers * one(full) + window_layers * one(local)) / L : 0.0;
+    };
+    const double a_fwd = attention(false), a_bwd = attention(true);
+    const double m_fwd_tokens = o.layer_forward_bytes_per_token * t / bw;
+    const double m_fwd = m_fwd_tokens + o.layer_forward_fixed_bytes / bw;
+    const double m_bwd = (o.layer_backward_bytes_per_token * t + o.layer_backward_fixed_bytes) / bw;
+
+    double recompute = 0, recompute_kernels = 0, recompute_gemm = 0, recompute_attention = 0;
+    switch (o.checkpointing) {
+        case Checkpointing::none: break;
+        case Checkpointing::full:
+            // The whole layer forward again (its parameters are still gathered).
+            recompute_gemm = g_fwd;
+            recompute_attention = a_fwd;
+            recompute = g_fwd + a_fwd + m_fwd_tokens;
+            recompute_kernels = o.layer_forward_kernels - o.copy_out_kernels;
+            break;
+        case Checkpointing::selective:
+            // The odd-numbered matmuls and every memory-bound op; attention is saved.
+            recompute_gemm = g_sel;
+            recompute = g_sel + m_fwd_tokens;
+            recompute_kernels =
+                o.layer_forward_kernels - o.copy_out_kernels - static_cast<double>(o.layer_gemm_count) - 1 + n_sel;
+            break;
+    }
+    // Checkpointing every k-th layer recomputes 1/k of the layers: the mean layer pays 1/k.
+    const double share = o.checkpointed_fraction;
+    recompute *= share;
+    recompute_kernels *= share;
+    recompute_gemm *= share;
+    recompute_attention *= share;
+    const double dev_f = g_fwd + a_fwd + m_fwd;
+    const double dev_b = g_bwd + a_bwd + m_bwd + recompute;
+    const double host_f = o.layer_forward_kernels * cal.kernel_overhead_s + cal.layer_overhead_s;
+    const double host_b = (o.layer_backward_kernels + recompute_kernels) * cal.kernel_overhead_s + cal.layer_overhead_s;
+    out.layer_forward_s = std::max(dev_f, host_f);
+    out.layer_backward_s = std::max(dev_b, host_b);
+
+    // Head and embedding.
+    const GemmPasses h = gemm_passes(bf16, fp8, o.head_gemm, t);
+    const GemmPasses pr = gemm_passes(bf16, fp8, o.project_gemm, t);
+    const GemmPasses em = gemm_passes(bf16, fp8, o.embed_gemm, t);
+    const double hf_dev = h.forward + pr.forward + o.head_forward_bytes_per_token * t / bw;
+    const double hb_dev = h.dgrad + h.wgrad + pr.dgrad + pr.wgrad + o.head_backward_bytes_per_token * t / bw;
+    const double ef_dev = em.forward + o.embed_forward_bytes_per_token * t / bw;
+    const double eb_dev = em.dgrad + em.wgrad + (o.embed_backward_bytes_per_token * t + o.embed_backward_fixed_bytes) / bw;
+    const double tau = cal.kernel_overhead_s;
+    out.head_forward_s = std::max(hf_dev, o.head_forward_kernels * tau);
+    out.head_backward_s = std::max(hb_dev, o.head_backward_kernels * tau);
+    out.embed_forward_s = std::max(ef_dev, o.embed_forward_kernels * tau);
+    out.embed_backward_s = std::max(eb_dev, o.embed_backward_kernels * tau);
+
+    out.gemm_s = L * (g_fwd + g_bwd + recompute_gemm) + h.forward + h.dgrad + h.wgrad + pr.forward + pr.dgrad +
+                 pr.wgrad + em.forward + em.dgrad + em.wgrad;
+    out.attention_s = L * (a_fwd + a_bwd + recompute_attention);
+    const double device = L * (dev_f + dev_b) + hf_dev + hb_dev + ef_dev + eb_dev;
+    out.memory_s = device - out.gemm_s - out.attention_s;
+    out.host_wait_s = L * (out.layer_forward_s - dev_f + out.layer_backward_s - dev_b) +
+                      (out.head_forward_s - hf_dev) + (out.head_backward_s - hb_dev) +
+                      (out.embed_forward_s - ef_dev) + (out.embed_backward_s - eb_dev);
+    return out;
+}
+
+ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                           const Calibration& cal, const TrainingConfig& c) noexcept {
+    return compute_times(plan_operations(m, p, c), hw, cal,
+                         static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len), attention_span(c));
+}
+
+double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k,
+                   bool fp8) noexcept {
+    return gemm_s(gemm_rate(hw, cal, fp8), m, n, k);
+}
+
+double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width,
+                        double head_dim, double span, double seq_len, bool backward,
+                        AttentionKernel kernel) noexcept {
+    if (!(tokens > 0 && span > 0 && seq_len > 0)) return 0;
+    // FlashAttention's FLOP count: 4·tokens·(h·d_h)·span forward; backward 2.5× that
+    // (Dao, arXiv 2307.08691, benchmark flops(): five matmuls against two).
+    const double flops = 4.0 * tokens * width * span * (backward ? 2.5 : 1.0);
+    return flops / attention_rate(hw, cal, head_dim, seq_len, backward, kernel);
+}
+
+double mean_attended_keys(const ModelSpec& m, double span) noexcept {
+    const double L = static_cast<double>(m.num_layers);
+    if (!(L > 0) || m.sliding_window <= 0) return span;
+    const double w = std::min(static_cast<double>(m.sliding_window_layers), L);
+    return ((L - w) * span + w * windowed(span, static_cast<double>(m.sliding_window)).keys) / L;
+}
+
+double memory_time_s(const HardwareProfile& hw, const Calibration& cal, double bytes) noexcept {
+    return bytes / (hw.hbm_bytes_per_s() * cal.hbm_efficiency * cal.framework_efficiency);
+}
+
+std::ostream& operator<<(std::ostream& os, const ComputeTimes& t) {
+    return os << "ComputeTimes(layer_forward_s=" << t.layer_forward_s << ", layer_backward_s=" << t.layer_backward_s
+              << ", head_forward_s=" << t.head_forward_s << ", head_backward_s=" << t.head_backward_s
+              << ", gemm_s=" << t.gemm_s << ", attention_s=" << t.attention_s << ", memory_s=" << t.memory_s
+              << ", host_wait_s=" << t.host_wait_s << ")";
+}
+
+}  // namespace libscale

@@ -1,0 +1,246 @@
+#include "libscale/estimate/projection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "libscale/io/error.hpp"
+
+namespace libscale {
+
+Scaling parse_scaling(std::string_view s) {
+    if (s == "strong") return Scaling::strong;
+    if (s == "weak") return Scaling::weak;
+    throw std::invalid_argument("scaling = '" + std::string(s) + "'; valid: strong, weak");
+}
+
+const char* to_string(Scaling s) { return s == Scaling::strong ? "strong" : "weak"; }
+
+void Job::validate() const {
+    std::ostringstream msg;
+    if (!(std::isfinite(tokens) && tokens > 0))
+        msg << "tokens = " << tokens << "; it must be a positive number of tokens per epoch";
+    else if (!(std::isfinite(epochs) && epochs > 0))
+        msg << "epochs = " << epochs << "; it must be a positive number";
+    else if (!std::isnan(price_per_gpu_hour_usd) &&
+             !(std::isfinite(price_per_gpu_hour_usd) && price_per_gpu_hour_usd >= 0))
+        msg << "price_per_gpu_hour = " << price_per_gpu_hour_usd << "; it must be a number >= 0 (USD)";
+    else
+        return;
+    throw std::invalid_argument(msg.str());
+}
+
+namespace {
+
+std::vector<std::int64_t> sorted_counts(std::vector<std::int64_t> counts) {
+    if (counts.empty()) throw std::invalid_argument("gpus is empty; give at least one GPU count");
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        if (counts[i] <= 0 || counts[i] > kMaxGpus)
+            throw std::invalid_argument("gpus[" + std::to_string(i) + "] = " + std::to_string(counts[i]) +
+                                        "; GPU counts must be positive integers, at most " +
+                                        std::to_string(kMaxGpus));
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    return counts;
+}
+
+// The global batch every count shares in strong scaling when none is given: the least
+// common multiple of the counts, one micro-batch each (4, 8, 16 → 16 micro-batches;
+// 8, 12 → 24). Capped so the product stays a valid token count; past the cap the
+// largest count is used and validation names any count that does not divide.
+std::int64_t shared_gpus(const std::vector<std::int64_t>& counts) {
+    std::int64_t l = 1;
+    for (const std::int64_t g : counts) {
+        l = std::lcm(l, g);
+        if (l > kMaxGpus) return counts.back();
+    }
+    return l;
+}
+
+// The configuration at `gpus`: strong scaling keeps the global batch (given, or one
+// micro-batch on each of `shared` GPUs); weak scaling keeps the per-GPU batch (micro-batch
+// × accumulation) of the smallest count.
+TrainingConfig config_at(const TrainingConfig& base, std::int64_t smallest, std::int64_t shared, std::int64_t gpus,
+                         Scaling scaling) {
+    TrainingConfig c = base;
+    c.gpus = gpus;
+    const std::int64_t unit = base.micro_batch * base.seq_len;
+    if (scaling == Scaling::strong) {
+        c.global_batch_tokens = base.global_batch_tokens > 0 ? base.global_batch_tokens : shared * unit;
+    } else {
+        // A reference batch that does not divide is reported by validation at the smallest count.
+        const std::int64_t global_ref = base.global_batch_tokens > 0 ? base.global_batch_tokens : smallest * unit;
+        const std::int64_t unit_ref = smallest * unit;
+        const std::int64_t accum = unit_ref > 0 && global_ref % unit_ref == 0 ? global_ref / unit_ref : 0;
+        std::int64_t scaled = 0;
+        const bool overflow = __builtin_mul_overflow(gpus, unit, &scaled) || __builtin_mul_overflow(scaled, accum, &scaled);
+        if (accum > 0 && overflow)
+            throw std::invalid_argument("weak scaling to " + std::to_string(gpus) + " GPUs: the global batch " +
+                                        std::to_string(gpus) + " × " + std::to_string(unit) + " × " +
+                                        std::to_string(accum) + " tokens overflows a 64-bit token count");
+        c.global_batch_tokens = accum > 0 ? scaled : global_ref;
+    }
+    return c;
+}
+
+ProjectionRow make_row(const StepBreakdown& s, const Job& job, double price) {
+    ProjectionRow r;
+    r.step = s;
+    const double total_tokens = job.tokens * job.epochs;
+    r.steps = total_tokens / s.tokens_per_step;
+    r.wall_time_h = total_tokens / s.tokens_per_s / 3600.0;
+    r.gpu_hours = static_cast<double>(s.gpus) * r.wall_time_h;
+    r.cost_usd = r.gpu_hours * price;
+    r.energy_kwh = s.energy_per_step_j * r.steps / 3.6e6;
+    return r;
+}
+
+void fill_scaling(std::vector<ProjectionRow>& rows) {
+    if (rows.empty()) return;
+    const ProjectionRow& ref = rows.front();
+    for (ProjectionRow& r : rows) {
+        r.speedup = r.step.tokens_per_s / ref.step.tokens_per_s;
+        r.scaling_efficiency = r.speedup / (static_cast<double>(r.step.gpus) / static_cast<double>(ref.step.gpus));
+    }
+}
+
+double price_of(const Job& job, const HardwareProfile& hw) {
+    return std::isnan(job.price_per_gpu_hour_usd) ? hw.price_per_gpu_hour_usd : job.price_per_gpu_hour_usd;
+}
+
+}  // namespace
+
+std::vector<TrainingConfig> projection_configs(const TrainingConfig& base, std::vector<std::int64_t> gpu_counts,
+                                               Scaling scaling) {
+    const std::vector<std::int64_t> counts = sorted_counts(std::move(gpu_counts));
+    const std::int64_t shared = shared_gpus(counts);
+    std::vector<TrainingConfig> out;
+    out.reserve(counts.size());
+    for (const std::int64_t g : counts) out.push_back(config_at(base, counts.front(), shared, g, scaling));
+    return out;
+}
+
+ProjectionRow projection_row(const StepBreakdown& s, const Job& job, double price_per_gpu_hour_usd) {
+    return make_row(s, job, price_per_gpu_hour_usd);
+}
+
+Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                   const TrainingConfig& base, std::vector<std::int64_t> gpu_counts, Scaling scaling,
+                   const Job& job) {
+    job.validate();
+    const std::vector<std::int64_t> counts = sorted_counts(std::move(gpu_counts));
+    const std::int64_t shared = shared_gpus(counts);
+    Projection out;
+    out.scaling = scaling;
+    out.job = job;
+    out.price_per_gpu_hour_usd = price_of(job, hw);
+    for (const std::int64_t g : counts) {
+        const TrainingConfig c = config_at(base, counts.front(), shared, g, scaling);
+        const StepBreakdown s = estimate_step(m, hw, cal, c);
+        out.rows.push_back(make_row(s, job, out.price_per_gpu_hour_usd));
+        if (s.memory.status != FitStatus::fits) out.rows.back().fit_suggestion = fit_suggestion(m, hw, cal, c);
+        if (!s.comm_hidden && !out.comm_exposed_from_gpus) out.comm_exposed_from_gpus = g;
+    }
+    fill_scaling(out.rows);
+    return out;
+}
+
+namespace {
+
+// Every count that is a valid configuration, in ascending order, marked whether it fits.
+std::vector<ProjectionRow> feasible_rows(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                                         const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
+                                         Scaling scaling, const Job& job) {
+    job.validate();
+    m.validate();
+    hw.validate();
+    cal.validate();
+    validate_calibration_for(hw, cal, base);
+    const std::vector<std::int64_t> counts = sorted_counts(gpu_counts);
+    const std::int64_t shared = shared_gpus(counts);
+    const double price = price_of(job, hw);
+    const ParameterCounts p = count_parameters(m);
+    std::vector<ProjectionRow> rows;
+    for (const std::int64_t g : counts) {
+        const TrainingConfig c = config_at(base, counts.front(), shared, g, scaling);
+        if (check_config(m, hw, c) != ConfigIssue::none) continue;
+        const StepBreakdown s = estimate_step_unchecked(m, p, hw, cal, c);
+        rows.push_back(make_row(s, job, price));
+    }
+    fill_scaling(rows);
+    return rows;
+}
+
+}  // namespace
+
+Solution solve_deadline(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                        const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
+                        Scaling scaling, const Job& job, double deadline_h) {
+    if (!(deadline_h > 0))
+        throw std::invalid_argument("deadline_h = " + std::to_string(deadline_h) + "; it must be positive hours");
+    Solution sol;
+    sol.candidates = feasible_rows(m, hw, cal, base, gpu_counts, scaling, job);
+    for (const ProjectionRow& r : sol.candidates) {
+        if (!r.step.memory.fits || r.wall_time_h > deadline_h) continue;
+        if (!sol.found || r.cost_usd < sol.row.cost_usd) {
+            sol.row = r;
+            sol.found = true;
+        }
+    }
+    return sol;
+}
+
+Solution solve_budget(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                      const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
+                      Scaling scaling, const Job& job, double max_gpu_hours, double max_cost_usd) {
+    if (std::isnan(max_gpu_hours) && std::isnan(max_cost_usd))
+        throw std::invalid_argument("give max_gpu_hours or max_cost_usd (both are unset)");
+    if (!std::isnan(max_gpu_hours) && !(max_gpu_hours > 0))
+        throw std::invalid_argument("max_gpu_hours = " + std::to_string(max_gpu_hours) + "; it must be positive");
+    if (!std::isnan(max_cost_usd) && !(max_cost_usd > 0))
+        throw std::invalid_argument("max_cost_usd = " + std::to_string(max_cost_usd) + "; it must be positive");
+    Solution sol;
+    sol.candidates = feasible_rows(m, hw, cal, base, gpu_counts, scaling, job);
+    for (const ProjectionRow& r : sol.candidates) {
+        if (!r.step.memory.fits) continue;
+        if (!std::isnan(max_gpu_hours) && r.gpu_hours > max_gpu_hours) continue;
+        if (!std::isnan(max_cost_usd) && r.cost_usd > max_cost_usd) continue;
+        if (!sol.found || r.wall_time_h < sol.row.wall_time_h) {
+            sol.row = r;
+            sol.found = true;
+        }
+    }
+    return sol;
+}
+
+std::ostream& operator<<(std::ostream& os, const Job& j) {
+    os << "Job(tokens=" << j.tokens << ", epochs=" << j.epochs << ", price_per_gpu_hour_usd=";
+    if (std::isnan(j.price_per_gpu_hour_usd)) os << "None"; else os << j.price_per_gpu_hour_usd;
+    return os << ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Solution& s) {
+    os << "Solution(found=" << (s.found ? "True" : "False") << ", row=";
+    if (s.found) os << s.row; else os << "None";
+    return os << ", candidates=" << s.candidates.size() << ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const ProjectionRow& r) {
+    return os << "ProjectionRow(gpus=" << r.step.gpus << ", tokens_per_s=" << r.step.tokens_per_s
+              << ", scaling_efficiency=" << r.scaling_efficiency << ", wall_time_h=" << r.wall_time_h
+              << ", gpu_hours=" << r.gpu_hours << ", cost_usd=" << r.cost_usd
+              << ", energy_kwh=" << r.energy_kwh << ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Projection& p) {
+    os << "Projection(scaling='" << to_string(p.scaling) << "', rows=[";
+    for (std::size_t i = 0; i < p.rows.size(); ++i) os << (i ? ", " : "") << p.rows[i];
+    os << "], comm_exposed_from_gpus=";
+    if (p.comm_exposed_from_gpus) os << *p.comm_exposed_from_gpus; else os << "None";
+    return os << ")";
+}
+
+}  // namespace libscale

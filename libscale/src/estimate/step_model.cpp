@@ -1,0 +1,478 @@
+#include "libscale/estimate/step_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "libscale/estimate/collective.hpp"
+#include "libscale/estimate/compute_model.hpp"
+#include "libscale/io/error.hpp"
+#include "libscale/spec/flops.hpp"
+
+namespace libscale {
+
+namespace {
+
+// Adam's HBM traffic per parameter with fp32 masters: read master, gradient, m, v (16 B);
+// write master, m, v (12 B) and the bf16 copy the next forward gathers (2 B). The other
+// optimizers are itemized the same way in optimizer_traffic_bytes.
+constexpr double kCheckpointBytes = 14;  // bf16 weights + fp32 master + m + v per parameter
+
+bool is_positive_multiple(std::int64_t value, std::int64_t unit) {
+    return unit > 0 && value > 0 && value % unit == 0;
+}
+
+}  // namespace
+
+ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
+                         const TrainingConfig& c) noexcept {
+    const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
+    if (c.gpus <= 0 || c.gpus > kMaxGpus) return ConfigIssue::gpus;
+    if (c.gpus_per_node < 0 || gpn <= 0) return ConfigIssue::gpus_per_node;
+    if (c.strategy == Strategy::hsdp && c.gpus > gpn && c.gpus % gpn != 0) return ConfigIssue::whole_nodes;
+    if (c.seq_len <= 0) return ConfigIssue::seq_len;
+    if (c.seq_len > m.max_position_embeddings) return ConfigIssue::seq_len_too_long;
+    if (c.micro_batch <= 0) return ConfigIssue::micro_batch;
+    std::int64_t unit = 0;
+    if (__builtin_mul_overflow(c.gpus, c.micro_batch, &unit) || __builtin_mul_overflow(unit, c.seq_len, &unit))
+        return ConfigIssue::batch_overflow;
+    if (c.global_batch_tokens != 0 && !is_positive_multiple(c.global_batch_tokens, unit))
+        return ConfigIssue::global_batch;
+    if (c.reduce_bytes != 2 && c.reduce_bytes != 4) return ConfigIssue::reduce_bytes;
+    if (!(c.attention_span_tokens >= 0) || c.attention_span_tokens > static_cast<double>(c.seq_len))
+        return ConfigIssue::attention_span;
+    const DataPipeline& dp = c.data;
+    if (!(dp.bytes_per_token > 0) || dp.loader_workers_per_rank < 0 || dp.cpu_cores_per_node < 0 ||
+        (!dp.corpus_in_page_cache && !(dp.storage_read_gbps_per_node > 0)) ||
+        (!dp.pretokenized && !(dp.tokenize_tokens_per_s_per_core > 0 && dp.loader_workers_per_rank > 0)))
+        return ConfigIssue::data_pipeline;
+    if (c.checkpoint.every_steps < 0 ||
+        (c.checkpoint.every_steps > 0 && !(c.checkpoint.write_gbps_per_node > 0)))
+        return ConfigIssue::checkpoint;
+    if (c.precision == Precision::fp8 && !(hw.peak_fp8_tflops > 0)) return ConfigIssue::fp8_unsupported;
+    if (c.fp8_all_gather && (c.precision != Precision::fp8 ||
+                             (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp)))
+        return ConfigIssue::fp8_all_gather;
+    if (c.checkpoint_every < 1 || c.checkpoint_every > m.num_layers) return ConfigIssue::checkpoint_every;
+    // FlashAttention-3 is written for Hopper's tensor cores (Dao-AILab/flash-attention
+    // hopper/); fp8 tensor cores mark Hopper and newer in the hardware file.
+    if (c.attention_kernel == AttentionKernel::flash3 && !(hw.peak_fp8_tflops > 0)) return ConfigIssue::attention_kernel;
+    return ConfigIssue::none;
+}
+
+void validate_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c) {
+    const ConfigIssue issue = check_config(m, hw, c);
+    if (issue == ConfigIssue::none) return;  // before building a stream: the common case is cheap
+    const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
+    std::ostringstream msg;
+    switch (issue) {
+        case ConfigIssue::none: return;
+        case ConfigIssue::gpus:
+            msg << "gpus = " << c.gpus << "; it must be a positive integer, at most " << kMaxGpus;
+            break;
+        case ConfigIssue::gpus_per_node:
+            msg << "gpus_per_node = " << c.gpus_per_node << "; it must be a positive integer (0: the hardware's "
+                << hw.gpus_per_node << ")";
+            break;
+        case ConfigIssue::whole_nodes:
+            msg << "gpus = " << c.gpus << " does not fill whole nodes of " << gpn
+                << " GPUs; HSDP replicates whole nodes, so use a multiple of " << gpn << " (e.g. "
+                << (c.gpus / gpn) * gpn << " or " << (c.gpus / gpn + 1) * gpn << ")";
+            break;
+        case ConfigIssue::seq_len:
+            msg << "seq_len = " << c.seq_len << "; it must be a positive integer";
+            break;
+        case ConfigIssue::seq_len_too_long:
+            msg << "seq_len = " << c.seq_len << " is longer than " << m.name
+                << "'s max_position_embeddings = " << m.max_position_embeddings
+                << "; use at most " << m.max_position_embeddings;
+            break;
+        case ConfigIssue::micro_batch:
+            msg << "micro_batch = " << c.micro_batch << "; it must be a positive integer";
+            break;
+        case ConfigIssue::global_batch: {
+            const std::int64_t unit = c.gpus * c.micro_batch * c.seq_len;
+            const std::int64_t lo = std::max<std::int64_t>(unit, c.global_batch_tokens / unit * unit);
+            msg << "global_batch_tokens = " << c.global_batch_tokens
+                << " is not a positive multiple of gpus × micro_batch × seq_len = " << c.gpus << " × "
+                << c.micro_batch << " × " << c.seq_len << " = " << unit << "; nearest valid: " << lo;
+            if (lo < c.global_batch_tokens) msg << " or " << lo + unit;
+            break;
+        }
+        case ConfigIssue::batch_overflow:
+            msg << "gpus × micro_batch × seq_len = " << c.gpus << " × " << c.micro_batch << " × " << c.seq_len
+                << " overflows a 64-bit token count; use realistic values";
+            break;
+        case ConfigIssue::reduce_bytes:
+            msg << "reduce_bytes = " << c.reduce_bytes << "; valid: 2 (bf16) or 4 (fp32)";
+            break;
+        case ConfigIssue::attention_span:
+            msg << "attention_span_tokens = " << c.attention_span_tokens
+                << "; it must be between 0 (causal, seq_len/2) and seq_len = " << c.seq_len;
+            break;
+        case ConfigIssue::data_pipeline:
+            msg << "data pipeline: ";
+            if (!(c.data.bytes_per_token > 0))
+                msg << "bytes_per_token = " << c.data.bytes_per_token << "; it must be > 0";
+            else if (c.data.loader_workers_per_rank < 0 || c.data.cpu_cores_per_node < 0)
+                msg << "loader_workers_per_rank = " << c.data.loader_workers_per_rank
+                    << ", cpu_cores_per_node = " << c.data.cpu_cores_per_node << "; they must be >= 0";
+            else if (!c.data.corpus_in_page_cache && !(c.data.storage_read_gbps_per_node > 0))
+                msg << "the corpus is not in the page cache, so storage_read_gbps_per_node must be > 0 (got "
+                    << c.data.storage_read_gbps_per_node << ")";
+            else
+                msg << "data is not pretokenized, so tokenize_tokens_per_s_per_core (got "
+                    << c.data.tokenize_tokens_per_s_per_core << ") and loader_workers_per_rank (got "
+                    << c.data.loader_workers_per_rank << ") must be > 0";
+            break;
+        case ConfigIssue::checkpoint:
+            msg << "checkpoint: every_steps = " << c.checkpoint.every_steps << ", write_gbps_per_node = "
+                << c.checkpoint.write_gbps_per_node
+                << "; every_steps must be >= 0, and a positive interval needs write_gbps_per_node > 0";
+            break;
+        case ConfigIssue::fp8_unsupported:
+            msg << "precision = 'fp8', but " << hw.name
+                << " has no fp8 tensor cores (peak_fp8_tflops = 0); fp8 linear layers need Hopper or newer: "
+                   "use precision='bf16'";
+            break;
+        case ConfigIssue::attention_kernel:
+            msg << "attention_kernel = 'flash3', but FlashAttention-3 needs Hopper or newer and " << hw.name
+                << " is older (no fp8 tensor cores); use flash2, cudnn, flash1, flash_triton, llm_foundry_triton, "
+                   "xformers or eager";
+            break;
+        case ConfigIssue::checkpoint_every:
+            msg << "checkpoint_every = " << c.checkpoint_every << "; it must be between 1 (every layer) and " << m.name
+                << "'s num_layers = " << m.num_layers;
+            break;
+        case ConfigIssue::fp8_all_gather:
+            msg << "fp8_all_gather = True needs precision = 'fp8' and strategy 'fsdp' or 'hsdp' (got precision = '"
+                << to_string(c.precision) << "', strategy = '" << to_string(c.strategy) << "')";
+            break;
+    }
+    throw std::invalid_argument(msg.str());
+}
+
+namespace {
+
+// Wall time of one micro-batch with and without its gradient reduction, the collective
+// time in it, and the collectives that run once per step.
+struct Schedule {
+    double sync_s = 0, nosync_s = 0;          // wall time of a micro-batch
+    double comm_sync_s = 0, comm_nosync_s = 0;
+    double per_step_exposed_s = 0;
+    bool hidden = true;
+    std::int64_t shard_group = 1;
+};
+
+// Backward of L layers where each layer's collectives overlap the next layer's compute:
+// `prefetch` runs under every layer but the first (it is issued during the head's
+// backward), `after` is the per-layer reduction that starts once a layer's backward ends
+// and runs under the following layer; the last one is exposed, then the embedding's
+// backward and the root unit's reduction (`tail`).
+double backward_s(const ComputeTimes& ct, double prefetch, double after, double tail) {
+    const double L = ct.layers, cb = ct.layer_backward_s;
+    double b = std::max(ct.head_backward_s, prefetch);
+    if (L <= 1) return b + cb + std::max(ct.embed_backward_s, after) + tail;
+    b += std::max(cb, prefetch);
+    b += (L - 2.0) * std::max(cb, prefetch + after);
+    b += std::max(cb, after);
+    return b + std::max(ct.embed_backward_s, after) + tail;
+}
+
+// FSDP / HSDP (PyTorch FSDP2): each layer gathered before its forward (prefetched under
+// the previous layer) and, with reshard_after_forward, again in backward; its gradients
+// reduce-scattered after its backward; HSDP all-reduces the shard across replicas.
+Schedule fsdp_schedule(const ComputeTimes& ct, const ParameterCounts& p, const Calibration& cal,
+                       const TrainingConfig& c, std::int64_t gpn) {
+    Schedule s;
+    const std::int64_t n = c.gpus;
+    const double L = ct.layers;
+    s.shard_group = c.strategy == Strategy::hsdp ? std::min(n, gpn) : n;
+    const std::int64_t replicas = n / s.shard_group;
+    const LinkLevel link = ring_link(s.shard_group, gpn, cal);
+    const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
+    // fp8 all-gather moves the layer's matmul weights in one byte instead of two.
+    const double layer_bytes = c.fp8_all_gather && c.precision == Precision::fp8
+                                   ? 2.0 * layer - static_cast<double>(p.per_layer_matmul)
+                                   : 2.0 * layer;
+    const double rb = static_cast<double>(c.reduce_bytes);
+    const double ag = ring_time_s(Collective::all_gather, layer_bytes, s.shard_group, link);
+    const double ag_root = ring_time_s(Collective::all_gather, root * 2.0, s.shard_group, link);
+    double rs = ring_time_s(Collective::reduce_scatter, layer * rb, s.shard_group, link);
+    double rs_root = ring_time_s(Collective::reduce_scatter, root * rb, s.shard_group, link);
+    if (replicas > 1) {
+        // HSDP: the shard's gradients are all-reduced across the replicas (one GPU per
+        // node, over its own NIC) right after the reduce-scatter.
+        const double shard = 1.0 / static_cast<double>(s.shard_group);
+        const LinkLevel across = ring_link(replicas, 1, cal);
+        rs += ring_time_s(Collective::all_reduce, layer * rb * shard, replicas, across);
+        rs_root += ring_time_s(Collective::all_reduce, root * rb * shard, replicas, across);
+    }
+    const double cf = ct.layer_forward_s, cb = ct.layer_backward_s;
+    // Root (embedding, final norm, output projection) and layer 0 are gathered before any
+    // compute they could hide under; each later layer's gather is prefetched under the
+    // previous layer's forward.
+    const double fwd = ag_root + ct.embed_forward_s + ag + (L - 1.0) * std::max(cf, ag) + cf + ct.head_forward_s;
+    // FSDP2 keeps the root unsharded after forward; with reshard_after_forward each layer
+    // is gathered again in backward.
+    const double ag_back = c.reshard_after_forward ? ag : 0.0;
+    s.sync_s = fwd + backward_s(ct, ag_back, rs, rs_root);
+    s.nosync_s = fwd + backward_s(ct, ag_back, 0.0, 0.0);
+    const double gathers = ag_root + L * ag + L * ag_back;
+    s.comm_sync_s = gathers + L * rs + rs_root;
+    s.comm_nosync_s = gathers;
+    // The last layer's backward gather runs under the head's backward; the other gathers
+    // and reductions under layer compute.
+    s.hidden = ag <= cf && ag_back <= ct.head_backward_s && ag_back + rs <= cb;
+    return s;
+}
+
+// DDP, ZeRO-1, ZeRO-2: gradients reduced in buckets as backward produces them
+// (all-reduce for DDP, reduce-scatter for ZeRO-1/2); ZeRO-1/2 then all-gather the
+// updated weights once per step.
+Schedule replicated_schedule(const ComputeTimes& ct, const ParameterCounts& p, const Calibration& cal,
+                             const TrainingConfig& c, std::int64_t gpn) {
+    Schedule s;
+    const std::int64_t n = c.gpus;
+    s.shard_group = n;
+    const LinkLevel link = ring_link(n, gpn, cal);
+    const Collective op = c.strategy == Strategy::ddp ? Collective::all_reduce : Collective::reduce_scatter;
+    const double rb = static_cast<double>(c.reduce_bytes);
+    const double red = ring_time_s(op, static_cast<double>(p.per_layer) * rb, n, link);
+    const double red_root = ring_time_s(op, static_cast<double>(p.root_unit) * rb, n, link);
+    const double fwd = ct.embed_forward_s + ct.layers * ct.layer_forward_s + ct.head_forward_s;
+    s.sync_s = fwd + backward_s(ct, 0.0, red, red_root);
+    s.nosync_s = fwd + backward_s(ct, 0.0, 0.0, 0.0);
+    s.comm_sync_s = ct.layers * red + red_root;
+    if (c.strategy != Strategy::ddp)
+        s.per_step_exposed_s = ring_time_s(Collective::all_gather, static_cast<double>(p.total) * 2.0, n, link);
+    s.hidden = red <= ct.layer_backward_s;
+    return s;
+}
+
+// Optimizer HBM traffic per local parameter, read + written: with fp32 masters, AdamW reads
+// master, gradient, m, v and writes master, m, v (28 B) plus the bf16 copy the next forward
+// gathers (2 B); 8-bit AdamW's states are one byte each; SGD has one momentum buffer;
+// Adafactor reads the gradient for its row/column statistics, writes and re-reads the
+// update for its RMS clipping, then applies it. bf16 masters halve the 4-byte items and
+// need no copy.
+double optimizer_traffic_bytes(const TrainingConfig& c) {
+    const bool fp32 = c.master_weights == MasterWeights::fp32;
+    const double w = fp32 ? 4.0 : 2.0, copy = fp32 ? 2.0 : 0.0;
+    switch (c.optimizer) {
+        case Optimizer::adamw: return 7 * w + copy;
+        case Optimizer::adamw_8bit: return 3 * w + 4.0 + copy;
+        case Optimizer::sgd: return 5 * w + copy;
+        case Optimizer::adafactor: return 7 * w + copy;
+    }
+    return 7 * w + copy;
+}
+
+// Input pipeline: loader workers prefetch, so only what exceeds the step is exposed.
+double data_exposed_s(const TrainingConfig& c, std::int64_t gpn, double global_tokens, double busy_s) {
+    const double n = static_cast<double>(c.gpus);
+    const double ranks_per_node = std::min(n, static_cast<double>(gpn));
+    const double node_tokens = global_tokens * ranks_per_node / n;
+    double data_time = 0;
+    if (!c.data.corpus_in_page_cache)
+        data_time += node_tokens * c.data.bytes_per_token / (c.data.storage_read_gbps_per_node * 1e9);
+    // A corpus in the page cache is read at host-memory speed: a step's token ids are
+    // megabytes, microseconds at tens of GB/s, so that read is not modelled.
+    if (!c.data.pretokenized) {
+        double workers = static_cast<double>(c.data.loader_workers_per_rank) * ranks_per_node;
+        if (c.data.cpu_cores_per_node > 0) workers = std::min(workers, static_cast<double>(c.data.cpu_cores_per_node));
+        data_time += node_tokens / (workers * c.data.tokenize_tokens_per_s_per_core);
+    }
+    return std::max(0.0, data_time - busy_s);
+}
+
+// A full checkpoint written by every node in parallel, amortized over its interval.
+double checkpoint_amortized_s(const ParameterCounts& p, const TrainingConfig& c, std::int64_t nodes) {
+    if (c.checkpoint.every_steps <= 0) return 0;
+    const double write_s = static_cast<double>(p.total) * kCheckpointBytes /
+                           (static_cast<double>(nodes) * c.checkpoint.write_gbps_per_node * 1e9);
+    return write_s / static_cast<double>(c.checkpoint.every_steps);
+}
+
+// Each phase's time × its power, summed over GPUs.
+double energy_j(const StepBreakdown& s, const Calibration& cal) {
+    return static_cast<double>(s.gpus) * ((s.compute_s + s.optimizer_s) * cal.power_compute_w +
+                                          s.exposed_comm_s * cal.power_comm_w +
+                                          (s.data_s + s.checkpoint_s + cal.step_overhead_s) * cal.power_idle_w);
+}
+
+}  // namespace
+
+double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, const Calibration& cal,
+                        const TrainingConfig& c) noexcept {
+    std::int64_t ways = 1;
+    switch (c.strategy) {
+        case Strategy::fsdp: case Strategy::zero1: case Strategy::zero2: ways = c.gpus; break;
+        case Strategy::hsdp: ways = std::min(c.gpus, c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node); break;
+        case Strategy::ddp: ways = 1; break;
+    }
+    const double local = static_cast<double>(p.total) / static_cast<double>(ways);
+    return local * optimizer_traffic_bytes(c) / (hw.hbm_bytes_per_s() * cal.hbm_efficiency);
+}
+
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
+                                      const HardwareProfile& hw, const Calibration& cal,
+                                      const TrainingConfig& c) noexcept {
+    return estimate_step_unchecked(m, p, hw, cal, c, compute_times(m, p, hw, cal, c));
+}
+
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
+                                      const HardwareProfile& hw, const Calibration& cal,
+                                      const TrainingConfig& c, const ComputeTimes& ct) noexcept {
+    StepBreakdown s;
+    const std::int64_t n = c.gpus;
+    const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
+    const double t = static_cast<double>(c.micro_batch * c.seq_len);
+    const double global = c.global_batch_tokens > 0 ? static_cast<double>(c.global_batch_tokens)
+                                                    : t * static_cast<double>(n);
+    const std::int64_t accum = static_cast<std::int64_t>(std::llround(global / (t * static_cast<double>(n))));
+    const double A = static_cast<double>(accum);
+    s.gpus = n;
+    s.gpus_per_node = gpn;
+    s.nodes = (n + gpn - 1) / gpn;
+    s.grad_accum = accum;
+    s.tokens_per_micro_batch = t;
+    s.tokens_per_step = global;
+
+    const Schedule sch = c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp
+                             ? fsdp_schedule(ct, p, cal, c, gpn)
+                             : replicated_schedule(ct, p, cal, c, gpn);
+    // ZeRO-1 keeps full gradients and reduces once, on the last micro-batch; ZeRO-2
+    // (DeepSpeed has no no_sync for it) reduces every micro-batch.
+    bool every = c.grad_sync == GradSync::every_micro_batch;
+    if (c.strategy == Strategy::zero1) every = false;
+    if (c.strategy == Strategy::zero2) every = true;
+    const double micro = every ? A * sch.sync_s : (A - 1.0) * sch.nosync_s + sch.sync_s;
+    const double compute_mb = ct.micro_batch_s();
+    s.compute_s = A * compute_mb;
+    s.gemm_s = A * ct.gemm_s;
+    s.attention_s = A * ct.attention_s;
+    s.memory_bound_s = A * ct.memory_s;
+    s.host_wait_s = A * ct.host_wait_s;
+    s.comm_s = (every ? A * sch.comm_sync_s : (A - 1.0) * sch.comm_nosync_s + sch.comm_sync_s) + sch.per_step_exposed_s;
+    s.exposed_comm_s = std::max(0.0, micro - s.compute_s) + sch.per_step_exposed_s;
+    s.comm_hidden = sch.hidden;
+    s.optimizer_s = optimizer_step_s(p, hw, cal, c);
+
+    const double busy = micro + sch.per_step_exposed_s + s.optimizer_s + cal.step_overhead_s;
+    s.data_s = data_exposed_s(c, gpn, global, busy);
+    s.checkpoint_s = checkpoint_amortized_s(p, c, s.nodes);
+    s.step_time_s = busy + s.data_s + s.checkpoint_s;
+    s.tokens_per_s = global / s.step_time_s;
+    s.tokens_per_s_per_gpu = s.tokens_per_s / static_cast<double>(n);
+    // MFU and HFU count the attention FLOPs done: sliding-window layers attend fewer keys.
+    FlopsPerToken fl = flops_per_token(p, m, mean_attended_keys(m, attention_span(c)), c.activation_checkpointing);
+    // Selective: what the plan recomputes (fused layouts recompute other matmuls than
+    // Llama's). Every k-th layer: only floor(L/k) layers recompute.
+    if (c.activation_checkpointing == Checkpointing::selective)
+        fl.recompute = layer_gemms(m).recomputed_flops() * static_cast<double>(m.num_layers);
+    if (m.num_layers > 0)
+        fl.recompute *= static_cast<double>(checkpointed_layers(c, m.num_layers)) / static_cast<double>(m.num_layers);
+    fl.hardware = fl.model + fl.recompute;
+    s.mfu = s.tokens_per_s_per_gpu * fl.model / hw.peak_flops();
+    s.hfu = s.tokens_per_s_per_gpu * fl.hardware / hw.peak_flops();
+    s.energy_per_step_j = energy_j(s, cal);
+    s.memory = estimate_memory(m, p, hw, cal, c, sch.shard_group);
+    return s;
+}
+
+void validate_calibration_for(const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c) {
+    // fp8 on hardware without it is check_config's error, which says so more plainly.
+    if (!(hw.peak_fp8_tflops > 0)) return;
+    validate_calibration_for(cal, c);
+}
+
+void validate_calibration_for(const Calibration& cal, const TrainingConfig& c) {
+    if (c.precision == Precision::fp8 && !(cal.gemm.fp8_eta_max > 0))
+        throw std::invalid_argument("precision = 'fp8', but the calibration for '" + cal.hardware +
+                                    "' has no fp8 GEMM coefficient (gemm.fp8_eta_max = 0); use precision='bf16' or "
+                                    "a calibration with fp8 GEMM measurements");
+}
+
+StepBreakdown estimate_step(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                            const TrainingConfig& c) {
+    m.validate();
+    hw.validate();
+    cal.validate();
+    validate_config(m, hw, c);
+    validate_calibration_for(cal, c);
+    return estimate_step_unchecked(m, count_parameters(m), hw, cal, c);
+}
+
+std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                           const TrainingConfig& c) {
+    const ParameterCounts p = count_parameters(m);
+    const auto fits = [&](const TrainingConfig& x) {
+        return check_config(m, hw, x) == ConfigIssue::none &&
+               estimate_step_unchecked(m, p, hw, cal, x).memory.fits;
+    };
+    std::vector<std::string> ways;
+    if (c.activation_checkpointing != Checkpointing::full) {
+        TrainingConfig x = c;
+        x.activation_checkpointing = Checkpointing::full;
+        if (fits(x)) ways.push_back("activation_checkpointing='full'");
+    }
+    if (c.micro_batch > 1) {
+        TrainingConfig x = c;
+        x.micro_batch = 1;
+        if (fits(x)) ways.push_back("micro_batch=1 (more gradient accumulation)");
+    }
+    if (c.strategy != Strategy::fsdp) {
+        TrainingConfig x = c;
+        x.strategy = Strategy::fsdp;
+        if (fits(x)) ways.push_back("strategy='fsdp' (shard weights, gradients and optimizer state)");
+    }
+    // More GPUs with the same per-GPU batch: FSDP's state per GPU falls as 1/N.
+    for (std::int64_t g = c.gpus * 2; g <= std::min<std::int64_t>(65536, kMaxGpus); g *= 2) {
+        TrainingConfig x = c;
+        x.gpus = g;
+        x.global_batch_tokens = 0;
+        if (x.strategy != Strategy::fsdp) x.strategy = Strategy::fsdp;
+        if (fits(x)) {
+            ways.push_back("at least " + std::to_string(g) + " GPUs with strategy='fsdp'");
+            break;
+        }
+    }
+    if (ways.empty()) return "";
+    std::string out = "to fit, try ";
+    for (std::size_t i = 0; i < ways.size(); ++i) {
+        if (i) out += i + 1 == ways.size() ? ", or " : ", ";
+        out += ways[i];
+    }
+    return out;
+}
+
+void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                 const TrainingConfig& c, const StepBreakdown& s) {
+    if (s.memory.fits) return;
+    const MemoryBreakdown& mem = s.memory;
+    std::ostringstream msg;
+    msg << std::fixed << std::setprecision(1) << m.name << " does not fit on " << c.gpus << " × " << hw.name
+        << " with " << to_string(c.strategy) << ": it needs " << mem.total_gib << " GiB per GPU, "
+        << mem.available_gib << " GiB available (weights " << mem.weights_gib << ", grads " << mem.grads_gib
+        << ", optimizer " << mem.optimizer_gib << ", activations " << mem.activations_gib << ", logits "
+        << mem.logits_gib << ", buffers " << mem.buffers_gib << ", fragmentation " << mem.fragmentation_gib
+        << ", reserved " << mem.reserved_gib << "); even " << std::setprecision(0) << 100.0 * mem.margin
+        << " % less would not fit";
+    const std::string hint = fit_suggestion(m, hw, cal, c);
+    if (!hint.empty()) msg << "; " << hint;
+    throw DoesNotFitError(msg.str(), mem.total_gib, mem.available_gib);
+}
+
+std::ostream& operator<<(std::ostream& os, const StepBreakdown& s) {
+    return os << "StepBreakdown(gpus=" << s.gpus << ", nodes=" << s.nodes << ", grad_accum=" << s.grad_accum
+              << ", step_time_s=" << s.step_time_s << ", tokens_per_s=" << s.tokens_per_s
+              << ", tokens_per_s_per_gpu=" << s.tokens_per_s_per_gpu << ", mfu=" << s.mfu
+              << ", compute_s=" << s.compute_s << ", exposed_comm_s=" << s.exposed_comm_s
+              << ", memory_gib=" << s.memory.total_gib << ")";
+}
+
+}  // namespace libscale

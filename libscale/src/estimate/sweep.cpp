@@ -1,0 +1,105 @@
+#include "libscale/estimate/sweep.hpp"
+
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+namespace libscale {
+
+const char* describe(ConfigIssue issue) {
+    switch (issue) {
+        case ConfigIssue::none: return "ok";
+        case ConfigIssue::gpus: return "gpus must be a positive integer (at most 2^30)";
+        case ConfigIssue::gpus_per_node: return "gpus_per_node must be a positive integer";
+        case ConfigIssue::whole_nodes: return "HSDP needs whole nodes (gpus a multiple of gpus_per_node)";
+        case ConfigIssue::seq_len: return "seq_len must be a positive integer";
+        case ConfigIssue::seq_len_too_long: return "seq_len exceeds the model's max_position_embeddings";
+        case ConfigIssue::micro_batch: return "micro_batch must be a positive integer";
+        case ConfigIssue::global_batch: return "global_batch_tokens is not a multiple of gpus × micro_batch × seq_len";
+        case ConfigIssue::batch_overflow: return "gpus × micro_batch × seq_len overflows a 64-bit token count";
+        case ConfigIssue::reduce_bytes: return "reduce_bytes must be 2 or 4";
+        case ConfigIssue::attention_span: return "attention_span_tokens must be in [0, seq_len]";
+        case ConfigIssue::data_pipeline: return "the data pipeline lacks a required bandwidth or rate";
+        case ConfigIssue::checkpoint: return "a checkpoint interval needs write_gbps_per_node > 0";
+        case ConfigIssue::fp8_unsupported: return "fp8 linear layers need a GPU with fp8 tensor cores";
+        case ConfigIssue::fp8_all_gather: return "fp8_all_gather needs precision fp8 and FSDP or HSDP";
+        case ConfigIssue::checkpoint_every: return "checkpoint_every must be between 1 and num_layers";
+        case ConfigIssue::attention_kernel: return "FlashAttention-3 needs Hopper or newer";
+    }
+    return "?";
+}
+
+const char* to_string(ConfigIssue issue) {
+    switch (issue) {
+        case ConfigIssue::none: return "none";
+        case ConfigIssue::gpus: return "gpus";
+        case ConfigIssue::gpus_per_node: return "gpus_per_node";
+        case ConfigIssue::whole_nodes: return "whole_nodes";
+        case ConfigIssue::seq_len: return "seq_len";
+        case ConfigIssue::seq_len_too_long: return "seq_len_too_long";
+        case ConfigIssue::micro_batch: return "micro_batch";
+        case ConfigIssue::global_batch: return "global_batch";
+        case ConfigIssue::batch_overflow: return "batch_overflow";
+        case ConfigIssue::reduce_bytes: return "reduce_bytes";
+        case ConfigIssue::attention_span: return "attention_span";
+        case ConfigIssue::data_pipeline: return "data_pipeline";
+        case ConfigIssue::checkpoint: return "checkpoint";
+        case ConfigIssue::fp8_unsupported: return "fp8_unsupported";
+        case ConfigIssue::fp8_all_gather: return "fp8_all_gather";
+        case ConfigIssue::checkpoint_every: return "checkpoint_every";
+        case ConfigIssue::attention_kernel: return "attention_kernel";
+    }
+    return "?";
+}
+
+void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& base,
+           const SweepInputs& in, const SweepOutputs& out) {
+    m.validate();
+    hw.validate();
+    cal.validate();
+    validate_calibration_for(hw, cal, base);
+    const ParameterCounts p = count_parameters(m);
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    TrainingConfig c = base;
+    // Compute depends only on the micro-batch (micro_batch × seq_len tokens, the span):
+    // the plan is the base configuration's, and each micro-batch is timed once.
+    const OperationPlan plan = plan_operations(m, p, base);
+    std::unordered_map<std::uint64_t, ComputeTimes> timed;
+    for (std::size_t i = 0; i < in.n; ++i) {
+        if (in.gpus) c.gpus = in.gpus[i];
+        if (in.gpus_per_node) c.gpus_per_node = in.gpus_per_node[i];
+        if (in.micro_batch) c.micro_batch = in.micro_batch[i];
+        if (in.seq_len) c.seq_len = in.seq_len[i];
+        if (in.global_batch_tokens) c.global_batch_tokens = in.global_batch_tokens[i];
+        const ConfigIssue issue = check_config(m, hw, c);
+        if (out.issue) out.issue[i] = static_cast<std::uint8_t>(issue);
+        if (issue != ConfigIssue::none) {
+            for (double* col : {out.step_time_s, out.tokens_per_s, out.tokens_per_s_per_gpu, out.mfu, out.hfu,
+                                out.compute_s, out.comm_s, out.exposed_comm_s, out.memory_gib})
+                if (col) col[i] = nan;
+            if (out.grad_accum) out.grad_accum[i] = 0;
+            if (out.fits) out.fits[i] = 0;
+            continue;
+        }
+        const std::uint64_t key = static_cast<std::uint64_t>(c.micro_batch) << 32 ^ static_cast<std::uint64_t>(c.seq_len);
+        auto it = timed.find(key);
+        if (it == timed.end()) {
+            it = timed.emplace(key, compute_times(plan, hw, cal, static_cast<double>(c.micro_batch * c.seq_len),
+                                                  attention_span(c))).first;
+        }
+        const StepBreakdown s = estimate_step_unchecked(m, p, hw, cal, c, it->second);
+        if (out.step_time_s) out.step_time_s[i] = s.step_time_s;
+        if (out.tokens_per_s) out.tokens_per_s[i] = s.tokens_per_s;
+        if (out.tokens_per_s_per_gpu) out.tokens_per_s_per_gpu[i] = s.tokens_per_s_per_gpu;
+        if (out.mfu) out.mfu[i] = s.mfu;
+        if (out.hfu) out.hfu[i] = s.hfu;
+        if (out.compute_s) out.compute_s[i] = s.compute_s;
+        if (out.comm_s) out.comm_s[i] = s.comm_s;
+        if (out.exposed_comm_s) out.exposed_comm_s[i] = s.exposed_comm_s;
+        if (out.memory_gib) out.memory_gib[i] = s.memory.total_gib;
+        if (out.grad_accum) out.grad_accum[i] = s.grad_accum;
+        if (out.fits) out.fits[i] = s.memory.fits ? 1 : 0;
+    }
+}
+
+}  // namespace libscale

@@ -1,0 +1,217 @@
+// The pre-launch packing gate: per-rank step counts, verdict, remedy and cost at risk.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "libscale/gate/packing.hpp"
+
+namespace libscale {
+
+namespace {
+void require_positive(const char* field, std::int64_t v) {
+    if (v < 1)
+        throw std::invalid_argument(std::string(field) + " = " + std::to_string(v) +
+                                    ": must be ≥ 1");
+}
+}  // namespace
+
+void validate(const GateConfig& c) {
+    require_positive("seq_len", c.seq_len);
+    require_positive("world_size", c.world_size);
+    require_positive("micro_batch", c.micro_batch);
+    require_positive("grad_accum", c.grad_accum);
+    require_positive("num_proc", c.num_proc);
+    if (c.map_batch_size < 0)
+        throw std::invalid_argument("map_batch_size = " + std::to_string(c.map_batch_size) +
+                                    ": must be ≥ 1, or 0 for the whole dataset");
+    if (c.epoch < 0)
+        throw std::invalid_argument("epoch = " + std::to_string(c.epoch) + ": must be ≥ 0");
+    if (!(c.watchdog_s > 0) || !std::isfinite(c.watchdog_s))
+        throw std::invalid_argument("watchdog_s = " + std::to_string(c.watchdog_s) +
+                                    ": must be a positive number of seconds");
+}
+
+GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens,
+                 const GateConfig& c) {
+    validate(c);
+    if (rank_bin_tokens.size() != static_cast<std::size_t>(c.world_size))
+        throw std::invalid_argument("rank_bin_tokens: " + std::to_string(rank_bin_tokens.size()) +
+                                    " ranks given, world_size = " + std::to_string(c.world_size));
+    GateResult g;
+    g.trainer_equalizes = c.packer == Packer::axolotl_multipack && c.runtime_equalize;
+    const std::int64_t B = c.micro_batch;
+    for (std::size_t r = 0; r < rank_bin_tokens.size(); ++r) {
+        RankReport rep;
+        rep.rank = static_cast<std::int64_t>(r);
+        rep.packed_sequences = static_cast<std::int64_t>(rank_bin_tokens[r].size());
+        // Axolotl groups bins by Python slicing (a short last batch is kept).
+        const bool floor_batches =
+            c.dataloader_drop_last && c.packer != Packer::axolotl_multipack;
+        rep.micro_batches = floor_batches ? rep.packed_sequences / B
+                                          : (rep.packed_sequences + B - 1) / B;
+        rep.optimizer_steps = c.step_rounding == StepRounding::ceil
+                                  ? (rep.micro_batches + c.grad_accum - 1) / c.grad_accum
+                                  : rep.micro_batches / c.grad_accum;
+        const std::int64_t used_rows =
+            floor_batches ? rep.micro_batches * B : rep.packed_sequences;
+        for (std::int64_t k = 0; k < used_rows; ++k)
+            rep.tokens += rank_bin_tokens[r][static_cast<std::size_t>(k)];
+        rep.packed_sequences = used_rows;
+        rep.padding_efficiency =
+            used_rows > 0 ? static_cast<double>(rep.tokens) /
+                                (static_cast<double>(used_rows) * static_cast<double>(c.seq_len))
+                          : 0.0;
+        g.total_tokens += rep.tokens;
+        g.ranks.push_back(rep);
+    }
+    g.min_rank = g.max_rank = 0;
+    for (const auto& rep : g.ranks) {
+        if (rep.micro_batches < g.ranks[static_cast<std::size_t>(g.min_rank)].micro_batches)
+            g.min_rank = rep.rank;
+        if (rep.micro_batches > g.ranks[static_cast<std::size_t>(g.max_rank)].micro_batches)
+            g.max_rank = rep.rank;
+    }
+    g.min_micro_batches = g.ranks[static_cast<std::size_t>(g.min_rank)].micro_batches;
+    g.max_micro_batches = g.ranks[static_cast<std::size_t>(g.max_rank)].micro_batches;
+    g.difference = g.max_micro_batches - g.min_micro_batches;
+    g.pass = g.difference == 0 || g.trainer_equalizes;
+
+    std::int64_t min_steps = g.ranks.front().optimizer_steps;
+    for (const auto& rep : g.ranks) min_steps = std::min(min_steps, rep.optimizer_steps);
+    for (std::size_t r = 0; r < g.ranks.size(); ++r) {
+        const auto& rep = g.ranks[r];
+        g.micro_batches_dropped += rep.micro_batches - g.min_micro_batches;
+        g.optimizer_steps_dropped += rep.optimizer_steps - min_steps;
+        const std::int64_t keep_rows = std::min(rep.packed_sequences, g.min_micro_batches * B);
+        for (std::int64_t k = keep_rows; k < rep.packed_sequences; ++k)
+            g.tokens_dropped += rank_bin_tokens[r][static_cast<std::size_t>(k)];
+    }
+    g.tokens_dropped_pct = g.total_tokens > 0 ? 100.0 * static_cast<double>(g.tokens_dropped) /
+                                                    static_cast<double>(g.total_tokens)
+                                              : 0.0;
+    g.hang_cost_gpu_hours = static_cast<double>(c.world_size) * c.watchdog_s / 3600.0;
+    g.cost_at_risk_gpu_hours = g.pass ? 0.0 : g.hang_cost_gpu_hours;
+    return g;
+}
+
+std::string GateResult::verdict() const {
+    char buf[512];
+    if (difference == 0) {
+        std::snprintf(buf, sizeof buf, "PASS: every rank runs %lld micro-batches",
+                      static_cast<long long>(min_micro_batches));
+    } else if (trainer_equalizes) {
+        std::snprintf(buf, sizeof buf,
+                      "PASS (trainer equalizes): ranks run %lld (rank %lld) to %lld (rank %lld) "
+                      "micro-batches; truncating to %lld drops %lld tokens (%.3f%%)",
+                      static_cast<long long>(min_micro_batches), static_cast<long long>(min_rank),
+                      static_cast<long long>(max_micro_batches), static_cast<long long>(max_rank),
+                      static_cast<long long>(min_micro_batches),
+                      static_cast<long long>(tokens_dropped), tokens_dropped_pct);
+    } else {
+        std::snprintf(buf, sizeof buf,
+                      "FAIL: rank %lld runs %lld micro-batches, rank %lld runs %lld (difference "
+                      "%lld): the run would hang at the epoch end; equalize to %lld (drops %lld "
+                      "micro-batches, %lld tokens, %.3f%%) or use Join; %.1f GPU-hours at risk",
+                      static_cast<long long>(min_rank), static_cast<long long>(min_micro_batches),
+                      static_cast<long long>(max_rank), static_cast<long long>(max_micro_batches),
+                      static_cast<long long>(difference), static_cast<long long>(min_micro_batches),
+                      static_cast<long long>(micro_batches_dropped),
+                      static_cast<long long>(tokens_dropped), tokens_dropped_pct,
+                      cost_at_risk_gpu_hours);
+    }
+    return buf;
+}
+
+RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig& c) {
+    validate(c);
+    const auto n = static_cast<std::int64_t>(lengths.size());
+    if (n == 0) throw std::invalid_argument("lengths: empty dataset (0 samples)");
+    RankBins out;
+    out.rank_bin_tokens.resize(static_cast<std::size_t>(c.world_size));
+    if (c.packer == Packer::axolotl_multipack || c.shard_before_packing) {
+        if (c.world_size > n)
+            throw std::invalid_argument("world_size = " + std::to_string(c.world_size) +
+                                        " exceeds the " + std::to_string(n) + " samples");
+        for (std::size_t i = 0; i < lengths.size(); ++i)
+            if (lengths[i] == 0)
+                throw std::invalid_argument("lengths[" + std::to_string(i) +
+                                            "] = 0: every sample must have at least 1 token");
+        std::vector<std::uint32_t> shard;
+        for (std::int64_t r = 0; r < c.world_size; ++r) {
+            const auto idx = distributed_sampler_indices(n, c.world_size, r, c.shuffle, c.seed,
+                                                         c.epoch, c.sampler_drop_last);
+            Bins bins;
+            if (c.packer == Packer::axolotl_multipack) {
+                bins = pack_axolotl_rank(lengths, idx, c.seq_len);
+            } else {
+                // The rank's own samples, in sampler order, packed as the trainer packs
+                // a whole dataset.
+                shard.clear();
+                for (const std::int64_t i : idx) shard.push_back(lengths[static_cast<std::size_t>(i)]);
+                PackResult p = pack(c.packer, shard, c.seq_len, c.map_batch_size, c.num_proc);
+                out.overflow += p.overflow;
+                bins = std::move(p.bins);
+            }
+            out.global_bins += bins.num_bins();
+            out.rank_bin_tokens[static_cast<std::size_t>(r)] = std::move(bins.bin_tokens);
+        }
+        return out;
+    }
+    PackResult p = pack(c.packer, lengths, c.seq_len, c.map_batch_size, c.num_proc);
+    out.overflow = p.overflow;
+    out.global_bins = p.bins.num_bins();
+    if (c.world_size > out.global_bins)
+        throw std::invalid_argument("world_size = " + std::to_string(c.world_size) +
+                                    " exceeds the " + std::to_string(out.global_bins) +
+                                    " packed sequences: some ranks would get none");
+    for (std::int64_t r = 0; r < c.world_size; ++r) {
+        const auto idx = distributed_sampler_indices(out.global_bins, c.world_size, r, c.shuffle,
+                                                     c.seed, c.epoch, c.sampler_drop_last);
+        auto& v = out.rank_bin_tokens[static_cast<std::size_t>(r)];
+        v.reserve(idx.size());
+        for (std::int64_t b : idx) v.push_back(p.bins.bin_tokens[static_cast<std::size_t>(b)]);
+    }
+    return out;
+}
+
+std::vector<std::vector<std::int64_t>> equalize_to_minimum(
+    const std::vector<std::vector<std::int64_t>>& rank_bin_tokens, const GateConfig& c) {
+    const GateResult g = judge(rank_bin_tokens, c);
+    auto out = rank_bin_tokens;
+    const auto keep = static_cast<std::size_t>(g.min_micro_batches * c.micro_batch);
+    for (auto& v : out)
+        if (v.size() > keep) v.resize(keep);
+    return out;
+}
+
+GateResult run_gate(std::span<const std::uint32_t> lengths, const GateConfig& c) {
+    RankBins rb = shard_and_pack(lengths, c);
+    GateResult g = judge(rb.rank_bin_tokens, c);
+    g.global_bins = rb.global_bins;
+    g.overflow = rb.overflow;
+    return g;
+}
+
+std::ostream& operator<<(std::ostream& os, const OverflowCounts& o) {
+    return os << "OverflowCounts(truncated_samples=" << o.truncated_samples
+              << ", truncated_tokens=" << o.truncated_tokens << ", split_samples=" << o.split_samples
+              << ", dropped_samples=" << o.dropped_samples << ", dropped_tokens=" << o.dropped_tokens
+              << ')';
+}
+
+std::ostream& operator<<(std::ostream& os, const PackResult& p) {
+    return os << "PackResult(bins=" << p.bins.num_bins() << ", entries=" << p.bins.samples.size()
+              << ", input_tokens=" << p.input_tokens << ", " << p.overflow << ')';
+}
+
+std::ostream& operator<<(std::ostream& os, const GateResult& g) {
+    return os << "GateResult(pass=" << (g.pass ? "True" : "False") << ", ranks=" << g.ranks.size()
+              << ", micro_batches=" << g.min_micro_batches << ".." << g.max_micro_batches
+              << ", difference=" << g.difference << ", verdict='" << g.verdict() << "')";
+}
+
+}  // namespace libscale

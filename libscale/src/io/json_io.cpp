@@ -1,0 +1,219 @@
+#include "libscale/io/json_io.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <unistd.h>
+
+#include "libscale/io/error.hpp"
+
+namespace libscale {
+
+using nlohmann::json;
+
+json parse_json(std::string_view text, std::string_view origin) {
+    try {
+        return json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        // Report the line and column of the byte where parsing stopped.
+        std::size_t line = 1, column = 1;
+        const std::size_t stop = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+        for (std::size_t i = 0; i < stop; ++i) {
+            if (text[i] == '\n') { ++line; column = 1; } else { ++column; }
+        }
+        std::string what = e.what();
+        if (const auto pos = what.find(": syntax error"); pos != std::string::npos) what = what.substr(pos + 2);
+        std::ostringstream msg;
+        msg << origin << ":" << line << ":" << column << ": malformed JSON: " << what;
+        throw ParseError(msg.str());
+    }
+}
+
+json read_json_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ParseError(path.string() + ": cannot open the file (does it exist and is it readable?)");
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    return parse_json(buf.str(), path.string());
+}
+
+namespace {
+
+[[noreturn]] void field_error(std::string_view origin, const std::string& field, const json& v,
+                              const char* expected) {
+    throw ParseError(std::string(origin) + ": field '" + field + "' = " + v.dump() + "; expected " + expected);
+}
+
+const json& require(const json& j, const std::string& field, std::string_view origin) {
+    if (!j.is_object()) throw ParseError(std::string(origin) + ": expected a JSON object at the top level");
+    const auto it = j.find(field);
+    if (it == j.end()) throw ParseError(std::string(origin) + ": missing field '" + field + "'");
+    return *it;
+}
+
+std::int64_t get_int(const json& j, const std::string& field, std::string_view origin) {
+    const json& v = require(j, field, origin);
+    if (!v.is_number_integer()) field_error(origin, field, v, "an integer");
+    return v.get<std::int64_t>();
+}
+
+std::int64_t get_int_or(const json& j, const std::string& field, std::int64_t fallback, std::string_view origin) {
+    const auto it = j.find(field);
+    if (it == j.end() || it->is_null()) return fallback;
+    if (!it->is_number_integer()) field_error(origin, field, *it, "an integer");
+    return it->get<std::int64_t>();
+}
+
+double get_number(const json& j, const std::string& field, std::string_view origin, bool nullable = false) {
+    const json& v = require(j, field, origin);
+    if (nullable && v.is_null()) return std::nan("");
+    if (!v.is_number()) field_error(origin, field, v, nullable ? "a number or null" : "a number");
+    return v.get<double>();
+}
+
+std::string get_string_or(const json& j, const std::string& field, std::string fallback) {
+    const auto it = j.find(field);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+void require_schema(const json& j, const char* schema, std::string_view origin) {
+    const json& v = require(j, "schema", origin);
+    if (!v.is_string() || v.get<std::string>() != schema)
+        throw ParseError(std::string(origin) + ": field 'schema' = " + v.dump() + "; expected \"" + schema + "\"");
+}
+
+}  // namespace
+
+HardwareProfile hardware_from_json(const json& j, std::string_view origin) {
+    require_schema(j, "libscale.hardware/1", origin);
+    HardwareProfile h;
+    const json& name = require(j, "name", origin);
+    if (!name.is_string() || name.get<std::string>().empty()) field_error(origin, "name", name, "a non-empty string");
+    h.name = name.get<std::string>();
+    h.display_name = get_string_or(j, "display_name", h.name);
+    h.peak_bf16_tflops = get_number(j, "peak_bf16_tflops", origin);
+    // Optional: hardware files written before the per-operation compute model lack them.
+    h.peak_fp8_tflops = j.contains("peak_fp8_tflops") ? get_number(j, "peak_fp8_tflops", origin) : 0.0;
+    h.sm_count = get_int_or(j, "sm_count", 0, origin);
+    h.hbm_gib = get_number(j, "hbm_gib", origin);
+    h.hbm_tbps = get_number(j, "hbm_tbps", origin);
+    h.nvlink_gbps_bidir = get_number(j, "nvlink_gbps_bidir", origin);
+    h.nic_gbps_per_gpu = get_number(j, "nic_gbps_per_gpu", origin);
+    h.gpus_per_node = get_int(j, "gpus_per_node", origin);
+    h.board_power_w = get_number(j, "board_power_w", origin);
+    h.idle_power_w = j.contains("idle_power_w") ? get_number(j, "idle_power_w", origin, true) : std::nan("");
+    h.price_per_gpu_hour_usd = get_number(j, "price_per_gpu_hour_usd", origin);
+    h.source = std::string(origin);
+    try {
+        h.validate();
+    } catch (const std::invalid_argument& e) {
+        throw ParseError(std::string(origin) + ": " + e.what());
+    }
+    return h;
+}
+
+CalibrationFractions calibration_fractions_from_json(const json& j, std::string_view origin) {
+    require_schema(j, "libscale.calibration/2", origin);
+    const auto section = [&](const json& parent, const char* key, const std::string& path) -> const json& {
+        const auto it = parent.find(key);
+        if (it == parent.end()) throw ParseError(std::string(origin) + ": missing field '" + path + "'");
+        if (!it->is_object()) field_error(origin, path, *it, "an object");
+        return *it;
+    };
+    const auto num = [&](const json& parent, const char* key, const std::string& path) {
+        const auto it = parent.find(key);
+        if (it == parent.end()) throw ParseError(std::string(origin) + ": missing field '" + path + "'");
+        if (!it->is_number() || !std::isfinite(it->get<double>())) field_error(origin, path, *it, "a finite number");
+        return it->get<double>();
+    };
+    // Fractions and microseconds are checked here, in the file's own units: once resolved
+    // against a GPU they would be reported as watts or bytes/s the file never wrote.
+    const auto in_range = [&](const json& parent, const char* key, const std::string& path, double lo, double hi,
+                              const char* valid) {
+        const double v = num(parent, key, path);
+        if (!(v >= lo && v <= hi)) field_error(origin, path, parent.at(key), valid);
+        return v;
+    };
+    CalibrationFractions f;
+    const json& compute = section(j, "compute", "compute");
+    const json& gemm = section(compute, "gemm", "compute.gemm");
+    f.gemm.eta_max = num(gemm, "eta_max", "compute.gemm.eta_max");
+    f.gemm.fp8_eta_max = num(gemm, "fp8_eta_max", "compute.gemm.fp8_eta_max");
+    f.gemm.tile_m = num(gemm, "tile_m", "compute.gemm.tile_m");
+    f.gemm.tile_n = num(gemm, "tile_n", "compute.gemm.tile_n");
+    f.gemm.k_half = num(gemm, "k_half", "compute.gemm.k_half");
+    const json& att = section(compute, "attention", "compute.attention");
+    f.attention.forward_eta_max = num(att, "forward_eta_max", "compute.attention.forward_eta_max");
+    f.attention.forward_half_seq = num(att, "forward_half_seq", "compute.attention.forward_half_seq");
+    f.attention.backward_eta_max = num(att, "backward_eta_max", "compute.attention.backward_eta_max");
+    f.attention.backward_half_seq = num(att, "backward_half_seq", "compute.attention.backward_half_seq");
+    f.attention.head_dim_half = num(att, "head_dim_half", "compute.attention.head_dim_half");
+    f.framework_efficiency = num(compute, "framework_efficiency", "compute.framework_efficiency");
+    const json& over = section(compute, "overhead", "compute.overhead");
+    f.kernel_overhead_s = num(over, "kernel_s", "compute.overhead.kernel_s");
+    f.layer_overhead_s = num(over, "layer_s", "compute.overhead.layer_s");
+    f.step_overhead_s = num(over, "step_s", "compute.overhead.step_s");
+    const json& comm = section(j, "comm", "comm");
+    const json& intra = section(comm, "intra_node", "comm.intra_node");
+    f.intra_alpha_us = in_range(intra, "alpha_us", "comm.intra_node.alpha_us", 0, 1e6, "microseconds in [0, 1e6]");
+    f.intra_busbw_fraction = in_range(intra, "busbw_fraction", "comm.intra_node.busbw_fraction", 1e-9, 1, "a fraction of the line rate in (0, 1]");
+    const json& inter = section(comm, "inter_node", "comm.inter_node");
+    f.inter_alpha_us = in_range(inter, "alpha_us", "comm.inter_node.alpha_us", 0, 1e6, "microseconds in [0, 1e6]");
+    f.inter_busbw_fraction = in_range(inter, "busbw_fraction", "comm.inter_node.busbw_fraction", 1e-9, 1, "a fraction of the line rate in (0, 1]");
+    const json& memory = section(j, "memory", "memory");
+    f.hbm_efficiency = num(memory, "hbm_efficiency", "memory.hbm_efficiency");
+    f.reserved_gib = num(memory, "reserved_gib", "memory.reserved_gib");
+    f.fragmentation = num(memory, "fragmentation", "memory.fragmentation");
+    f.memory_margin = num(memory, "margin", "memory.margin");
+    const json& power = section(j, "power", "power");
+    f.power_compute_fraction = in_range(power, "compute_fraction", "power.compute_fraction", 0, 1, "a fraction of board power in [0, 1]");
+    f.power_comm_fraction = in_range(power, "comm_fraction", "power.comm_fraction", 0, 1, "a fraction of board power in [0, 1]");
+    f.power_idle_fraction = in_range(power, "idle_fraction", "power.idle_fraction", 0, 1, "a fraction of board power in [0, 1]");
+    f.prior_log_sd = prior_from_json(j, origin);
+    return f;
+}
+
+std::map<std::string, double> prior_from_json(const json& j, std::string_view origin) {
+    std::map<std::string, double> out;
+    const auto it = j.find("prior");
+    if (it == j.end() || it->is_null()) return out;
+    if (!it->is_object()) field_error(origin, "prior", *it, "an object of coefficient name -> log standard deviation");
+    for (const auto& [name, v] : it->items()) {
+        try {
+            (void)coefficient_info(name);
+        } catch (const std::invalid_argument& e) {
+            throw ParseError(std::string(origin) + ": field 'prior." + name + "': " + e.what());
+        }
+        if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+            field_error(origin, "prior." + name, v, "a finite number > 0 (a standard deviation of log(value))");
+        out[name] = v.get<double>();
+    }
+    return out;
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+    const std::filesystem::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw Error(path.string() + ": cannot write (is the directory there and writable?)");
+        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        out.flush();
+        if (!out) {
+            out.close();
+            std::error_code ignored;
+            std::filesystem::remove(tmp, ignored);
+            throw Error(path.string() + ": write failed (disk full?)");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::error_code ignored;
+        std::filesystem::remove(tmp, ignored);
+        throw Error(path.string() + ": cannot replace the file: " + ec.message());
+    }
+}
+
+}  // namespace libscale

@@ -1,0 +1,132 @@
+#include "libscale/spec/training_config.hpp"
+
+#include <algorithm>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace libscale {
+
+Strategy parse_strategy(std::string_view s) {
+    if (s == "fsdp" || s == "zero3" || s == "full_shard") return Strategy::fsdp;
+    if (s == "hsdp" || s == "hybrid_shard") return Strategy::hsdp;
+    if (s == "ddp") return Strategy::ddp;
+    if (s == "zero1") return Strategy::zero1;
+    if (s == "zero2") return Strategy::zero2;
+    throw std::invalid_argument("strategy = '" + std::string(s) +
+                                "'; valid: fsdp (= zero3), hsdp, ddp, zero1, zero2");
+}
+
+const char* to_string(Strategy s) {
+    switch (s) {
+        case Strategy::fsdp: return "fsdp";
+        case Strategy::hsdp: return "hsdp";
+        case Strategy::ddp: return "ddp";
+        case Strategy::zero1: return "zero1";
+        case Strategy::zero2: return "zero2";
+    }
+    return "?";
+}
+
+GradSync parse_grad_sync(std::string_view s) {
+    if (s == "every_micro_batch") return GradSync::every_micro_batch;
+    if (s == "last_micro_batch") return GradSync::last_micro_batch;
+    throw std::invalid_argument("grad_sync = '" + std::string(s) +
+                                "'; valid: every_micro_batch, last_micro_batch");
+}
+
+const char* to_string(GradSync g) {
+    return g == GradSync::every_micro_batch ? "every_micro_batch" : "last_micro_batch";
+}
+
+namespace {
+
+// One table per enum: the parser, the printer and the error's list of valid names agree.
+template <class E, std::size_t N>
+E parse_named(std::string_view field, std::string_view s, const std::pair<const char*, E> (&names)[N]) {
+    for (const auto& [name, value] : names)
+        if (s == name) return value;
+    std::string valid;
+    for (const auto& [name, value] : names) valid += (valid.empty() ? "" : ", ") + std::string(name);
+    throw std::invalid_argument(std::string(field) + " = '" + std::string(s) + "'; valid: " + valid);
+}
+
+template <class E, std::size_t N>
+const char* name_of(E e, const std::pair<const char*, E> (&names)[N]) {
+    for (const auto& [name, value] : names)
+        if (value == e) return name;
+    return "?";
+}
+
+constexpr std::pair<const char*, Precision> kPrecisions[] = {{"bf16", Precision::bf16}, {"fp8", Precision::fp8}};
+constexpr std::pair<const char*, Optimizer> kOptimizers[] = {{"adamw", Optimizer::adamw},
+                                                             {"adamw_8bit", Optimizer::adamw_8bit},
+                                                             {"sgd", Optimizer::sgd},
+                                                             {"adafactor", Optimizer::adafactor}};
+constexpr std::pair<const char*, MasterWeights> kMasters[] = {{"fp32", MasterWeights::fp32},
+                                                              {"bf16", MasterWeights::bf16}};
+constexpr std::pair<const char*, AttentionKernel> kAttentionKernels[] = {
+    {"flash2", AttentionKernel::flash2},       {"flash3", AttentionKernel::flash3},
+    {"cudnn", AttentionKernel::cudnn},         {"flash1", AttentionKernel::flash1},
+    {"flash_triton", AttentionKernel::flash_triton}, {"llm_foundry_triton", AttentionKernel::llm_foundry_triton},
+    {"xformers", AttentionKernel::xformers},
+    {"eager", AttentionKernel::eager}};
+constexpr std::pair<const char*, LossKernel> kLosses[] = {{"eager", LossKernel::eager}, {"fused", LossKernel::fused}};
+
+}  // namespace
+
+Precision parse_precision(std::string_view s) { return parse_named("precision", s, kPrecisions); }
+const char* to_string(Precision p) { return name_of(p, kPrecisions); }
+Optimizer parse_optimizer(std::string_view s) { return parse_named("optimizer", s, kOptimizers); }
+const char* to_string(Optimizer o) { return name_of(o, kOptimizers); }
+MasterWeights parse_master_weights(std::string_view s) { return parse_named("master_weights", s, kMasters); }
+const char* to_string(MasterWeights m) { return name_of(m, kMasters); }
+AttentionKernel parse_attention_kernel(std::string_view s) {
+    return parse_named("attention_kernel", s, kAttentionKernels);
+}
+const char* to_string(AttentionKernel k) { return name_of(k, kAttentionKernels); }
+LossKernel parse_loss_kernel(std::string_view s) { return parse_named("loss_kernel", s, kLosses); }
+const char* to_string(LossKernel k) { return name_of(k, kLosses); }
+
+std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layers) noexcept {
+    if (c.activation_checkpointing == Checkpointing::none) return 0;
+    return num_layers / std::max<std::int64_t>(c.checkpoint_every, 1);
+}
+
+double attention_span(const TrainingConfig& c) noexcept {
+    return c.attention_span_tokens > 0 ? c.attention_span_tokens : causal_attention_span(c.seq_len);
+}
+
+std::ostream& operator<<(std::ostream& os, const DataPipeline& d) {
+    return os << "DataPipeline(pretokenized=" << (d.pretokenized ? "True" : "False")
+              << ", bytes_per_token=" << d.bytes_per_token
+              << ", corpus_in_page_cache=" << (d.corpus_in_page_cache ? "True" : "False")
+              << ", storage_read_gbps_per_node=" << d.storage_read_gbps_per_node
+              << ", tokenize_tokens_per_s_per_core=" << d.tokenize_tokens_per_s_per_core
+              << ", loader_workers_per_rank=" << d.loader_workers_per_rank
+              << ", cpu_cores_per_node=" << d.cpu_cores_per_node << ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const CheckpointPolicy& c) {
+    return os << "CheckpointPolicy(every_steps=" << c.every_steps << ", write_gbps_per_node=" << c.write_gbps_per_node
+              << ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const TrainingConfig& c) {
+    return os << "TrainingConfig(gpus=" << c.gpus << ", gpus_per_node=" << c.gpus_per_node
+              << ", seq_len=" << c.seq_len << ", micro_batch=" << c.micro_batch
+              << ", global_batch_tokens=" << c.global_batch_tokens
+              << ", strategy='" << to_string(c.strategy) << "', activation_checkpointing='"
+              << to_string(c.activation_checkpointing) << "', reshard_after_forward="
+              << (c.reshard_after_forward ? "True" : "False") << ", reduce_dtype='"
+              << (c.reduce_bytes == 2 ? "bf16" : "fp32") << "', grad_sync='" << to_string(c.grad_sync)
+              << "', precision='" << to_string(c.precision) << "', fp8_all_gather="
+              << (c.fp8_all_gather ? "True" : "False") << ", optimizer='" << to_string(c.optimizer)
+              << "', master_weights='" << to_string(c.master_weights) << "', loss_kernel='"
+              << to_string(c.loss_kernel) << "', attention_kernel='" << to_string(c.attention_kernel)
+              << "', torch_compile=" << (c.torch_compile ? "True" : "False")
+              << ", checkpoint_every=" << c.checkpoint_every << ")";
+}
+
+}  // namespace libscale
