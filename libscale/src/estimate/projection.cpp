@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "libscale/io/error.hpp"
+#include "spec/option_builders.hpp"
 
 namespace libscale {
 
@@ -19,19 +20,20 @@ Scaling parse_scaling(std::string_view s) {
 
 const char* to_string(Scaling s) { return s == Scaling::strong ? "strong" : "weak"; }
 
-void Job::validate() const {
-    std::ostringstream msg;
-    if (!(std::isfinite(tokens) && tokens > 0))
-        msg << "tokens = " << tokens << "; it must be a positive number of tokens per epoch";
-    else if (!(std::isfinite(epochs) && epochs > 0))
-        msg << "epochs = " << epochs << "; it must be a positive number";
-    else if (!std::isnan(price_per_gpu_hour_usd) &&
-             !(std::isfinite(price_per_gpu_hour_usd) && price_per_gpu_hour_usd >= 0))
-        msg << "price_per_gpu_hour = " << price_per_gpu_hour_usd << "; it must be a number >= 0 (USD)";
-    else
-        return;
-    throw std::invalid_argument(msg.str());
+const OptionTable<Job>& job_options() {
+    using namespace option_builders;
+    static const OptionTable<Job> table{
+        "job",
+        {
+            positive<Job>("tokens", &Job::tokens, "tokens", "tokens per epoch"),
+            positive<Job>("epochs", &Job::epochs, "", "passes over the tokens"),
+            optional_number<Job>("price_per_gpu_hour_usd", &Job::price_per_gpu_hour_usd, "USD",
+                                 "price of one GPU-hour (not set: the hardware's, an assumption to override)", 0),
+        }};
+    return table;
 }
+
+void Job::validate() const { validate_options(job_options(), *this); }
 
 namespace {
 
@@ -127,6 +129,10 @@ ProjectionRow projection_row(const StepBreakdown& s, const Job& job, double pric
     return make_row(s, job, price_per_gpu_hour_usd);
 }
 
+Projection project(const Scenario& s, std::vector<std::int64_t> gpu_counts, Scaling scaling, const Job& job) {
+    return project(s.model, s.hardware, s.coefficients(), s.config, std::move(gpu_counts), scaling, job);
+}
+
 Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                    const TrainingConfig& base, std::vector<std::int64_t> gpu_counts, Scaling scaling,
                    const Job& job) {
@@ -176,6 +182,11 @@ std::vector<ProjectionRow> feasible_rows(const ModelSpec& m, const HardwareProfi
 
 }  // namespace
 
+Solution solve_deadline(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
+                        const Job& job, double deadline_h) {
+    return solve_deadline(s.model, s.hardware, s.coefficients(), s.config, gpu_counts, scaling, job, deadline_h);
+}
+
 Solution solve_deadline(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                         const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
                         Scaling scaling, const Job& job, double deadline_h) {
@@ -191,6 +202,12 @@ Solution solve_deadline(const ModelSpec& m, const HardwareProfile& hw, const Cal
         }
     }
     return sol;
+}
+
+Solution solve_budget(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
+                      const Job& job, double max_gpu_hours, double max_cost_usd) {
+    return solve_budget(s.model, s.hardware, s.coefficients(), s.config, gpu_counts, scaling, job, max_gpu_hours,
+                        max_cost_usd);
 }
 
 Solution solve_budget(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,

@@ -52,6 +52,10 @@ const char* to_string(ConfigIssue issue) {
     return "?";
 }
 
+void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out) {
+    sweep(s.model, s.hardware, s.coefficients(), s.config, in, out);
+}
+
 void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& base,
            const SweepInputs& in, const SweepOutputs& out) {
     m.validate();

@@ -88,6 +88,11 @@ Eigen::MatrixXd sampling_factor(const Eigen::MatrixXd& c) {
 
 }  // namespace
 
+std::vector<RowQuantiles> projection_quantiles(const Scenario& s, const std::vector<std::int64_t>& gpu_counts,
+                                               Scaling scaling, const Job& job, const UncertaintyOptions& options) {
+    return projection_quantiles(s.model, s.hardware, s.calibration, s.config, gpu_counts, scaling, job, options);
+}
+
 std::vector<RowQuantiles> projection_quantiles(const ModelSpec& m, const HardwareProfile& hw,
                                                const CalibrationFile& cal, const TrainingConfig& base,
                                                const std::vector<std::int64_t>& gpu_counts, Scaling scaling,

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libscale/estimate/step_model.hpp"
+#include "libscale/estimate/scenario.hpp"
 
 namespace libscale {
 
@@ -24,8 +24,11 @@ struct Job {
     double epochs = 1;
     // NaN: the hardware's default price (an assumption the user should override)
     double price_per_gpu_hour_usd = std::numeric_limits<double>::quiet_NaN();
-    void validate() const;
+    void validate() const;  // against job_options()
 };
+
+// Job's option table (spec/option.hpp).
+const OptionTable<Job>& job_options();
 
 struct ProjectionRow {
     StepBreakdown step;
@@ -57,6 +60,7 @@ struct Projection {
 // Throws std::invalid_argument on bad counts or configurations. A count that does not fit
 // is still projected: its row's step.memory says so (status, needed and available GiB)
 // and fit_suggestion says what would fit; require_fit() turns that into an error.
+Projection project(const Scenario& s, std::vector<std::int64_t> gpu_counts, Scaling scaling, const Job& job);
 Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                    const TrainingConfig& base, std::vector<std::int64_t> gpu_counts,
                    Scaling scaling, const Job& job);
@@ -77,11 +81,15 @@ struct Solution {
 };
 
 // The cheapest GPU count (least cost) whose wall time meets deadline_h.
+Solution solve_deadline(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
+                        const Job& job, double deadline_h);
 Solution solve_deadline(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                         const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
                         Scaling scaling, const Job& job, double deadline_h);
 
 // The fastest GPU count whose GPU-hours and cost stay under the caps (NaN: no cap).
+Solution solve_budget(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
+                      const Job& job, double max_gpu_hours, double max_cost_usd);
 Solution solve_budget(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                       const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
                       Scaling scaling, const Job& job, double max_gpu_hours, double max_cost_usd);

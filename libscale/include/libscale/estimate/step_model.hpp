@@ -71,10 +71,6 @@ enum class ConfigIssue : std::uint8_t {
     attention_kernel,     // FlashAttention-3 on a GPU before Hopper
 };
 
-// Largest GPU count accepted: far beyond any cluster, and small enough that the
-// searches in fit_suggestion cannot overflow.
-inline constexpr std::int64_t kMaxGpus = std::int64_t{1} << 30;
-
 ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
                          const TrainingConfig& c) noexcept;
 

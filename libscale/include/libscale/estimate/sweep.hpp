@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "libscale/estimate/step_model.hpp"
+#include "libscale/estimate/scenario.hpp"
 
 namespace libscale {
 
@@ -38,6 +38,7 @@ struct SweepOutputs {
 };
 
 // Validates model, hardware and calibration once (throws std::invalid_argument).
+void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out);
 void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
            const TrainingConfig& base, const SweepInputs& in, const SweepOutputs& out);
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "libscale/spec/flops.hpp"
+#include "libscale/spec/option.hpp"
 
 namespace libscale {
 
@@ -78,10 +79,14 @@ struct CheckpointPolicy {
     double write_gbps_per_node = 0;          // GB/s each node writes its share at
 };
 
+// Largest GPU count accepted: far beyond any cluster, and small enough that the
+// searches in fit_suggestion cannot overflow.
+inline constexpr std::int64_t kMaxGpus = std::int64_t{1} << 30;
+
 struct TrainingConfig {
     std::int64_t gpus = 8;
     std::int64_t gpus_per_node = 0;          // 0: the hardware's
-    std::int64_t seq_len = 4096;
+    std::int64_t seq_len = 8192;
     std::int64_t micro_batch = 1;            // sequences per micro-batch per GPU
     std::int64_t global_batch_tokens = 0;    // 0: gpus × micro_batch × seq_len (no accumulation)
     Strategy strategy = Strategy::fsdp;
@@ -113,6 +118,11 @@ struct TrainingConfig {
 std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layers) noexcept;
 // Keys a query attends on average: attention_span_tokens, or seq_len/2 for a causal sequence.
 double attention_span(const TrainingConfig& c) noexcept;
+
+// The option tables (spec/option.hpp): every field's name, unit, valid values and help.
+const OptionTable<TrainingConfig>& training_options();
+const OptionTable<DataPipeline>& data_options();
+const OptionTable<CheckpointPolicy>& checkpoint_options();
 
 std::ostream& operator<<(std::ostream& os, const DataPipeline& d);
 std::ostream& operator<<(std::ostream& os, const CheckpointPolicy& c);

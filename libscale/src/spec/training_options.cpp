@@ -1,0 +1,104 @@
+// The option tables of TrainingConfig, DataPipeline and CheckpointPolicy: one entry per
+// field, the single place its name, unit, valid values and help are written.
+#include "spec/option_builders.hpp"
+#include "libscale/spec/training_config.hpp"
+
+namespace libscale {
+
+using namespace option_builders;
+
+const OptionTable<TrainingConfig>& training_options() {
+    using C = TrainingConfig;
+    static const OptionTable<C> table{
+        "training",
+        {
+            integer<C>("gpus", &C::gpus, "GPUs", "GPUs in the job (data-parallel world size)", 1,
+                       static_cast<double>(kMaxGpus)),
+            optional_count<C>("gpus_per_node", &C::gpus_per_node, "GPUs", "GPUs per node (not set: the hardware's)",
+                              1, 1 << 20),
+            integer<C>("seq_len", &C::seq_len, "tokens", "sequence length", 1, 1LL << 40),
+            integer<C>("micro_batch", &C::micro_batch, "sequences", "sequences per micro-batch per GPU", 1,
+                       1LL << 40),
+            optional_count<C>("global_batch_tokens", &C::global_batch_tokens, "tokens",
+                              "tokens per optimizer step, kept fixed in strong scaling (not set: the smallest GPU "
+                              "count with no accumulation)",
+                              1, 9.2e18),
+            choice<C>("strategy", &C::strategy, parse_strategy,
+                      {"fsdp", "hsdp", "ddp", "zero1", "zero2", "zero3", "full_shard", "hybrid_shard"},
+                      "data-parallel sharding: fsdp (= zero3, full_shard), hsdp (= hybrid_shard: shard in a node, "
+                      "replicate across), ddp, zero1, zero2"),
+            choice<C>("activation_checkpointing", &C::activation_checkpointing, parse_checkpointing,
+                      {"none", "selective", "full"},
+                      "activation checkpointing: full recomputes each layer, selective recomputes what "
+                      "torchtitan's op policy discards"),
+            boolean<C>("reshard_after_forward", &C::reshard_after_forward,
+                       "free each unit's gathered parameters after forward and gather again for backward (FSDP2 "
+                       "reshard_after_forward)"),
+            Option<C>{"reduce_dtype", OptionType::choice, "", "gradient reduction dtype: bf16 (FSDP2 with "
+                      "reduce_dtype unset) or fp32 (torchtitan's default)", {"bf16", "fp32"}, 0, 0, false, false,
+                      [](const C& c) -> OptionValue { return std::string(c.reduce_bytes == 4 ? "fp32" : "bf16"); },
+                      [](C& c, const OptionValue& v) { c.reduce_bytes = std::get<std::string>(v) == "fp32" ? 4 : 2; }},
+            choice<C>("grad_sync", &C::grad_sync, parse_grad_sync, {"every_micro_batch", "last_micro_batch"},
+                      "when gradients are reduced under accumulation: after every micro-batch, or only the last "
+                      "(no_sync / set_requires_gradient_sync(False) on the others)"),
+            optional_positive<C>("attention_span_tokens", &C::attention_span_tokens, "tokens",
+                                 "mean keys a query attends (not set: causal, seq_len / 2)"),
+            choice<C>("precision", &C::precision, parse_precision, {"bf16", "fp8"},
+                      "decoder-layer GEMMs in bf16, or fp8 (torchao Float8Linear, tensorwise scaling; needs fp8 "
+                      "tensor cores)"),
+            boolean<C>("fp8_all_gather", &C::fp8_all_gather,
+                       "FSDP all-gathers fp8 weights (torchtitan enable_fsdp_float8_all_gather; needs precision fp8 "
+                       "and fsdp or hsdp)"),
+            choice<C>("optimizer", &C::optimizer, parse_optimizer, {"adamw", "adamw_8bit", "sgd", "adafactor"},
+                      "optimizer state per parameter"),
+            choice<C>("master_weights", &C::master_weights, parse_master_weights, {"fp32", "bf16"},
+                      "fp32 master weights with bf16 compute copies, or bf16 weights updated in place"),
+            choice<C>("loss_kernel", &C::loss_kernel, parse_loss_kernel, {"eager", "fused"},
+                      "eager cross-entropy on fp32 logits, or a fused loss that never materializes them"),
+            choice<C>("attention_kernel", &C::attention_kernel, parse_attention_kernel,
+                      {"flash2", "flash3", "cudnn", "flash1", "flash_triton", "llm_foundry_triton", "xformers",
+                       "eager"},
+                      "fused-attention implementation"),
+            boolean<C>("torch_compile", &C::torch_compile, "torch.compile of each decoder layer"),
+            integer<C>("checkpoint_every", &C::checkpoint_every, "layers",
+                       "activation checkpointing on every k-th decoder layer only (1: every layer)", 1, 1 << 20),
+        }};
+    return table;
+}
+
+const OptionTable<DataPipeline>& data_options() {
+    using D = DataPipeline;
+    static const OptionTable<D> table{
+        "data",
+        {
+            boolean<D>("pretokenized", &D::pretokenized, "the corpus holds token ids (false: raw text tokenized "
+                                                         "on the fly)"),
+            number<D>("bytes_per_token", &D::bytes_per_token, "bytes", "stored bytes per token (uint32 ids: 4)", 0),
+            boolean<D>("corpus_in_page_cache", &D::corpus_in_page_cache,
+                       "the corpus is in the page cache (reads cost memory bandwidth only)"),
+            number<D>("storage_read_gbps_per_node", &D::storage_read_gbps_per_node, "GB/s",
+                      "storage read bandwidth a node's ranks share (needed when the corpus is not cached)", 0),
+            number<D>("tokenize_tokens_per_s_per_core", &D::tokenize_tokens_per_s_per_core, "tokens/s",
+                      "tokenizer throughput per CPU core (needed when not pretokenized)", 0),
+            integer<D>("loader_workers_per_rank", &D::loader_workers_per_rank, "processes",
+                       "DataLoader worker processes per rank", 0, 1 << 20),
+            integer<D>("cpu_cores_per_node", &D::cpu_cores_per_node, "cores", "CPU cores per node (0: not limiting)",
+                       0, 1 << 24),
+        }};
+    return table;
+}
+
+const OptionTable<CheckpointPolicy>& checkpoint_options() {
+    using P = CheckpointPolicy;
+    static const OptionTable<P> table{
+        "checkpoint",
+        {
+            integer<P>("every_steps", &P::every_steps, "steps", "write a checkpoint every this many optimizer steps "
+                                                                "(0: never)", 0, 9.2e18),
+            number<P>("write_gbps_per_node", &P::write_gbps_per_node, "GB/s",
+                      "checkpoint write bandwidth per node (needed with every_steps)", 0),
+        }};
+    return table;
+}
+
+}  // namespace libscale
