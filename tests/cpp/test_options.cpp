@@ -10,6 +10,7 @@
 #include "libscale/estimate/projection.hpp"
 #include "libscale/io/catalog.hpp"
 #include "libscale/spec/training_config.hpp"
+#include "libscale/triage/triage_options.hpp"
 #include "test_support.hpp"
 
 namespace libscale {
@@ -51,6 +52,30 @@ TEST(Options, EveryTableIsConsistentWithItsStruct) {
     expect_sane_table(data_options());
     expect_sane_table(checkpoint_options());
     expect_sane_table(job_options());
+    expect_sane_table(triage_options());
+    expect_sane_table(watch_options());
+}
+
+TEST(Options, TriageAndWatchOptionsReachTheirNestedFields) {
+    TriageOptions o;
+    set_option(triage_options(), o, "smoothing_window_s", 3.0);
+    set_option(triage_options(), o, "checkpoint_interval_s", 1800.0);
+    EXPECT_DOUBLE_EQ(o.classifier.smoothing_window_s, 3.0);
+    EXPECT_DOUBLE_EQ(o.detector.checkpoints.interval_s, 1800.0);
+    // A periodic schedule needs its duration: checked once, by CheckpointSchedule.
+    EXPECT_NE(error_of([&] { o.validate(); }).find("checkpoint_interval_s needs checkpoint_duration_s"),
+              std::string::npos);
+    set_option(triage_options(), o, "checkpoint_duration_s", 120.0);
+    EXPECT_NO_THROW(o.validate());
+    EXPECT_NE(error_of([&] { set_option(triage_options(), o, "util_threshold_pct", 101.0); }).find("[0, 100]"),
+              std::string::npos);
+    WatchOptions w;
+    set_option(watch_options(), w, "kill_on", std::string("deadlock,straggler"));
+    EXPECT_EQ(parse_alert_kinds(w.kill_on).size(), 2u);
+    EXPECT_TRUE(parse_alert_kinds("none").empty());
+    const auto bad = error_of([&] { set_option(watch_options(), w, "kill_on", std::string("deadlock,hang")); });
+    EXPECT_NE(bad.find("'hang' is not an alert kind"), std::string::npos) << bad;
+    EXPECT_EQ(w.kill_on, "deadlock,straggler");  // unchanged by the refused value
 }
 
 TEST(Options, SetsFieldsByNameThroughTheirTypes) {

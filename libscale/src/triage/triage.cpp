@@ -82,6 +82,9 @@ void CheckpointSchedule::validate() const {
     require(std::isfinite(duration_s) && duration_s >= 0 && (interval_s == 0 || duration_s <= interval_s), w, "duration_s",
             duration_s, "it must be in [0, interval_s]");
     require(std::isfinite(first_start_s), w, "first_start_s", first_start_s, "it must be finite");
+    // A periodic schedule without a duration would silence nothing: the one place this is checked.
+    require(interval_s == 0 || duration_s > 0, w, "duration_s", duration_s,
+            "checkpoint_interval_s needs checkpoint_duration_s (how long each save lasts, > 0 s)");
     for (std::size_t i = 0; i < windows.size(); ++i)
         require(std::isfinite(windows[i].first) && std::isfinite(windows[i].second) && windows[i].first < windows[i].second, w,
                 "windows[i].end", windows[i].second, "each window must be a finite [start, end) with start < end");
