@@ -58,7 +58,7 @@ void BM_GateBfdFromNpy(benchmark::State& state) {
     for (auto _ : state) {
         const auto ls = libscale::read_lengths_npy(path);
         auto g = libscale::run_gate(ls, c);
-        benchmark::DoNotOptimize(g.pass);
+        benchmark::DoNotOptimize(g.passed);
     }
 }
 BENCHMARK(BM_GateBfdFromNpy)->Arg(1000)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -78,7 +78,7 @@ void BM_Gate(benchmark::State& state) {
         for (auto& x : ls) x = std::min<std::uint32_t>(x, kSeqLen);  // those reject / expect ≤ seq_len
     for (auto _ : state) {
         auto g = libscale::run_gate(ls, c);
-        benchmark::DoNotOptimize(g.pass);
+        benchmark::DoNotOptimize(g.passed);
     }
 }
 BENCHMARK(BM_Gate)

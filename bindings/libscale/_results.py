@@ -25,8 +25,10 @@ def _pandas() -> Any:
 
 
 def _fields(cls: type) -> list[str]:
-    """The bound type's properties, in definition order."""
-    return [k for k, v in vars(cls).items() if isinstance(v, property)]
+    """The bound type's fields in C++ declaration order (its _fields), then its other
+    properties (derived figures such as memory_gib), in definition order."""
+    declared = list(getattr(cls, "_fields", ()))
+    return declared + [k for k, v in vars(cls).items() if isinstance(v, property) and k not in declared]
 
 
 def _convert(v: Any) -> Any:
@@ -68,7 +70,7 @@ ROW_FIELDS = ("speedup", "scaling_efficiency", "steps", "wall_time_h", "gpu_hour
               "fits", "fit_status", "needed_gib", "available_gib", "fit_suggestion")
 
 
-def _row_to_dict(self: _core.ProjectionRow) -> dict[str, Any]:
+def _row_to_dict(self: _core.estimate.ProjectionRow) -> dict[str, Any]:
     """The step's fields flattened into the row, then the job-level figures and the
     memory verdict (fits, fit_status, needed_gib, available_gib, fit_suggestion)."""
     d = self.step.to_dict()
@@ -85,7 +87,7 @@ def _flat_row(d: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _step_repr_html(self: _core.StepBreakdown) -> str:
+def _step_repr_html(self: _core.estimate.StepBreakdown) -> str:
     d = self.to_dict()
     cols = [_format.Column("what", "quantity", _format.text, "<"), _format.Column("value", "value", _format.text)]
     rows = [{"what": label, "value": fmt(d[key])} for key, label, fmt in _format.STEP_FIELDS]
@@ -139,7 +141,7 @@ def _projection_rows(self: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _projection_to_dict(self: _core.Projection) -> dict[str, Any]:
+def _projection_to_dict(self: _core.estimate.Projection) -> dict[str, Any]:
     """model, hardware, calibration, config (when made by libscale.project), scaling,
     job, price, one dict per GPU count in ``rows``, and comm_exposed_from_gpus. With
     quantiles, each row carries <figure>_p10 / <figure>_p90 next to each projected
@@ -165,13 +167,13 @@ def _rows_to_pandas(rows: list[dict[str, Any]]) -> Any:
     return pd.DataFrame(flat, columns=columns)
 
 
-def _projection_to_pandas(self: _core.Projection) -> Any:
+def _projection_to_pandas(self: _core.estimate.Projection) -> Any:
     """One row per GPU count: the table's columns first, then every other field
     (memory parts as memory_<part>)."""
     return _rows_to_pandas(_projection_rows(self))
 
 
-def _projection_repr_html(self: _core.Projection) -> str:
+def _projection_repr_html(self: _core.estimate.Projection) -> str:
     d = self.to_dict()
     return _format.html_table(_format.PROJECTION_COLUMNS, _format.with_fit(d["rows"]),
                               caption=_format.projection_header(d),
@@ -181,7 +183,7 @@ def _projection_repr_html(self: _core.Projection) -> str:
 # --- Solution ------------------------------------------------------------------------
 
 
-def _solution_to_dict(self: _core.Solution) -> dict[str, Any]:
+def _solution_to_dict(self: _core.estimate.Solution) -> dict[str, Any]:
     d: dict[str, Any] = {"found": self.found}
     if hasattr(self, "target"):
         d["target"] = dict(self.target)
@@ -200,7 +202,7 @@ def _solution_to_dict(self: _core.Solution) -> dict[str, Any]:
     return d
 
 
-def _solution_to_pandas(self: _core.Solution) -> Any:
+def _solution_to_pandas(self: _core.estimate.Solution) -> Any:
     """One row per candidate GPU count, with a ``chosen`` column."""
     df = _rows_to_pandas([r.to_dict() for r in self.candidates])
     chosen = self.row.step.gpus if self.found else None
@@ -208,7 +210,7 @@ def _solution_to_pandas(self: _core.Solution) -> Any:
     return df
 
 
-def _solution_repr_html(self: _core.Solution) -> str:
+def _solution_repr_html(self: _core.estimate.Solution) -> str:
     d = self.to_dict()
     caption = (f"chosen: {d['row']['gpus']} GPUs" if d["found"] else "no GPU count meets the target")
     if "target" in d:
@@ -219,7 +221,7 @@ def _solution_repr_html(self: _core.Solution) -> str:
 # --- FitResult / CalibrationFile ----------------------------------------------------
 
 
-def _fit_to_dict(self: _core.FitResult) -> dict[str, Any]:
+def _fit_to_dict(self: _core.calibrate.FitResult) -> dict[str, Any]:
     """Every field as plain Python values (covariance as nested lists)."""
     return {
         "hardware": self.calibration.hardware,
@@ -253,7 +255,7 @@ def default_provenance(fit: Any) -> dict[str, Any]:
     }
 
 
-def _fit_write(self: _core.FitResult, path: Any, *, provenance: Optional[Mapping[str, Any]] = None) -> None:
+def _fit_write(self: _core.calibrate.FitResult, path: Any, *, provenance: Optional[Mapping[str, Any]] = None) -> None:
     """Write the calibration file (libscale.calibration/2, kind "fitted") atomically: a
     temporary file renamed into place, so a failure never leaves a partial file.
     provenance: fields added to (and overriding) the default hardware / date / version /
@@ -263,43 +265,44 @@ def _fit_write(self: _core.FitResult, path: Any, *, provenance: Optional[Mapping
     prov = default_provenance(self)
     if provenance:
         prov.update(to_jsonable(dict(provenance)))
-    _core.write_fit_calibration(os.fsdecode(path), self, prov)
+    _core.calibrate.write_fit_calibration(os.fsdecode(path), self, prov)
 
 
-def _fit_calibration_file(self: _core.FitResult, *, provenance: Optional[Mapping[str, Any]] = None) -> Any:
+def _fit_calibration_file(self: _core.calibrate.FitResult, *, provenance: Optional[Mapping[str, Any]] = None) -> Any:
     """The fit as a CalibrationFile (what reading the written file gives)."""
     prov = default_provenance(self)
     if provenance:
         prov.update(to_jsonable(dict(provenance)))
-    hw = getattr(self, "hardware", None) or _core.find_hardware(self.calibration.hardware)
-    return _core.calibration_from_json(self.calibration_json(prov), hw, origin="<fit>")
+    hw = getattr(self, "hardware", None) or _core.io.find_hardware(self.calibration.hardware)
+    return _core.calibrate.calibration_from_json(self.calibration_json(prov), hw, origin="<fit>")
 
 
-def _calfile_to_dict(self: _core.CalibrationFile) -> dict[str, Any]:
+def _calfile_to_dict(self: _core.calibrate.CalibrationFile) -> dict[str, Any]:
     return self.to_json()
 
 
 # --- attach --------------------------------------------------------------------------
 
-for _cls in (_core.ModelSpec, _core.ParameterCounts, _core.FlopsPerToken, _core.HardwareProfile,
-             _core.LinkLevel, _core.GemmLaw, _core.AttentionLaw, _core.Calibration, _core.DataPipeline,
-             _core.CheckpointPolicy, _core.TrainingConfig, _core.MemoryBreakdown, _core.StepBreakdown,
-             _core.ComputeTimes, _core.Job,
-             _core.Coefficient, _core.FamilyScore, _core.FitOptions, _core.Quantiles, _core.RowQuantiles,
-             _core.UncertaintyOptions):
+for _cls in (_core.spec.ModelSpec, _core.spec.ParameterCounts, _core.spec.FlopsPerToken, _core.spec.HardwareProfile,
+             _core.spec.DataPipeline, _core.spec.CheckpointPolicy, _core.spec.TrainingConfig,
+             _core.calibrate.LinkLevel, _core.calibrate.GemmLaw, _core.calibrate.AttentionLaw,
+             _core.calibrate.Calibration, _core.calibrate.Coefficient, _core.calibrate.FamilyScore,
+             _core.calibrate.FitOptions, _core.estimate.MemoryBreakdown, _core.estimate.StepBreakdown,
+             _core.estimate.ComputeTimes, _core.estimate.Job, _core.estimate.Quantiles, _core.estimate.RowQuantiles,
+             _core.estimate.UncertaintyOptions):
     _cls.to_dict = _struct_to_dict  # type: ignore[attr-defined]
-_core.StepBreakdown._repr_html_ = _step_repr_html  # type: ignore[attr-defined]
-_core.ProjectionRow.to_dict = _row_to_dict  # type: ignore[attr-defined]
-_core.Projection.to_dict = _projection_to_dict  # type: ignore[attr-defined]
-_core.Projection.to_pandas = _projection_to_pandas  # type: ignore[attr-defined]
-_core.Projection._repr_html_ = _projection_repr_html  # type: ignore[attr-defined]
-_core.Solution.to_dict = _solution_to_dict  # type: ignore[attr-defined]
-_core.Solution.to_pandas = _solution_to_pandas  # type: ignore[attr-defined]
-_core.Solution._repr_html_ = _solution_repr_html  # type: ignore[attr-defined]
-_core.FitResult.to_dict = _fit_to_dict  # type: ignore[attr-defined]
-_core.FitResult.write = _fit_write  # type: ignore[attr-defined]
-_core.FitResult.calibration_file = _fit_calibration_file  # type: ignore[attr-defined]
-_core.CalibrationFile.to_dict = _calfile_to_dict  # type: ignore[attr-defined]
+_core.estimate.StepBreakdown._repr_html_ = _step_repr_html  # type: ignore[attr-defined]
+_core.estimate.ProjectionRow.to_dict = _row_to_dict  # type: ignore[attr-defined]
+_core.estimate.Projection.to_dict = _projection_to_dict  # type: ignore[attr-defined]
+_core.estimate.Projection.to_pandas = _projection_to_pandas  # type: ignore[attr-defined]
+_core.estimate.Projection._repr_html_ = _projection_repr_html  # type: ignore[attr-defined]
+_core.estimate.Solution.to_dict = _solution_to_dict  # type: ignore[attr-defined]
+_core.estimate.Solution.to_pandas = _solution_to_pandas  # type: ignore[attr-defined]
+_core.estimate.Solution._repr_html_ = _solution_repr_html  # type: ignore[attr-defined]
+_core.calibrate.FitResult.to_dict = _fit_to_dict  # type: ignore[attr-defined]
+_core.calibrate.FitResult.write = _fit_write  # type: ignore[attr-defined]
+_core.calibrate.FitResult.calibration_file = _fit_calibration_file  # type: ignore[attr-defined]
+_core.calibrate.CalibrationFile.to_dict = _calfile_to_dict  # type: ignore[attr-defined]
 
 
 # --- the packing gate -----------------------------------------------------------------
@@ -312,7 +315,7 @@ _GATE_SCALARS = ("passed", "verdict", "packer", "seq_len", "world_size", "micro_
                  "hang_cost_gpu_hours", "cost_at_risk_gpu_hours", "gpu_hours_saved")
 
 
-def _gate_to_dict(self: _core.GateResult) -> dict[str, Any]:
+def _gate_to_dict(self: _core.gate.GateResult) -> dict[str, Any]:
     """Scalars, the overflow counts and the per-rank table as lists (JSON-ready)."""
     d: dict[str, Any] = {k: getattr(self, k) for k in _GATE_SCALARS}
     d["overflow"] = self.overflow.to_dict()
@@ -321,35 +324,35 @@ def _gate_to_dict(self: _core.GateResult) -> dict[str, Any]:
     return d
 
 
-def _gate_to_pandas(self: _core.GateResult) -> Any:
+def _gate_to_pandas(self: _core.gate.GateResult) -> Any:
     """One row per rank."""
     return _pandas().DataFrame({k: getattr(self, k) for k in _GATE_RANK_FIELDS}).set_index("rank")
 
 
-def _gate_repr_html(self: _core.GateResult) -> str:
+def _gate_repr_html(self: _core.gate.GateResult) -> str:
     d = self.to_dict()
     rows = _format.gate_rank_rows(d)
     return _format.html_table(_format.GATE_COLUMNS, rows, caption=_format.gate_header(d),
                               footer=_format.gate_verdict(d))
 
 
-def _pack_to_dict(self: _core.PackResult) -> dict[str, Any]:
+def _pack_to_dict(self: _core.gate.PackResult) -> dict[str, Any]:
     return {"packer": self.packer, "seq_len": self.seq_len, "num_bins": self.num_bins,
             "input_tokens": self.input_tokens, "overflow": self.overflow.to_dict(),
             "offsets": self.offsets, "samples": self.samples, "entry_tokens": self.entry_tokens,
             "bin_tokens": self.bin_tokens}
 
 
-def _pack_bins(self: _core.PackResult) -> list[np.ndarray]:
+def _pack_bins(self: _core.gate.PackResult) -> list[np.ndarray]:
     """The bins as a list of arrays of sample indices (views, no copy)."""
     return np.split(self.samples, self.offsets[1:-1]) if self.num_bins else []
 
 
-_core.GateResult.to_dict = _gate_to_dict  # type: ignore[attr-defined]
-_core.GateResult.to_pandas = _gate_to_pandas  # type: ignore[attr-defined]
-_core.GateResult._repr_html_ = _gate_repr_html  # type: ignore[attr-defined]
-_core.PackResult.to_dict = _pack_to_dict  # type: ignore[attr-defined]
-_core.PackResult.bins = _pack_bins  # type: ignore[attr-defined]
+_core.gate.GateResult.to_dict = _gate_to_dict  # type: ignore[attr-defined]
+_core.gate.GateResult.to_pandas = _gate_to_pandas  # type: ignore[attr-defined]
+_core.gate.GateResult._repr_html_ = _gate_repr_html  # type: ignore[attr-defined]
+_core.gate.PackResult.to_dict = _pack_to_dict  # type: ignore[attr-defined]
+_core.gate.PackResult.bins = _pack_bins  # type: ignore[attr-defined]
 
 
 # --- SweepResult ---------------------------------------------------------------------
@@ -367,10 +370,10 @@ class SweepResult:
     OUTPUTS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "compute_s", "comm_s",
                "exposed_comm_s", "memory_gib", "grad_accum", "fits", "issue")
 
-    def __init__(self, columns: Mapping[str, np.ndarray], *, model: Optional[_core.ModelSpec] = None,
-                 hardware: Optional[_core.HardwareProfile] = None,
-                 calibration: Optional[_core.Calibration] = None,
-                 config: Optional[_core.TrainingConfig] = None) -> None:
+    def __init__(self, columns: Mapping[str, np.ndarray], *, model: Optional[_core.spec.ModelSpec] = None,
+                 hardware: Optional[_core.spec.HardwareProfile] = None,
+                 calibration: Optional[_core.calibrate.Calibration] = None,
+                 config: Optional[_core.spec.TrainingConfig] = None) -> None:
         self._columns = dict(columns)
         self.model = model
         self.hardware = hardware
@@ -411,7 +414,7 @@ class SweepResult:
 
     def issue_text(self) -> np.ndarray:
         """describe_issue(code) per element (an object array of the result's shape)."""
-        texts = np.array([_core.describe_issue(i) for i in range(_core.ISSUE_COUNT)], dtype=object)
+        texts = np.array([_core.estimate.describe_issue(i) for i in range(_core.estimate.ISSUE_COUNT)], dtype=object)
         return texts[self._columns["issue"]]
 
     def to_dict(self, *, flat: bool = False) -> dict[str, np.ndarray]:
@@ -424,7 +427,7 @@ class SweepResult:
         """One row per configuration, inputs then outputs, plus issue_text (categorical)."""
         pd = _pandas()
         frame = pd.DataFrame(self.to_dict(flat=True))
-        categories = [_core.describe_issue(i) for i in range(_core.ISSUE_COUNT)]
+        categories = [_core.estimate.describe_issue(i) for i in range(_core.estimate.ISSUE_COUNT)]
         frame["issue_text"] = pd.Categorical.from_codes(frame["issue"].to_numpy().astype(np.int64), categories)
         return frame
 
@@ -462,7 +465,7 @@ def _segments_frame(seg: Mapping[str, np.ndarray]) -> Any:
     pd = _pandas()
     cols = dict(seg)
     cols["phase"] = pd.Categorical.from_codes(np.asarray(seg["phase"], dtype=np.int64),
-                                              categories=list(_core.PHASE_NAMES))
+                                              categories=list(_core.triage.PHASE_NAMES))
     cols["duration_s"] = seg["end_s"] - seg["start_s"]
     names = ["gpu", "start_s", "end_s", "duration_s", "phase", "mean_power_w"]
     start = np.asarray(seg["start_s"])
@@ -474,17 +477,17 @@ def _segments_frame(seg: Mapping[str, np.ndarray]) -> Any:
 
 
 def _segments_records(seg: Mapping[str, np.ndarray]) -> list[dict[str, Any]]:
-    names = _core.PHASE_NAMES
+    names = _core.triage.PHASE_NAMES
     return [{"gpu": int(g), "start_s": float(a), "end_s": float(b), "phase": names[int(p)],
              "mean_power_w": float(w)}
             for g, a, b, p, w in zip(seg["gpu"], seg["start_s"], seg["end_s"], seg["phase"], seg["mean_power_w"])]
 
 
-def _alert_to_dict(self: _core.Alert) -> dict[str, Any]:
+def _alert_to_dict(self: _core.triage.Alert) -> dict[str, Any]:
     return {"kind": self.kind, "time_s": self.time_s, "gpus": list(self.gpus), "message": self.message}
 
 
-def _report_to_dict(self: _core.ParseReport) -> dict[str, Any]:
+def _report_to_dict(self: _core.triage.ParseReport) -> dict[str, Any]:
     keys = ["source", "lines", "samples", "skipped_lines", "first_skipped_line", "first_skipped_text",
             "first_skipped_reason", "na_values", "duplicate_timestamps", "non_monotonic_timestamps",
             "first_bad_timestamp_line", "scrapes", "synthetic_time", "clean"]
@@ -493,16 +496,16 @@ def _report_to_dict(self: _core.ParseReport) -> dict[str, Any]:
     return d
 
 
-def _triage_timeline_frame(self: _core.TriageResult, *, job: bool = False) -> Any:
+def _triage_timeline_frame(self: _core.triage.TriageResult, *, job: bool = False) -> Any:
     """The phase timeline as a DataFrame: per-GPU segments, or the job's (job=True)."""
     return _segments_frame(self.job_segments if job else self.gpu_segments)
 
 
-def _triage_to_dict(self: _core.TriageResult) -> dict[str, Any]:
+def _triage_to_dict(self: _core.triage.TriageResult) -> dict[str, Any]:
     trace = getattr(self, "trace", None)
     bands = getattr(self, "bands", None)
     d: dict[str, Any] = {
-        "phases": list(_core.PHASE_NAMES),
+        "phases": list(_core.triage.PHASE_NAMES),
         "job": self.job_totals,
         "gpus": {str(g): t for g, t in self.gpu_totals.items()},
         "alerts": [a.to_dict() for a in self.alerts],
@@ -518,8 +521,8 @@ def _triage_to_dict(self: _core.TriageResult) -> dict[str, Any]:
     return d
 
 
-_core.Alert.to_dict = _alert_to_dict  # type: ignore[attr-defined]
-_core.ParseReport.to_dict = _report_to_dict  # type: ignore[attr-defined]
-_core.TriageResult.to_dict = _triage_to_dict  # type: ignore[attr-defined]
-_core.TriageResult.timeline_frame = _triage_timeline_frame  # type: ignore[attr-defined]
-_core.TriageResult.to_pandas = _triage_timeline_frame  # type: ignore[attr-defined]
+_core.triage.Alert.to_dict = _alert_to_dict  # type: ignore[attr-defined]
+_core.triage.ParseReport.to_dict = _report_to_dict  # type: ignore[attr-defined]
+_core.triage.TriageResult.to_dict = _triage_to_dict  # type: ignore[attr-defined]
+_core.triage.TriageResult.timeline_frame = _triage_timeline_frame  # type: ignore[attr-defined]
+_core.triage.TriageResult.to_pandas = _triage_timeline_frame  # type: ignore[attr-defined]

@@ -36,6 +36,7 @@ from typing import Any, Callable, NoReturn, Optional, Sequence
 import numpy as np
 
 from . import _api, _core, _format
+from . import plan as _plan
 from ._results import to_jsonable
 
 PROG = "libscale"
@@ -289,9 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Choose a GPU count: the cheapest that meets --deadline-h, or the fastest "
                                    "within --max-gpu-hours / --max-cost-usd. Exit status 1 when none does.")
     _add_target(p)
-    p.add_argument("--gpus", type=_int_list, default=list(_api.DEFAULT_CANDIDATES), metavar="LIST",
+    p.add_argument("--gpus", type=_int_list, default=list(_plan.DEFAULT_CANDIDATES), metavar="LIST",
                    help="candidate GPU counts (default "
-                        + ",".join(str(g) for g in _api.DEFAULT_CANDIDATES) + ")")
+                        + ",".join(str(g) for g in _plan.DEFAULT_CANDIDATES) + ")")
     p.add_argument("--deadline-h", type=_number, default=None, metavar="HOURS", help="wall-time deadline, hours")
     p.add_argument("--max-gpu-hours", type=_number, default=None, metavar="GPU_HOURS", help="GPU-hour budget")
     p.add_argument("--max-cost-usd", type=_number, default=None, metavar="USD", help="cost budget, USD")
@@ -439,7 +440,7 @@ def _scalar_kwargs(a: argparse.Namespace) -> dict[str, Any]:
 
 
 def _job_kwargs(a: argparse.Namespace) -> dict[str, Any]:
-    return dict(scaling=a.scaling, tokens=a.tokens, epochs=a.epochs, price_per_gpu_hour=a.price_per_gpu_hour)
+    return dict(scaling=a.scaling, tokens=a.tokens, epochs=a.epochs, price_per_gpu_hour_usd=a.price_per_gpu_hour)
 
 
 def _calibration_kwargs(a: argparse.Namespace) -> dict[str, Any]:
@@ -456,30 +457,12 @@ def _cmd_project(a: argparse.Namespace) -> int:
         extra = dict(quantiles=True, samples=a.samples, seed=a.seed)
     elif a.seed is not None or a.samples != 2000:
         raise CliError("--samples and --seed apply only with --quantiles")
-    p = _api.project(a.model, a.hardware, gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a),
+    p = _plan.project(a.model, a.hardware, gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a),
                      **_calibration_kwargs(a), require_fit=a.require_fit, **extra)
-    d = p.to_dict()
     if a.json:
-        _print_json(d)
+        _print_json(p.to_dict())
         return 0
-    rows = _format.with_fit(d["rows"])
-    print(_format.projection_header(d))
-    print()
-    if a.quantiles:
-        print(_format.text_table(_format.QUANTILE_PROJECTION_COLUMNS, [_format.quantile_ranges(r) for r in rows]))
-        print()
-        print(_format.uncertainty_sentence(d))
-    else:
-        print(_format.text_table(_format.PROJECTION_COLUMNS, rows))
-    print()
-    print("time per step by part (compute = GEMM + attention + memory-bound + host wait):")
-    print(_format.text_table(_format.STEP_PARTS_COLUMNS, rows))
-    notes = _format.fit_notes(d["rows"])
-    if notes:
-        print()
-        print("\n".join(notes))
-    print()
-    print(_format.comm_sentence(d))
+    print(p.text())
     return 0
 
 
@@ -488,29 +471,18 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
     if a.global_batch_tokens is not None:
         axes["global_batch_tokens"] = a.global_batch_tokens
     grids = np.meshgrid(*[np.asarray(v, dtype=np.int64) for v in axes.values()], indexing="ij")
-    r = _api.sweep(a.model, a.hardware, gpus_per_node=a.gpus_per_node, **dict(zip(axes, grids)),
+    r = _plan.sweep(a.model, a.hardware, gpus_per_node=a.gpus_per_node, **dict(zip(axes, grids)),
                    **_config_kwargs(a), **_calibration_kwargs(a))
     rows = r.records()
     if a.require_fit:
         misfit = next((x for x in rows if x["issue"] == 0 and not x["fits"]), None)
         if misfit is not None:  # the one estimate again, for the core's message
-            _api.estimate_step(a.model, a.hardware, **{k: misfit[k] or None for k in _api._SWEEP_INPUTS},
+            _plan.estimate_step(a.model, a.hardware, **{k: misfit[k] or None for k in _plan.SWEEP_AXES},
                                **_config_kwargs(a), **_calibration_kwargs(a), require_fit=True)
     if a.json:
-        _print_json({
-            "model": r.model.to_dict(), "hardware": r.hardware.to_dict(), "calibration": r.calibration.to_dict(),
-            "config": dict(r.config.to_dict(), **{k: list(v) for k, v in axes.items()}),
-            "axes": list(axes), "shape": list(r.shape), "rows": rows,
-        })
+        _print_json(r.to_dict())
         return 0
-    cal = r.calibration
-    options = _format.options_text(r.config.to_dict())
-    print(f"{r.model.name} ({r.model.parameters:,} parameters) on {r.hardware.name}, {r.config.strategy}, "
-          f"{r.config.gpus_per_node or r.hardware.gpus_per_node} GPUs/node, activation checkpointing "
-          f"{r.config.activation_checkpointing}{', ' + options if options else ''}, {len(r)} configurations, "
-          f"calibration {_format.calibration_label(cal.to_dict())}")
-    print()
-    print(_format.text_table(_format.SWEEP_COLUMNS, rows))
+    print(r.text())
     return 0
 
 
@@ -522,7 +494,7 @@ def _cmd_gate(a: argparse.Namespace) -> int:
                   shard_before_packing=a.shard_before_packing, dtype=a.dtype, field=a.length_field, format="raw" if raw else "auto")
     d = g.to_dict()
     if a.json:
-        _print_json(d)
+        _print_json({"schema": "libscale.gate/1", **d})
     else:
         print(_format.gate_header(d))
         print()
@@ -540,10 +512,10 @@ def _cmd_solve(a: argparse.Namespace) -> int:
     kwargs = dict(gpus=a.gpus, **_job_kwargs(a), **_scalar_kwargs(a), **_calibration_kwargs(a),
                   require_fit=a.require_fit)
     if a.deadline_h is not None:
-        s = _api.solve_deadline(a.model, a.hardware, deadline_h=a.deadline_h, **kwargs)
+        s = _plan.solve_deadline(a.model, a.hardware, deadline_h=a.deadline_h, **kwargs)
         goal = f"the cheapest GPU count that finishes within {a.deadline_h:g} h"
     elif budget:
-        s = _api.solve_budget(a.model, a.hardware, max_gpu_hours=a.max_gpu_hours, max_cost_usd=a.max_cost_usd,
+        s = _plan.solve_budget(a.model, a.hardware, max_gpu_hours=a.max_gpu_hours, max_cost_usd=a.max_cost_usd,
                               **kwargs)
         caps = []
         if a.max_gpu_hours is not None:
@@ -578,9 +550,9 @@ def _cmd_solve(a: argparse.Namespace) -> int:
 
 
 def _cmd_models(a: argparse.Namespace) -> int:
-    specs = [_core.find_model(n) for n in _core.model_names()]
+    specs = [_core.io.find_model(n) for n in _core.io.model_names()]
     if a.json:
-        _print_json({"models": [s.to_dict() for s in specs]})
+        _print_json({"schema": "libscale.models/1", "models": [s.to_dict() for s in specs]})
         return 0
     columns = [
         _format.Column("name", "name", _format.text, "<"),
@@ -618,24 +590,24 @@ _HARDWARE_COLUMNS = [
 
 def _cmd_hardware(a: argparse.Namespace) -> int:
     if a.name is None:
-        profiles = [_core.find_hardware(n) for n in _core.hardware_names()]
+        profiles = [_core.io.find_hardware(n) for n in _core.io.hardware_names()]
         if a.json:
-            _print_json({"hardware": [h.to_dict() for h in profiles]})
+            _print_json({"schema": "libscale.hardware_list/1", "hardware": [h.to_dict() for h in profiles]})
             return 0
         print(_format.text_table(_HARDWARE_COLUMNS, [h.to_dict() for h in profiles]))
         return 0
     hw = _api.hardware(a.name)
-    cal = _core.default_calibration(hw)
+    cal = _core.calibrate.default_calibration(hw)
     if a.json:
-        _print_json({"hardware": hw.to_dict(), "calibration": cal.to_dict()})
+        _print_json({"schema": "libscale.hardware_list/1", "hardware": hw.to_dict(), "calibration": cal.to_dict()})
         return 0
     print(_format.text_table(_HARDWARE_COLUMNS, [hw.to_dict()]))
     print()
     print(f"calibration: {_format.calibration_kind(cal.kind)}, from {cal.source}")
-    table = _core.calibration_coefficients()
+    table = _core.calibrate.calibration_coefficients()
     width = max(len(c["name"]) for c in table)
     for c in table:
-        value = _core.get_parameter(cal, c["name"])
+        value = _core.calibrate.get_parameter(cal, c["name"])
         print(f"  {c['name']:<{width}}  {value:>12.4g} {c['unit']:<9} {c['help']}")
     return 0
 
@@ -675,7 +647,7 @@ def _read_fit_inputs(a: argparse.Namespace) -> tuple[Any, list[str]]:
     notes: list[str] = []
     for path in a.measurements:
         if a.format == "json" or (a.format == "auto" and _is_measurement_json(path)):
-            sets.append(_core.read_measurements(path))
+            sets.append(_core.calibrate.read_measurements(path))
             continue
         try:
             records = logs.parse_log(path, format=a.format, per_step=True, **_log_config(a))
@@ -687,7 +659,7 @@ def _read_fit_inputs(a: argparse.Namespace) -> tuple[Any, list[str]]:
                                   r"activation_checkpointing|strategy)=",
                                   lambda m: "--" + m.group(1).replace("_", "-") + " ", str(e))) from None
         notes.extend(n if path in n else f"{path}: {n}" for n in getattr(records, "notes", []))
-        sets.append(_core.measurements_from_json(list(records), origin=path))
+        sets.append(_core.calibrate.measurements_from_json(list(records), origin=path))
     data = _api.read_measurements(*sets)
     data.sources = list(a.measurements)
     return data, notes
@@ -723,7 +695,7 @@ def _cmd_fit(a: argparse.Namespace) -> int:
     result.write(out, provenance=provenance)
     d = result.to_dict()
     if a.json:
-        _print_json(dict(d, output=out, provenance=provenance, notes=notes))
+        _print_json({"schema": "libscale.fit/1", **d, "output": out, "provenance": provenance, "notes": notes})
         return 0
     counts = [(data.step_count, "step"), (data.gemm_count, "GEMM"), (data.attention_count, "attention"),
               (data.bandwidth_count, "bandwidth"), (data.collective_count, "collective"), (data.power_count, "power")]
@@ -801,7 +773,7 @@ def _cmd_triage(a: argparse.Namespace) -> int:
                          **_triage_kwargs(a, first_start))
     d = result.to_dict()
     if a.json:
-        _print_json(d)
+        _print_json({"schema": "libscale.triage/1", **d})
         return 0
     total_s = sum(v["seconds"] for v in d["job"].values())
     rows = [{"phase": name, "seconds": v["seconds"],
@@ -884,7 +856,7 @@ def _cmd_watch(a: argparse.Namespace) -> int:
 
     def emit(record: dict[str, Any]) -> None:
         try:
-            out.write(json.dumps(to_jsonable(record)) + "\n")
+            out.write(json.dumps(to_jsonable({"schema": "libscale.watch_event/1", **record})) + "\n")
             out.flush()
         except BrokenPipeError:
             # the reader went away (e.g. `| head`): the watch goes on; no error at exit

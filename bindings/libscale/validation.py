@@ -17,11 +17,11 @@ from . import _core
 class Validation:
     """Result of ``validate()``: per-row errors, per-category summaries, the default's ratio."""
 
-    def __init__(self, report: "_core.ValidationReport") -> None:
+    def __init__(self, report: "_core.calibrate.ValidationReport") -> None:
         self._report = report
 
     @property
-    def report(self) -> "_core.ValidationReport":
+    def report(self) -> "_core.calibrate.ValidationReport":
         return self._report
 
     def summary(self) -> list[dict[str, Any]]:
@@ -99,8 +99,8 @@ class Validation:
 
 def validate(*paths: "os.PathLike[str] | str", relative_error: Optional[float] = None) -> Validation:
     """Validate against measurement files (default: every shipped series)."""
-    options = _core.FitOptions()
+    options = _core.calibrate.FitOptions()
     if relative_error is not None:
         options.relative_error = float(relative_error)
-    report = _core.validate([os.fspath(p) for p in paths] if paths else None, options)
+    report = _core.calibrate.validate([os.fspath(p) for p in paths] if paths else None, options)
     return Validation(report)

@@ -90,7 +90,7 @@ class ReplaySource:
 
     live = False
 
-    def __init__(self, trace: "_core.PowerTrace", *, speed: float = 1.0, name: str = "replay") -> None:
+    def __init__(self, trace: "_core.triage.PowerTrace", *, speed: float = 1.0, name: str = "replay") -> None:
         if not (speed > 0 and np.isfinite(speed)):
             raise ValueError(f"speed = {speed}; it must be a positive factor of real time")
         if len(trace) == 0:
@@ -138,7 +138,7 @@ class FollowCsvSource:
         self.name = f"nvidia-smi log {path}"
         self.path = path
         self._f: IO[bytes] = open(path, "rb")  # noqa: SIM115 (kept open while following)
-        self._reader = _core.NvidiaSmiCsvReader(path)
+        self._reader = _core.triage.NvidiaSmiCsvReader(path)
         self._last_t: Optional[float] = None
         self._last_wall = time.time()
         self.first_time_s: Optional[float] = None
@@ -160,7 +160,7 @@ class FollowCsvSource:
         self._f.seek(max(end, 0))
 
     @property
-    def report(self) -> "_core.ParseReport":
+    def report(self) -> "_core.triage.ParseReport":
         return self._reader.report
 
     def clock(self, wall: float) -> Optional[float]:
@@ -193,11 +193,11 @@ class DcgmSource:
         self.name = f"dcgm-exporter {url}"
         self.url = url
         self.timeout_s = timeout_s
-        self._parser = _core.DcgmScrapeParser(url)
+        self._parser = _core.triage.DcgmScrapeParser(url)
         self.last_error: Optional[str] = None
 
     @property
-    def report(self) -> "_core.ParseReport":
+    def report(self) -> "_core.triage.ParseReport":
         return self._parser.report
 
     def clock(self, wall: float) -> float:
@@ -233,7 +233,7 @@ class NvmlPollSource:
     def __init__(self, gpus: Sequence[int] = (), *, power: str = "average") -> None:
         if power not in ("average", "instant"):
             raise ValueError(f"power = {power!r}; valid: average, instant")
-        self._nvml = _core.NvmlSource(list(gpus))
+        self._nvml = _core.triage.NvmlSource(list(gpus))
         self._key = "power_w" if power == "average" else "power_instant_w"
         if power == "instant":
             first = self._nvml.poll()
@@ -378,9 +378,9 @@ class Job:
         return self.exit_status
 
 
-def prometheus_text(stream: "_core.TriageStream", *, source: str, now_s: float) -> str:
+def prometheus_text(stream: "_core.triage.TriageStream", *, source: str, now_s: float) -> str:
     """node_exporter textfile-collector exposition of the stream's state."""
-    phases = list(_core.PHASE_NAMES)
+    phases = list(_core.triage.PHASE_NAMES)
     lines = [
         "# HELP libscale_watch_gpu_power_watts Smoothed board power of the GPU.",
         "# TYPE libscale_watch_gpu_power_watts gauge",
@@ -453,7 +453,7 @@ class Watcher:
     """Poll, classify, act. ``run()`` returns the exit status: the job's own (launched),
     0 (attached or monitor-only), or EXIT_TERMINATED when it terminated the job."""
 
-    def __init__(self, source: Any, stream: "_core.TriageStream", *, job: Optional[Job] = None,
+    def __init__(self, source: Any, stream: "_core.triage.TriageStream", *, job: Optional[Job] = None,
                  actions: Optional[Actions] = None, interval_s: float = 0.5,
                  events: Callable[[dict[str, Any]], None] = print) -> None:
         if not (interval_s > 0 and np.isfinite(interval_s)):
@@ -712,7 +712,7 @@ def catalog_hardware_of(gpus: Sequence[dict[str, Any]]) -> Optional[str]:
     if not names:
         return None
     best: Optional[str] = None
-    for hw in _core.hardware_names():
+    for hw in _core.io.hardware_names():
         if all(hw.lower() in n.replace("-", " ").split() for n in names):
             best = hw
     return best

@@ -1,5 +1,6 @@
-// Shared helpers for the pybind11 binding files of libscale._core. Each component has
-// its own translation unit with one register_* function; module.cpp calls them in order.
+// Shared helpers for the pybind11 binding files of libscale._core. The module has one
+// submodule per capability of the core (io, spec, calibrate, estimate, gate, triage), and
+// bindings/src one folder per submodule, each file with one register_* function.
 #pragma once
 
 #include <cmath>
@@ -12,10 +13,6 @@
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>  // every TU binding std::vector / std::optional must see the same casters
-
-#include "libscale/calibrate/calibration.hpp"
-#include "libscale/estimate/projection.hpp"
-#include "libscale/spec/training_config.hpp"
 
 namespace py = pybind11;
 
@@ -47,21 +44,43 @@ inline double none_to_nan(std::optional<double> v) {
     return v ? *v : std::numeric_limits<double>::quiet_NaN();
 }
 
-// One call per component, in dependency order (module.cpp).
-void register_errors(py::module_& m);
-void register_model(py::module_& m);
-void register_hardware(py::module_& m);
-void register_catalog(py::module_& m);
-void register_step(py::module_& m);
-void register_compute(py::module_& m);
-void register_projection(py::module_& m);
-void register_sweep(py::module_& m);
-void register_fit(py::module_& m);
-void register_calibration_file(py::module_& m);
-void register_validation(py::module_& m);
-void register_packing(py::module_& m);
-void register_triage(py::module_& m);
-void register_watch(py::module_& m);
-void register_nvml(py::module_& m);
+// One register function per binding file, each taking its submodule; module.cpp calls them
+// in dependency order (a type is registered before any signature names it).
+void register_errors(py::module_& core);  // libscale._core itself
+
+// libscale._core.io
+void register_io_catalog(py::module_& io);
+
+// libscale._core.spec
+void register_spec_model(py::module_& spec);
+void register_spec_hardware(py::module_& spec);
+void register_spec_training_config(py::module_& spec);
+void register_spec_options(py::module_& spec);
+
+// libscale._core.calibrate
+void register_calibrate_calibration(py::module_& calibrate);
+void register_calibrate_calibration_file(py::module_& calibrate);
+void register_calibrate_measurement(py::module_& calibrate);
+void register_calibrate_fit(py::module_& calibrate);
+void register_calibrate_validation(py::module_& calibrate);
+
+// libscale._core.estimate
+void register_estimate_step(py::module_& estimate);
+void register_estimate_compute(py::module_& estimate);
+void register_estimate_projection(py::module_& estimate);
+void register_estimate_sweep(py::module_& estimate);
+void register_estimate_uncertainty(py::module_& estimate);
+void register_estimate_scenario(py::module_& estimate);
+
+// libscale._core.gate
+void register_gate_packing(py::module_& gate);
+void register_gate_gate(py::module_& gate);
+
+// libscale._core.triage
+void register_triage_trace(py::module_& triage);
+void register_triage_triage(py::module_& triage);
+void register_triage_options(py::module_& triage);
+void register_triage_stream(py::module_& triage);
+void register_triage_nvml(py::module_& triage);
 
 }  // namespace libscale_py

@@ -402,9 +402,9 @@ TEST(Gate, GlobalPackerShardsRowsEvenly) {
     c.grad_accum = 2;
     // 5 bins of 10 tokens: ranks get 3 rows each (row 0 repeated), 2 micro-batches.
     auto g = run_gate(Lens{10, 10, 10, 10, 10}, c);
-    EXPECT_TRUE(g.pass);
+    EXPECT_TRUE(g.passed);
     EXPECT_EQ(g.global_bins, 5);
-    EXPECT_EQ(g.ranks[0].packed_sequences, 3);
+    EXPECT_EQ(g.ranks[0].sequences, 3);
     EXPECT_EQ(g.ranks[0].micro_batches, 2);
     EXPECT_EQ(g.ranks[0].optimizer_steps, 1);
     EXPECT_DOUBLE_EQ(g.ranks[1].padding_efficiency, 1.0);
@@ -426,7 +426,7 @@ TEST(Gate, ImbalancedPerRankPackingFailsAndRemedyPasses) {
     // Rank 0 gets samples 0, 2, 4, 6 (10 tokens each: 4 rows); rank 1 gets the 1s (1 row).
     const Lens ls{10, 1, 10, 1, 10, 1, 10, 1};
     auto g = run_gate(ls, c);
-    EXPECT_FALSE(g.pass);
+    EXPECT_FALSE(g.passed);
     EXPECT_EQ(g.min_rank, 1);
     EXPECT_EQ(g.max_rank, 0);
     EXPECT_EQ(g.difference, 3);
@@ -440,13 +440,13 @@ TEST(Gate, ImbalancedPerRankPackingFailsAndRemedyPasses) {
 
     auto rb = shard_and_pack(ls, c);
     auto fixed = judge(equalize_to_minimum(rb.rank_bin_tokens, c), c);
-    EXPECT_TRUE(fixed.pass);
+    EXPECT_TRUE(fixed.passed);
     EXPECT_EQ(fixed.ranks[0].micro_batches, 1);
     EXPECT_EQ(fixed.total_tokens, 14);
 
     c.runtime_equalize = true;  // Axolotl's own truncation: no hang, same drop
     auto a = run_gate(ls, c);
-    EXPECT_TRUE(a.pass);
+    EXPECT_TRUE(a.passed);
     EXPECT_EQ(a.tokens_dropped, 30);
 }
 
@@ -463,14 +463,14 @@ TEST(Gate, ShardingBeforePackingCanFailWhereGlobalPackingPasses) {
     c.seq_len = 10;
     c.world_size = 2;
     const GateResult global = run_gate(lengths, c);
-    EXPECT_TRUE(global.pass);
+    EXPECT_TRUE(global.passed);
     EXPECT_EQ(global.global_bins, 4);
     EXPECT_EQ(global.ranks[0].micro_batches, 2);
     EXPECT_EQ(global.ranks[1].micro_batches, 2);
 
     c.shard_before_packing = true;
     const GateResult per_rank = run_gate(lengths, c);
-    EXPECT_FALSE(per_rank.pass);
+    EXPECT_FALSE(per_rank.passed);
     EXPECT_EQ(per_rank.ranks[0].micro_batches, 3);
     EXPECT_EQ(per_rank.ranks[1].micro_batches, 2);
     EXPECT_EQ(per_rank.difference, 1);
@@ -479,7 +479,7 @@ TEST(Gate, ShardingBeforePackingCanFailWhereGlobalPackingPasses) {
     // Equalizing to 2 micro-batches drops rank 0's third row: 5+5 = 10 of 40 tokens, and
     // (grad_accum 1) one optimizer step.
     EXPECT_EQ(per_rank.tokens_dropped, 10);
-    EXPECT_EQ(per_rank.optimizer_steps_dropped, 1);
+    EXPECT_EQ(per_rank.steps_dropped, 1);
     EXPECT_EQ(per_rank.total_tokens, 40);
     // 2 GPUs hang until the 10-minute NCCL watchdog: 2 · 600 / 3600 GPU-hours.
     EXPECT_DOUBLE_EQ(per_rank.cost_at_risk_gpu_hours, 2 * 600.0 / 3600.0);

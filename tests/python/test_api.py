@@ -51,7 +51,7 @@ def test_qwen3_32b_parameters_match_the_report_and_the_formula(qwen, qwen_config
 
 
 def test_model_from_config_json_file_and_directory(tmp_path, qwen):
-    text = libscale._core.catalog_file("models/qwen3-32b.json")
+    text = libscale._core.io.catalog_file("models/qwen3-32b.json")
     path = tmp_path / "qwen-copy.json"
     path.write_text(text)
     assert libscale.model(path).parameters == qwen.parameters           # os.PathLike
@@ -63,14 +63,14 @@ def test_model_from_config_json_file_and_directory(tmp_path, qwen):
 
 def test_hardware_from_json_file(tmp_path, b300):
     path = tmp_path / "my-b300.json"
-    path.write_text(libscale._core.catalog_file("hardware/b300.json"))
+    path.write_text(libscale._core.io.catalog_file("hardware/b300.json"))
     hw = libscale.hardware(path)
     assert (hw.peak_bf16_tflops, hw.hbm_gib, hw.gpus_per_node) == (b300.peak_bf16_tflops, b300.hbm_gib,
                                                                     b300.gpus_per_node)
 
 
 def test_hardware_fields_match_the_catalog_file(b300):
-    raw = json.loads(libscale._core.catalog_file("hardware/b300.json"))
+    raw = json.loads(libscale._core.io.catalog_file("hardware/b300.json"))
     for key in ("peak_bf16_tflops", "hbm_gib", "hbm_tbps", "nvlink_gbps_bidir", "nic_gbps_per_gpu",
                 "gpus_per_node", "board_power_w", "idle_power_w", "price_per_gpu_hour_usd"):
         assert getattr(b300, key) == raw[key], key
@@ -78,7 +78,7 @@ def test_hardware_fields_match_the_catalog_file(b300):
 
 def test_default_calibration_resolves_fractions_against_the_hardware(b300):
     cal = libscale.default_calibration("b300")
-    raw = json.loads(libscale._core.catalog_file("calibrations/default-b300.json"))
+    raw = json.loads(libscale._core.io.catalog_file("calibrations/default-b300.json"))
     assert cal.kind == "default"
     # compute coefficients are absolute in the file
     for key, value in raw["compute"]["gemm"].items():
@@ -97,7 +97,7 @@ def test_default_calibration_resolves_fractions_against_the_hardware(b300):
         raw["comm"]["inter_node"]["busbw_fraction"] * b300.nic_gbps_per_gpu / 8 * 1e9)
     assert cal.intra_node.alpha_s == pytest.approx(raw["comm"]["intra_node"]["alpha_us"] * 1e-6)
     assert cal.power_compute_w == raw["power"]["compute_fraction"] * b300.board_power_w
-    assert libscale._core.default_priors(b300) == raw["prior"]
+    assert libscale._core.calibrate.default_priors(b300) == raw["prior"]
 
 
 def _attribute(cal: libscale.Calibration, name: str) -> float:
@@ -110,23 +110,23 @@ def _attribute(cal: libscale.Calibration, name: str) -> float:
 
 def test_calibration_fields_are_the_coefficient_table(b300):
     cal = libscale.default_calibration(b300)
-    table = libscale._core.calibration_coefficients()
+    table = libscale._core.calibrate.calibration_coefficients()
     names = [c["name"] for c in table]
     assert len(names) == len(set(names)) and {"gemm.eta_max", "attention.backward_half_seq",
                                                "framework_efficiency", "power.idle_w"} <= set(names)
     for i, c in enumerate(table):
         assert set(c) == {"name", "unit", "min", "max", "min_exclusive", "help"} and c["help"]
-        assert libscale._core.get_parameter(cal, c["name"]) == _attribute(cal, c["name"]), c["name"]
+        assert libscale._core.calibrate.get_parameter(cal, c["name"]) == _attribute(cal, c["name"]), c["name"]
         other = copy.copy(cal)
-        libscale._core.set_parameter(other, c["name"], 1000.0 + i)   # writes through to the attribute
+        libscale._core.calibrate.set_parameter(other, c["name"], 1000.0 + i)   # writes through to the attribute
         assert _attribute(other, c["name"]) == 1000.0 + i and _attribute(cal, c["name"]) != 1000.0 + i
     with pytest.raises(ValueError, match="unknown calibration coefficient 'eta_max'.*gemm.eta_max"):
-        libscale._core.get_parameter(cal, "eta_max")
+        libscale._core.calibrate.get_parameter(cal, "eta_max")
     bad = copy.copy(cal)
     bad.gemm.eta_max = 1.5                                           # nested structs are live references
     with pytest.raises(ValueError, match=r"gemm.eta_max = 1.5; it must be in \(0, 1\]"):
         bad.validate()
-    made = libscale.Calibration(hardware="x", gemm=libscale._core.GemmLaw(eta_max=0.5, k_half=100),
+    made = libscale.Calibration(hardware="x", gemm=libscale._core.calibrate.GemmLaw(eta_max=0.5, k_half=100),
                                 hbm_efficiency=0.8, power_idle_w=50)
     assert (made.gemm.eta_max, made.gemm.k_half, made.gemm.tile_m, made.hbm_efficiency, made.power_idle_w) == \
         (0.5, 100, 128, 0.8, 50)
@@ -191,7 +191,7 @@ def test_estimate_step_against_hand_computation(qwen, b300):
     flops = libscale.flops_per_token(qwen, seq_len=t, activation_checkpointing="full")
     A = global_ // (n * t)
     peak = b300.peak_bf16_tflops * 1e12
-    micro = libscale._core.compute_times(qwen, b300, libscale.training_config(gpus=n, seq_len=t))
+    micro = libscale._core.estimate.compute_times(qwen, b300, None, libscale.training_config(gpus=n, seq_len=t))
 
     assert s.grad_accum == A == 16
     # compute: A micro-batches, each timed by the per-operation model, split into its parts
@@ -240,19 +240,19 @@ def test_compute_laws_by_hand(b300):
     per_sm = b300.peak_flops / sm
     bf16 = waves * 2 * (k + g.k_half) * g.tile_m * g.tile_n / (per_sm * g.eta_max * cal.framework_efficiency)
     assert bf16 > (2 * (m * k + k * n) + 2 * m * n) / hbm          # compute-bound, not the HBM roofline
-    assert libscale._core.gemm_time_s(b300, m, n, k) == pytest.approx(bf16, rel=1e-12)
+    assert libscale._core.estimate.gemm_time_s(b300, None, m, n, k) == pytest.approx(bf16, rel=1e-12)
     # fp8: fp8 peak and eta_max, k_half scaled by the peak ratio, one-byte operands
     ratio = b300.peak_fp8_tflops / b300.peak_bf16_tflops
     fp8 = waves * 2 * (k + g.k_half * ratio) * g.tile_m * g.tile_n / (
         b300.peak_fp8_flops / sm * g.fp8_eta_max * cal.framework_efficiency)
-    assert libscale._core.gemm_time_s(b300, m, n, k, fp8=True) == pytest.approx(fp8, rel=1e-12)
+    assert libscale._core.estimate.gemm_time_s(b300, None, m, n, k, fp8=True) == pytest.approx(fp8, rel=1e-12)
     # sm_count 0 (unknown): no waves, 2·m·n·(k + k_half) at eta_max; a vector-shaped GEMM is
     # then bound by moving its operands and result through HBM instead
     flat = copy.copy(b300)
     flat.sm_count = 0
-    assert libscale._core.gemm_time_s(flat, m, n, k) == pytest.approx(
+    assert libscale._core.estimate.gemm_time_s(flat, None, m, n, k) == pytest.approx(
         2 * m * n * (k + g.k_half) / (b300.peak_flops * g.eta_max * cal.framework_efficiency), rel=1e-12)
-    assert libscale._core.gemm_time_s(flat, 1, 8192, 8192) == pytest.approx(
+    assert libscale._core.estimate.gemm_time_s(flat, None, 1, 8192, 8192) == pytest.approx(
         (2 * (8192 + 8192 ** 2) + 2 * 8192) / hbm, rel=1e-12)
     # attention: 4·tokens·width·span FLOPs forward, 2.5× backward; head_dim 128 is the reference
     tokens, heads, d_h, seq = 8192, 64, 128, 8192
@@ -260,23 +260,25 @@ def test_compute_laws_by_hand(b300):
     fwd = 4 * tokens * heads * d_h * span / (b300.peak_flops * a.forward_eta_max * seq / (seq + a.forward_half_seq))
     bwd = 2.5 * 4 * tokens * heads * d_h * span / (
         b300.peak_flops * a.backward_eta_max * seq / (seq + a.backward_half_seq))
-    assert libscale._core.attention_time_s(b300, tokens, heads * d_h, d_h, span, seq) == pytest.approx(fwd)
-    assert libscale._core.attention_time_s(b300, tokens, heads * d_h, d_h, span, seq, backward=True) == \
+    assert libscale._core.estimate.attention_time_s(b300, None, tokens, heads * d_h, d_h, span, seq) == \
+        pytest.approx(fwd)
+    assert libscale._core.estimate.attention_time_s(b300, None, tokens, heads * d_h, d_h, span, seq, backward=True) == \
         pytest.approx(bwd)
     # g(d_h) = [d/(d + c)] / [128/(128 + c)] slows a 64-wide head
     c = a.head_dim_half
     g64 = (64 / (64 + c)) / (128 / (128 + c))
-    assert libscale._core.attention_time_s(b300, tokens, heads * 64, 64, span, seq) == \
+    assert libscale._core.estimate.attention_time_s(b300, None, tokens, heads * 64, 64, span, seq) == \
         pytest.approx(4 * tokens * heads * 64 * span / (b300.peak_flops * a.forward_eta_max * g64 * seq
                                                          / (seq + a.forward_half_seq)))
-    assert libscale._core.memory_time_s(b300, 1e9) == pytest.approx(1e9 / hbm)
+    assert libscale._core.estimate.memory_time_s(b300, None, 1e9) == pytest.approx(1e9 / hbm)
     # the A100 has no fp8 tensor cores: an fp8 GEMM is timed as bf16
     a100 = libscale.hardware("a100")
-    assert libscale._core.gemm_time_s(a100, m, n, k, fp8=True) == libscale._core.gemm_time_s(a100, m, n, k)
+    assert libscale._core.estimate.gemm_time_s(a100, None, m, n, k, fp8=True) == \
+        libscale._core.estimate.gemm_time_s(a100, None, m, n, k)
     with pytest.raises(ValueError, match="kernel"):
-        libscale._core.attention_time_s(b300, tokens, heads * d_h, d_h, span, seq, kernel="flash9")
+        libscale._core.estimate.attention_time_s(b300, None, tokens, heads * d_h, d_h, span, seq, kernel="flash9")
     with pytest.raises(ValueError, match="m = 0"):
-        libscale._core.gemm_time_s(b300, 0, n, k)
+        libscale._core.estimate.gemm_time_s(b300, None, 0, n, k)
 
 
 def test_framework_efficiency_scales_every_device_time(qwen, b300):
@@ -330,7 +332,7 @@ def test_memory_options_against_memory_model(qwen, b300, qwen_config_json):
                                                   ("sgd", "fp32", 4 + 4, 22), ("adamw", "bf16", 2 + 2, 14),
                                                   ("sgd", "bf16", 2, 10)]:
         cfg = libscale.training_config(gpus=n, seq_len=t, optimizer=optimizer, master_weights=master)
-        assert libscale._core.optimizer_bytes_per_parameter(qwen, cfg) == per_param
+        assert libscale._core.estimate.optimizer_bytes_per_parameter(qwen, cfg) == per_param
         s = libscale.estimate_step(qwen, b300, gpus=n, seq_len=t, optimizer=optimizer, master_weights=master)
         assert s.memory.optimizer_gib == pytest.approx(P * per_param / n / GiB)
         assert s.memory_gib - ref.memory_gib == pytest.approx((per_param - 12) * P / n / GiB * (1 + cal.fragmentation))
@@ -386,7 +388,7 @@ def test_compute_options_reach_the_core(qwen, b300):
 
 def test_names_paths_and_objects_give_the_same_estimate(tmp_path, qwen, b300):
     path = tmp_path / "q.json"
-    path.write_text(libscale._core.catalog_file("models/qwen3-32b.json"))
+    path.write_text(libscale._core.io.catalog_file("models/qwen3-32b.json"))
     a = libscale.estimate_step("qwen3-32b", "b300", gpus=16)
     b = libscale.estimate_step(qwen, b300, gpus=16, calibration=libscale.default_calibration(b300))
     c = libscale.estimate_step(path, "b300", gpus=16)
@@ -403,9 +405,9 @@ def test_data_and_checkpoint_accept_dicts_and_structs():
     ck = libscale.estimate_step(gpus=8, checkpoint={"every_steps": 10, "write_gbps_per_node": 5})
     p = libscale.count_parameters("qwen3-32b").total
     assert ck.checkpoint_s == pytest.approx(p * 14 / 5e9 / 10)
-    with pytest.raises(ValueError, match="unknown field 'bogus'"):
+    with pytest.raises(ValueError, match="unknown data option 'bogus'"):
         libscale.estimate_step(data={"bogus": 1})
-    with pytest.raises(TypeError, match=r"data.pretokenized = 'yes'; expected a bool"):
+    with pytest.raises(TypeError, match=r"data option pretokenized: expected True or False, got str 'yes'"):
         libscale.estimate_step(data={"pretokenized": "yes"})
     with pytest.raises(ValueError, match="storage_read_gbps_per_node"):
         libscale.estimate_step(data={"corpus_in_page_cache": False})
@@ -493,12 +495,12 @@ def test_absurd_sizes_raise_instead_of_crashing(kwargs):
 
 def test_sweep_flags_overflowing_products_per_element():
     r = libscale.sweep(gpus=[8, 2**29], micro_batch=[1, 2**32], seq_len=2**10)
-    assert libscale._core.issue_name(int(r.issue[1])) == "batch_overflow"
+    assert libscale._core.estimate.issue_name(int(r.issue[1])) == "batch_overflow"
     assert np.isnan(r.step_time_s[1]) and not r.fits[1]
     assert r.issue[0] == 0 and np.isfinite(r.step_time_s[0])
     r = libscale.sweep(gpus=[8, 2**40], micro_batch=1, seq_len=8192)
     assert r.issue[0] == 0 and np.isfinite(r.step_time_s[0])
-    assert libscale._core.issue_name(int(r.issue[1])) == "gpus"
+    assert libscale._core.estimate.issue_name(int(r.issue[1])) == "gpus"
 
 
 def test_wrong_types_raise_type_error():
@@ -600,3 +602,38 @@ def test_model_spec_architecture_fields_are_strings_and_bools():
     custom.sliding_window_layers = 3
     with pytest.raises(ValueError, match="sliding_window_layers = 3"):
         custom.validate()
+
+
+def test_plan_carries_one_set_of_defaults_and_checks_options_in_the_core():
+    import libscale.options as options
+
+    plan = libscale.Plan("qwen3-32b", "b300")
+    # The defaults are the core's declarations: a Plan with no options has every default.
+    assert plan.options()["seq_len"] == options.option("training", "seq_len").default == 8192
+    assert plan.config.seq_len == libscale.training_config().seq_len == 8192
+    assert libscale.flops_per_token("qwen3-32b").model == pytest.approx(
+        libscale.flops_per_token("qwen3-32b", seq_len=8192).model)
+    # with_ changes one option and keeps the rest; the module functions are the Plan's.
+    p16 = plan.with_(gpus=16, global_batch_tokens=1_048_576, gpus_per_node=8)
+    assert p16.options()["gpus"] == 16 and p16.options()["strategy"] == "fsdp"
+    step = p16.step()
+    assert step.tokens_per_s == libscale.estimate_step("qwen3-32b", "b300", gpus=16, global_batch_tokens=1_048_576,
+                                                       gpus_per_node=8).tokens_per_s
+    proj = p16.project([8, 16], job={"tokens": 2e9, "epochs": 2})
+    assert [r.step.gpus for r in proj.rows] == [8, 16] and proj.to_dict()["job"]["tokens"] == 2e9
+    assert proj.rows[1].step.tokens_per_s == pytest.approx(step.tokens_per_s)
+    # Every result reports the same shape, whoever made it.
+    assert proj.to_dict().keys() == libscale.project(gpus=[8, 16], global_batch_tokens=1_048_576,
+                                                     gpus_per_node=8).to_dict().keys()
+    with pytest.raises(ValueError, match=r"training option seq_len = -3; valid: an integer in \[1,"):
+        libscale.Plan(seq_len=-3)
+    with pytest.raises(ValueError, match="unknown training option 'seqlen'; valid: gpus, gpus_per_node, seq_len"):
+        libscale.Plan(seqlen=8192)
+    with pytest.raises(ValueError, match="job option tokens = 0; valid: a finite number > 0"):
+        plan.project([8], job={"tokens": 0})
+    with pytest.raises(ValueError, match="attention_span_tokens = nan"):
+        libscale.Plan(attention_span_tokens=float("nan"))
+    with pytest.raises(ValueError, match="beyond the 64-bit integer range"):
+        libscale.Plan(gpus=2**70)
+    with pytest.raises(TypeError, match="training option torch_compile: expected True or False"):
+        libscale.Plan(torch_compile=1)

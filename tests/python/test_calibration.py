@@ -54,7 +54,7 @@ def test_read_calibration_by_name_and_path(b300):
     raw = json.loads(DERIVED_PATH.read_text())
     assert a.prior_log_sd == raw["prior"] and raw["schema"] == "libscale.calibration/2"
     for name in a.parameters:
-        assert libscale._core.get_parameter(a.calibration, name) == pytest.approx(
+        assert libscale._core.calibrate.get_parameter(a.calibration, name) == pytest.approx(
             _coefficient(raw["coefficients"], name)), name
     assert isinstance(a.quality, dict) and isinstance(a.provenance, dict)
     assert a.quality["chosen_family"] == "mechanistic"

@@ -130,9 +130,9 @@ def test_price_epochs_and_options(contract_json):
 
 def test_model_and_hardware_paths(tmp_path, contract_json):
     model = tmp_path / "qwen.json"
-    model.write_text(libscale._core.catalog_file("models/qwen3-32b.json"))
+    model.write_text(libscale._core.io.catalog_file("models/qwen3-32b.json"))
     hw = tmp_path / "hw.json"
-    hw.write_text(libscale._core.catalog_file("hardware/b300.json"))
+    hw.write_text(libscale._core.io.catalog_file("hardware/b300.json"))
     args = [str(model) if a == "qwen3-32b" else str(hw) if a == "b300" else a for a in CONTRACT]
     out = run_cli(args + ["--json"])
     assert out.returncode == 0, out.stderr
@@ -170,7 +170,7 @@ def test_hardware_command(b300):
     text = run_cli(["hardware", "b300"]).stdout
     assert "default (uncalibrated)" in text
     # every coefficient of the calibration, by its dotted name, with its unit
-    for c in libscale._core.calibration_coefficients():
+    for c in libscale._core.calibrate.calibration_coefficients():
         line = next(l for l in text.splitlines() if l.split()[:1] == [c["name"]])
         assert c["unit"] in line and c["help"] in line
 
@@ -426,4 +426,4 @@ def test_unsupported_model_type_is_refused(tmp_path, config, expected):
     for text in expected:
         assert text in line, (text, line)
     assert "supported model_type" in line or "supported:" in line
-    assert set(libscale._core.supported_model_types()) >= {"llama", "qwen3", "gpt2"}
+    assert set(libscale._core.io.supported_model_types()) >= {"llama", "qwen3", "gpt2"}

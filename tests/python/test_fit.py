@@ -61,7 +61,7 @@ def test_fit_python_result():
     r = libscale.fit(MEASUREMENTS)  # hardware from the records
     steps = _steps()
     h100 = libscale.hardware("h100")
-    default, priors = libscale.default_calibration(h100), libscale._core.default_priors(h100)
+    default, priors = libscale.default_calibration(h100), libscale._core.calibrate.default_priors(h100)
     assert isinstance(r, libscale.FitResult) and r.calibration.kind == "fitted"
     assert r.calibration.hardware == "h100" and r.records_used == len(steps)
     assert r.prior_log_sd == priors
@@ -74,8 +74,8 @@ def test_fit_python_result():
     np.testing.assert_allclose(np.sqrt(np.diag(r.covariance)), [c.std_error for c in fitted], rtol=1e-9)
     z = 1.2815515655446004
     for c in r.coefficients:
-        assert c.prior_value == libscale._core.get_parameter(default, c.name), c.name
-        assert c.value == libscale._core.get_parameter(r.calibration, c.name), c.name
+        assert c.prior_value == libscale._core.calibrate.get_parameter(default, c.name), c.name
+        assert c.value == libscale._core.calibrate.get_parameter(r.calibration, c.name), c.name
         if not c.fitted:
             assert (c.value, c.std_error, c.prior_log_sd, c.identified) == (c.prior_value, 0, 0, False)
             assert c.interval_80 is None
@@ -119,8 +119,8 @@ def test_fit_write_is_readable_and_round_trips(tmp_path):
     assert j["provenance"]["date"]
     cf = libscale.read_calibration(out, "h100")
     for name in r.parameters:
-        assert libscale._core.get_parameter(cf.calibration, name) == pytest.approx(
-            libscale._core.get_parameter(r.calibration, name), rel=1e-12)
+        assert libscale._core.calibrate.get_parameter(cf.calibration, name) == pytest.approx(
+            libscale._core.calibrate.get_parameter(r.calibration, name), rel=1e-12)
     assert cf.parameters == r.parameters and cf.prior_log_sd == r.prior_log_sd
     np.testing.assert_allclose(cf.covariance, r.covariance, rtol=1e-12)
     assert [f for f in list(tmp_path.iterdir())] == [out]  # no temporary left behind
@@ -179,13 +179,13 @@ def _kernel_records() -> tuple[list[dict], dict[str, list[float]]]:
 
 def _closed_form(records: list[dict], scale: dict[str, list[float]], sigma: float) -> dict[str, tuple[float, float]]:
     """name -> (value, posterior sd of its log)."""
-    cal, priors = libscale.default_calibration(B300), libscale._core.default_priors(B300)
+    cal, priors = libscale.default_calibration(B300), libscale._core.calibrate.default_priors(B300)
     kinds = {"gemm.eta_max": "gemm", "attention.forward_eta_max": "attention", "hbm_efficiency": "bandwidth"}
     out = {}
     for name, cs in scale.items():
         obs = [r["seconds"] for r in records if r["kind"] == kinds[name]]
         logs = [math.log(c / o) for c, o in zip(cs, obs)]
-        theta0, sd = math.log(libscale._core.get_parameter(cal, name)), priors[name]
+        theta0, sd = math.log(libscale._core.calibrate.get_parameter(cal, name)), priors[name]
         precision = len(logs) / sigma ** 2 + 1 / sd ** 2
         out[name] = (math.exp((sum(logs) / sigma ** 2 + theta0 / sd ** 2) / precision), precision ** -0.5)
     return out
@@ -193,7 +193,7 @@ def _closed_form(records: list[dict], scale: dict[str, list[float]], sigma: floa
 
 def test_fit_kernel_records_in_closed_form():
     records, scale = _kernel_records()
-    priors = libscale._core.default_priors(B300)
+    priors = libscale._core.calibrate.default_priors(B300)
     for sigma in (0.03, 0.1):
         r = libscale.fit(records, relative_error=sigma)   # hardware from the records
         expected = _closed_form(records, scale, sigma)
@@ -233,13 +233,13 @@ def test_cli_fit_kernel_record_file(tmp_path):
         cells = row.split()
         assert float(cells[1]) == pytest.approx(value, rel=1e-3) and float(cells[2]) == pytest.approx(
             value * sd_log, rel=1e-3)
-        assert f"{libscale._core.get_parameter(default, name):.4g}" in row
-        assert ("yes" if sd_log < 0.7 * libscale._core.default_priors(B300)[name] else "no (prior)") in row
+        assert f"{libscale._core.calibrate.get_parameter(default, name):.4g}" in row
+        assert ("yes" if sd_log < 0.7 * libscale._core.calibrate.default_priors(B300)[name] else "no (prior)") in row
     kept = next(line for line in lines if line.startswith("gemm.k_half "))
     assert "not fitted" in kept
     written = libscale.read_calibration(cal, "b300")
     for name, (value, _) in expected.items():
-        assert libscale._core.get_parameter(written.calibration, name) == pytest.approx(value, rel=1e-6)
+        assert libscale._core.calibrate.get_parameter(written.calibration, name) == pytest.approx(value, rel=1e-6)
     assert written.parameters == list(expected)
     # the default relative error (0.03) gives the other closed form
     d = json.loads(run_cli(["fit", str(src), "-o", str(cal), "--json"]).stdout)
@@ -321,8 +321,8 @@ def test_cli_fit_from_trainer_log_then_project(tmp_path):
     written = libscale.read_calibration(cal, "h100")
     assert written.parameters == one.parameters
     for name in one.parameters:
-        assert libscale._core.get_parameter(written.calibration, name) == pytest.approx(
-            libscale._core.get_parameter(one.calibration, name), rel=1e-6), name
+        assert libscale._core.calibrate.get_parameter(written.calibration, name) == pytest.approx(
+            libscale._core.calibrate.get_parameter(one.calibration, name), rel=1e-6), name
     out = run_cli(["project", "--model", "llama-3.1-8b", "--hardware", "h100", "--gpus", "8,16",
                    "--seq-len", "8192", "--micro-batch", "1", "--activation-checkpointing", "selective",
                    "--scaling", "weak", "--calibration", str(cal), "--quantiles", "--json"])

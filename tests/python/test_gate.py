@@ -98,7 +98,7 @@ def test_pass_result_and_conversions():
     df = g.to_pandas()
     assert list(df.index) == [0, 1, 2, 3] and df["micro_batches"].tolist() == [8] * 4
     assert "<table>" in g._repr_html_() and "PASS: all 4 ranks run 8 micro-batches" in g._repr_html_()
-    assert repr(g).startswith("GateResult(pass=True, ranks=4")
+    assert repr(g).startswith("GateResult(passed=True, ranks=4")
 
 
 def test_aliases_and_bad_packing():
@@ -121,11 +121,11 @@ def test_imbalanced_fails_and_remedy_passes():
     assert g.cost_at_risk_gpu_hours == pytest.approx(2 * 1800 / 3600) == g.gpu_hours_saved
     # The remedy applied: every rank keeps min(micro-batches) rows -> PASS, and it drops
     # exactly what the verdict said.
-    cfg = _core.GateConfig(packer="axolotl_multipack", seq_len=10, world_size=2, runtime_equalize=False)
+    cfg = _core.gate.GateConfig(packer="axolotl_multipack", seq_len=10, world_size=2, runtime_equalize=False)
     assert repr(cfg) == ("GateConfig(packer='axolotl_multipack', seq_len=10, world_size=2, micro_batch=1, "
                          "grad_accum=1, packed, then sharded)")
-    rows = _core.shard_and_pack(IMBALANCED, cfg)
-    fixed = _core.judge(_core.equalize_to_minimum(rows, cfg), cfg)
+    rows = _core.gate.shard_and_pack(IMBALANCED, cfg)
+    fixed = _core.gate.judge(_core.gate.equalize_to_minimum(rows, cfg), cfg)
     assert fixed.passed and fixed.micro_batches.tolist() == [1, 1]
     assert g.total_tokens - fixed.total_tokens == g.tokens_dropped
     # Axolotl's own run-time equalization: no hang (PASS), the same drop.

@@ -383,8 +383,8 @@ def test_axolotl_rank_matches_reference(data, world_size, drop_last):
         return
     for rank in range(world_size):
         idx = ref_sampler(n, world_size, rank, drop_last)
-        assert _core.distributed_sampler_indices(n, world_size, rank, drop_last=drop_last).tolist() == idx
-        r = _core.pack_axolotl_rank(lengths, np.asarray(idx, dtype=np.int64), S)
+        assert _core.gate.distributed_sampler_indices(n, world_size, rank, drop_last=drop_last).tolist() == idx
+        r = _core.gate.pack_axolotl_rank(lengths, np.asarray(idx, dtype=np.int64), S)
         ref = [[idx[p] for p in b] for b in ref_axolotl_allocate(lengths[idx], S)]
         got = [[s for s, _ in b] for b in lib_bins(r)]
         # Axolotl's ffd_with_result lists a bin's samples longest first (argsort, ties
@@ -398,9 +398,9 @@ def test_distributed_sampler_matches_torch(n, world_size, drop_last):
     if drop_last and n < world_size:
         return
     for rank in range(world_size):
-        assert (_core.distributed_sampler_indices(n, world_size, rank, drop_last=drop_last).tolist()
+        assert (_core.gate.distributed_sampler_indices(n, world_size, rank, drop_last=drop_last).tolist()
                 == ref_sampler(n, world_size, rank, drop_last))
-        shuffled = _core.distributed_sampler_indices(n, world_size, rank, shuffle=True, seed=7,
+        shuffled = _core.gate.distributed_sampler_indices(n, world_size, rank, shuffle=True, seed=7,
                                                      drop_last=drop_last)
         assert len(shuffled) == len(ref_sampler(n, world_size, rank, drop_last))
 

@@ -56,7 +56,7 @@ def test_comm_exposed_from_is_the_first_row_whose_comm_does_not_hide(projection)
 
 
 def test_price_epochs_and_scaling_options():
-    p = libscale.project(gpus=[8, 16], price_per_gpu_hour=2.5, epochs=3, tokens=2e8, **CONFIG)
+    p = libscale.project(gpus=[8, 16], price_per_gpu_hour_usd=2.5, epochs=3, tokens=2e8, **CONFIG)
     for r in p.rows:
         assert r.cost_usd == pytest.approx(r.gpu_hours * 2.5)
         assert r.wall_time_h == pytest.approx(3 * 2e8 / r.step.tokens_per_s / 3600)
@@ -106,8 +106,8 @@ def test_counts_that_do_not_fit_are_projected_and_flagged():
     assert p.rows[-1].fit_status == "fits"
     # the suggestion is the core's, for the configuration at that count
     cfg = libscale.training_config(gpus=4, global_batch_tokens=1_048_576)
-    assert first.fit_suggestion == libscale._core.fit_suggestion(libscale.model("qwen3-32b"),
-                                                                 libscale.hardware("h100"), cfg)
+    assert first.fit_suggestion == libscale._core.estimate.fit_suggestion(libscale.model("qwen3-32b"),
+                                                                          libscale.hardware("h100"), None, cfg)
     with pytest.raises(libscale.DoesNotFitError) as e:
         libscale.project("qwen3-32b", "h100", gpus=[4, 8, 16], global_batch_tokens=1_048_576, require_fit=True)
     assert e.value.needed_gib == pytest.approx(first.needed_gib) and e.value.available_gib == 80

@@ -39,7 +39,10 @@ def test_repr_comes_from_the_cpp_stream_operators(qwen, b300, projection):
 
 def test_step_to_dict_has_every_field_and_nested_memory():
     s = libscale.estimate_step(gpus=8)
-    d = s.to_dict()
+    full = s.to_dict()  # one fixed shape: the schema tag, the plan's context, the step
+    assert full["schema"] == "libscale.step/1" and full["config"]["gpus"] == 8 and full["model"]["name"] == "qwen3-32b"
+    d = full["step"]
+    assert d == s.fields()
     for k in ("gpus", "nodes", "grad_accum", "step_time_s", "tokens_per_s", "mfu", "hfu", "compute_s", "gemm_s",
               "attention_s", "memory_bound_s", "host_wait_s", "comm_s", "exposed_comm_s", "optimizer_s", "data_s",
               "checkpoint_s", "comm_hidden", "memory_gib"):
@@ -48,8 +51,8 @@ def test_step_to_dict_has_every_field_and_nested_memory():
     assert d["memory"]["total_gib"] == s.memory.total_gib and d["memory"]["status"] == "fits"
     assert d["memory"]["fragmentation_gib"] == s.memory.fragmentation_gib
     json.dumps(d)  # plain Python values only
-    times = libscale._core.compute_times(libscale.model("qwen3-32b"), libscale.hardware("b300"),
-                                         libscale.training_config(gpus=8))
+    times = libscale._core.estimate.compute_times(libscale.model("qwen3-32b"), libscale.hardware("b300"), None,
+                                                  libscale.training_config(gpus=8))
     assert times.to_dict()["micro_batch_s"] == times.micro_batch_s and repr(times).startswith("ComputeTimes(")
 
 

@@ -40,13 +40,13 @@ def test_sweep_equals_estimate_step_element_wise():
 def test_issue_codes_name_the_problem():
     r = libscale.sweep(gpus=[8, 12, 0, 8], seq_len=[8192, 8192, 8192, 100_000], strategy="hsdp",
                        gpus_per_node=8)
-    names = [libscale._core.issue_name(int(c)) for c in r.issue]
+    names = [libscale._core.estimate.issue_name(int(c)) for c in r.issue]
     assert names == ["none", "whole_nodes", "gpus", "seq_len_too_long"]
     assert libscale.describe_issue(0) == "ok"
     assert "max_position_embeddings" in libscale.describe_issue(int(r.issue[3]))
     assert list(r.issue_text()) == [libscale.describe_issue(int(c)) for c in r.issue]
     with pytest.raises(ValueError):
-        libscale.describe_issue(libscale._core.ISSUE_COUNT)
+        libscale.describe_issue(libscale._core.estimate.ISSUE_COUNT)
 
 
 def test_broadcasting_and_input_columns(b300):
@@ -86,17 +86,20 @@ def test_threads_do_not_change_results():
 def test_to_dict_and_to_pandas():
     pd = pytest.importorskip("pandas")
     r = libscale.sweep(gpus=[[8, 12], [16, 32]], global_batch_tokens=1_048_576)
-    d = r.to_dict()
+    d = r.columns_dict()
     assert set(d) == set(r.INPUTS) | set(r.OUTPUTS) and d["mfu"].shape == (2, 2)
     assert d["mfu"] is r.mfu                                  # no copy
-    flat = r.to_dict(flat=True)
+    full = r.to_dict()  # one fixed shape: schema tag, the plan's context, one row per configuration
+    assert full["schema"] == "libscale.sweep/1" and full["shape"] == [2, 2] and len(full["rows"]) == 4
+    assert full["config"]["gpus"] == [8, 12, 16, 32]
+    flat = r.columns_dict(flat=True)
     assert flat["gpus"].tolist() == [8, 12, 16, 32]
     df = r.to_pandas()
     assert isinstance(df, pd.DataFrame) and len(df) == 4
     assert df["gpus"].tolist() == [8, 12, 16, 32]
     assert df["issue_text"].tolist()[1] == libscale.describe_issue(int(r.issue[0, 1]))
     assert df["tokens_per_s"].iloc[0] == r.tokens_per_s[0, 0]
-    assert "SweepResult(shape=(2, 2), configurations=4, valid=3" in repr(r)
+    assert "Sweep(shape=(2, 2), configurations=4, valid=3" in repr(r)
     html = r._repr_html_()
     assert "<table>" in html and "tokens/s" in html
 
@@ -126,11 +129,11 @@ def test_training_options_apply_to_every_element():
 
 def test_issue_codes_cover_the_new_options():
     # the codes after 'checkpoint': fp8_unsupported, fp8_all_gather, checkpoint_every, attention_kernel
-    names = [libscale._core.issue_name(i) for i in range(libscale._core.ISSUE_COUNT)]
+    names = [libscale._core.estimate.issue_name(i) for i in range(libscale._core.estimate.ISSUE_COUNT)]
     assert names[-4:] == ["fp8_unsupported", "fp8_all_gather", "checkpoint_every", "attention_kernel"]
     r = libscale.sweep("qwen3-0.6b", "a100", gpus=[8], attention_kernel="flash3")
-    assert libscale._core.issue_name(int(r.issue[0])) == "attention_kernel"
+    assert libscale._core.estimate.issue_name(int(r.issue[0])) == "attention_kernel"
     assert "Hopper" in r.issue_text()[0]
     r = libscale.sweep("qwen3-0.6b", "b300", gpus=[8, 8], checkpoint_every=29)   # Qwen3-0.6B has 28 layers
-    assert [libscale._core.issue_name(int(c)) for c in r.issue] == ["checkpoint_every"] * 2
+    assert [libscale._core.estimate.issue_name(int(c)) for c in r.issue] == ["checkpoint_every"] * 2
     assert "between 1 and num_layers" in r.issue_text()[0] and not r.fits.any()

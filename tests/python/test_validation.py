@@ -92,8 +92,8 @@ def test_field_report_calibration_is_its_fit():
     fit = libscale.fit(data, "b300")
     shipped = libscale.read_calibration("derived-b300-qwen3-32b", "b300")
     for name in ("framework_efficiency", "gemm.eta_max", "hbm_efficiency"):
-        assert abs(libscale._core.get_parameter(fit.calibration, name) -
-                   libscale._core.get_parameter(shipped.calibration, name)) < 1e-6, name
+        assert abs(libscale._core.calibrate.get_parameter(fit.calibration, name) -
+                   libscale._core.calibrate.get_parameter(shipped.calibration, name)) < 1e-6, name
     p = libscale.project("qwen3-32b", "b300", gpus=[16], gpus_per_node=8, seq_len=8192, micro_batch=1,
                          global_batch_tokens=1_048_576, activation_checkpointing="full",
                          calibration="derived-b300-qwen3-32b")

@@ -64,7 +64,7 @@ def _case(i: int, path: Path, records: list[dict]) -> object:
 
 
 def estimate(record: dict, calibration: libscale.Calibration) -> libscale.StepBreakdown:
-    model = libscale._core.find_model(record["model"], record.get("model_overrides"))
+    model = libscale._core.io.find_model(record["model"], record.get("model_overrides"))
     options = {k: record[k] for k in OPTIONS}
     options["gpus_per_node"] = options["gpus_per_node"] or None  # 0: the hardware's
     return libscale.estimate_step(model, record["hardware"], calibration=calibration, **options)

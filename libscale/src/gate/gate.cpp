@@ -47,20 +47,20 @@ GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens,
     for (std::size_t r = 0; r < rank_bin_tokens.size(); ++r) {
         RankReport rep;
         rep.rank = static_cast<std::int64_t>(r);
-        rep.packed_sequences = static_cast<std::int64_t>(rank_bin_tokens[r].size());
+        rep.sequences = static_cast<std::int64_t>(rank_bin_tokens[r].size());
         // Axolotl groups bins by Python slicing (a short last batch is kept).
         const bool floor_batches =
             c.dataloader_drop_last && c.packer != Packer::axolotl_multipack;
-        rep.micro_batches = floor_batches ? rep.packed_sequences / B
-                                          : (rep.packed_sequences + B - 1) / B;
+        rep.micro_batches = floor_batches ? rep.sequences / B
+                                          : (rep.sequences + B - 1) / B;
         rep.optimizer_steps = c.step_rounding == StepRounding::ceil
                                   ? (rep.micro_batches + c.grad_accum - 1) / c.grad_accum
                                   : rep.micro_batches / c.grad_accum;
         const std::int64_t used_rows =
-            floor_batches ? rep.micro_batches * B : rep.packed_sequences;
+            floor_batches ? rep.micro_batches * B : rep.sequences;
         for (std::int64_t k = 0; k < used_rows; ++k)
             rep.tokens += rank_bin_tokens[r][static_cast<std::size_t>(k)];
-        rep.packed_sequences = used_rows;
+        rep.sequences = used_rows;
         rep.padding_efficiency =
             used_rows > 0 ? static_cast<double>(rep.tokens) /
                                 (static_cast<double>(used_rows) * static_cast<double>(c.seq_len))
@@ -78,23 +78,23 @@ GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens,
     g.min_micro_batches = g.ranks[static_cast<std::size_t>(g.min_rank)].micro_batches;
     g.max_micro_batches = g.ranks[static_cast<std::size_t>(g.max_rank)].micro_batches;
     g.difference = g.max_micro_batches - g.min_micro_batches;
-    g.pass = g.difference == 0 || g.trainer_equalizes;
+    g.passed = g.difference == 0 || g.trainer_equalizes;
 
     std::int64_t min_steps = g.ranks.front().optimizer_steps;
     for (const auto& rep : g.ranks) min_steps = std::min(min_steps, rep.optimizer_steps);
     for (std::size_t r = 0; r < g.ranks.size(); ++r) {
         const auto& rep = g.ranks[r];
         g.micro_batches_dropped += rep.micro_batches - g.min_micro_batches;
-        g.optimizer_steps_dropped += rep.optimizer_steps - min_steps;
-        const std::int64_t keep_rows = std::min(rep.packed_sequences, g.min_micro_batches * B);
-        for (std::int64_t k = keep_rows; k < rep.packed_sequences; ++k)
+        g.steps_dropped += rep.optimizer_steps - min_steps;
+        const std::int64_t keep_rows = std::min(rep.sequences, g.min_micro_batches * B);
+        for (std::int64_t k = keep_rows; k < rep.sequences; ++k)
             g.tokens_dropped += rank_bin_tokens[r][static_cast<std::size_t>(k)];
     }
     g.tokens_dropped_pct = g.total_tokens > 0 ? 100.0 * static_cast<double>(g.tokens_dropped) /
                                                     static_cast<double>(g.total_tokens)
                                               : 0.0;
     g.hang_cost_gpu_hours = static_cast<double>(c.world_size) * c.watchdog_s / 3600.0;
-    g.cost_at_risk_gpu_hours = g.pass ? 0.0 : g.hang_cost_gpu_hours;
+    g.cost_at_risk_gpu_hours = g.passed ? 0.0 : g.hang_cost_gpu_hours;
     return g;
 }
 
@@ -209,7 +209,7 @@ std::ostream& operator<<(std::ostream& os, const PackResult& p) {
 }
 
 std::ostream& operator<<(std::ostream& os, const GateResult& g) {
-    return os << "GateResult(pass=" << (g.pass ? "True" : "False") << ", ranks=" << g.ranks.size()
+    return os << "GateResult(passed=" << (g.passed ? "True" : "False") << ", ranks=" << g.ranks.size()
               << ", micro_batches=" << g.min_micro_batches << ".." << g.max_micro_batches
               << ", difference=" << g.difference << ", verdict='" << g.verdict() << "')";
 }

@@ -3,16 +3,23 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <clocale>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <locale>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "libscale/io/error.hpp"
+
+#if defined(__APPLE__) || defined(__FreeBSD__)
+#include <xlocale.h>  // newlocale, strtod_l
+#endif
 
 namespace libscale {
 
@@ -67,12 +74,79 @@ std::string lower(std::string_view s) {
     return r;
 }
 
+// strtod in the "C" locale whatever the process locale (a host application may have
+// called setlocale, making plain strtod read "1,5"): POSIX newlocale/strtod_l, Windows
+// _create_locale/_strtod_l. Only called on text whose syntax parse_double checked.
+double strtod_c(const std::string& s) {
+#if defined(_WIN32)
+    static const _locale_t c_locale = _create_locale(LC_NUMERIC, "C");
+    if (c_locale) return _strtod_l(s.c_str(), nullptr, c_locale);
+#else
+    static const locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", static_cast<locale_t>(0));
+    if (c_locale) return strtod_l(s.c_str(), nullptr, c_locale);
+#endif
+    // No locale object (out of memory): the classic locale of the C++ library.
+    std::istringstream in(s);
+    in.imbue(std::locale::classic());
+    double v = 0;
+    in >> v;
+    return v;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The whole field as a decimal number, with std::from_chars' (chars_format::general)
+// syntax and results, which libc++ lacks for double before LLVM 20: an optional '-'
+// (and here an optional leading '+'), then "inf", "infinity", "nan", "nan(chars)" in any
+// case, or digits with an optional '.' and an optional exponent; no hex, no spaces
+// inside, nothing after. A value out of double's range (overflow, or a nonzero
+// literal that rounds to zero) is rejected, as from_chars' result_out_of_range.
 bool parse_double(std::string_view s, double& out) {
     s = trim(s);
     if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+    const bool negative = !s.empty() && s.front() == '-';
+    if (negative) s.remove_prefix(1);
     if (s.empty()) return false;
-    const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-    return r.ec == std::errc() && r.ptr == s.data() + s.size();
+    if (!is_digit(s.front()) && s.front() != '.') {
+        const std::string l = lower(s);
+        const double sign = negative ? -1.0 : 1.0;
+        if (l == "inf" || l == "infinity") {
+            out = sign * std::numeric_limits<double>::infinity();
+            return true;
+        }
+        bool nan = l == "nan";
+        if (!nan && l.size() >= 5 && l.compare(0, 4, "nan(") == 0 && l.back() == ')') {
+            nan = std::all_of(l.begin() + 4, l.end() - 1, [](char c) {
+                return is_digit(c) || (c >= 'a' && c <= 'z') || c == '_';
+            });
+        }
+        if (!nan) return false;
+        out = std::copysign(kNaN, sign);
+        return true;
+    }
+    std::size_t i = 0, digits = 0;
+    bool nonzero = false;
+    const auto mantissa_digits = [&] {
+        for (; i < s.size() && is_digit(s[i]); ++i, ++digits) nonzero = nonzero || s[i] != '0';
+    };
+    mantissa_digits();
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        mantissa_digits();
+    }
+    if (digits == 0) return false;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+        const std::size_t exponent_start = i;
+        while (i < s.size() && is_digit(s[i])) ++i;
+        if (i == exponent_start) return false;
+    }
+    if (i != s.size()) return false;
+    const double v = strtod_c(std::string(s));
+    if (std::isinf(v) || (v == 0 && nonzero)) return false;
+    out = negative ? -v : v;
+    return true;
 }
 
 bool parse_int(std::string_view s, long long& out) {

@@ -196,27 +196,27 @@ void validate(const GateConfig& c);
 
 struct RankReport {
     std::int64_t rank = 0;
-    std::int64_t packed_sequences = 0;
+    std::int64_t sequences = 0;      // packed sequences (rows) this rank iterates
     std::int64_t micro_batches = 0;  // collective-bearing steps
     std::int64_t optimizer_steps = 0;
     std::int64_t tokens = 0;
-    double padding_efficiency = 0;  // tokens / (packed_sequences × seq_len)
+    double padding_efficiency = 0;  // tokens / (sequences × seq_len)
 };
 
 struct GateResult {
     std::vector<RankReport> ranks;
-    bool pass = false;
+    bool passed = false;
     // Min and max micro-batch counts and a rank with each (lowest rank on ties).
     std::int64_t min_rank = 0, max_rank = 0;
     std::int64_t min_micro_batches = 0, max_micro_batches = 0;
     std::int64_t difference = 0;
     // Axolotl truncates every rank to the minimum itself (gather_len_batches); then the
-    // raw counts may differ but the run does not hang: pass = true, and the equalization
+    // raw counts may differ but the run does not hang: passed = true, and the equalization
     // below is what Axolotl drops.
     bool trainer_equalizes = false;
     // Equalize-to-minimum remedy: every rank keeps min_micro_batches.
     std::int64_t micro_batches_dropped = 0;  // summed over ranks
-    std::int64_t optimizer_steps_dropped = 0;  // summed over ranks, to the fewest steps
+    std::int64_t steps_dropped = 0;  // optimizer steps, summed over ranks, to the fewest steps
     std::int64_t tokens_dropped = 0;
     std::int64_t total_tokens = 0;  // tokens over all ranks before equalizing
     double tokens_dropped_pct = 0;

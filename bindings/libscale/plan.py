@@ -1,0 +1,310 @@
+"""Plan: a model on a hardware profile, with a calibration and a training configuration,
+and everything estimated from it (a step, a projection over GPU counts, a sweep, the
+deadline and budget solvers).
+
+    >>> import libscale
+    >>> plan = libscale.Plan("qwen3-32b", "b300", gpus_per_node=8, global_batch_tokens=1_048_576)
+    >>> round(plan.with_(gpus=16).step().tokens_per_s) > 0
+    True
+
+The options are the core's (:mod:`libscale.options`): their names, defaults and valid
+values are declared once, in C++, and checked there when a Plan is made.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import catalog
+from . import options as _options
+from ._core import calibrate as _calibrate
+from ._core import estimate as _estimate
+from ._core import spec as _spec
+from .catalog import CalibrationLike, HardwareLike, ModelLike
+from .results import Projection, Solution, Step, Sweep
+
+__all__ = ["Plan", "DEFAULT_CANDIDATES", "estimate_step", "project", "sweep", "solve_deadline", "solve_budget"]
+
+#: GPU counts the solvers choose from by default.
+DEFAULT_CANDIDATES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+
+#: The sweep's per-element axes (the rest of the configuration is the plan's).
+SWEEP_AXES: tuple[str, ...] = ("gpus", "gpus_per_node", "micro_batch", "seq_len", "global_batch_tokens")
+
+JobLike = Union[None, Mapping[str, Any], "_estimate.Job"]
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected True or False, got {value!r}")
+    return bool(value)
+
+
+def _counts(gpus: Any) -> list[int]:
+    """GPU counts as a list; each count is checked by the core."""
+    if isinstance(gpus, (numbers.Integral, np.integer)) and not isinstance(gpus, bool):
+        gpus = [gpus]
+    if isinstance(gpus, (str, bytes, Mapping)) or not isinstance(gpus, Iterable):
+        raise TypeError(f"gpus: expected a GPU count or a sequence of them, got {type(gpus).__name__}")
+    values = list(np.asarray(gpus, dtype=object).ravel()) if isinstance(gpus, np.ndarray) else list(gpus)
+    if not values:
+        raise ValueError("gpus is empty; give at least one GPU count")
+    out = []
+    for i, g in enumerate(values):
+        if isinstance(g, (bool, np.bool_)) or not isinstance(g, numbers.Real):
+            raise TypeError(f"gpus[{i}]: expected an integer GPU count, got {type(g).__name__} {g!r}")
+        if not float(g).is_integer():
+            raise ValueError(f"gpus[{i}] = {g!r}; it must be an integer")
+        if not -2**63 <= int(g) < 2**63:
+            raise ValueError(f"gpus[{i}] = {int(g)}; it is beyond the 64-bit integer range")
+        out.append(int(g))
+    return out
+
+
+def _job(job: JobLike) -> "_estimate.Job":
+    if job is None:
+        return _estimate.Job()
+    if isinstance(job, _estimate.Job):
+        job.validate()
+        return job
+    if isinstance(job, Mapping):
+        return _spec.make_options("job", dict(job))
+    raise TypeError(f"job: expected a dict of job options ({', '.join(_options.names('job'))}) or a Job, "
+                    f"got {type(job).__name__}")
+
+
+class Plan:
+    """A model on a hardware profile, with a calibration and a training configuration.
+
+    model / hardware: a catalog name, a file path (Hugging Face config.json, hardware JSON),
+    a Hub id for the model, or a spec object. calibration: a CalibrationFile, a Calibration,
+    a calibration file path or a shipped name such as "derived-b300-qwen3-32b" (None: the
+    hardware's default). config: the training options below; ``data`` and ``checkpoint``
+    take a dict of their options (or the struct)."""
+
+    __slots__ = ("_scenario",)
+
+    def __init__(self, model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
+                 calibration: CalibrationLike = None, **config: Any) -> None:
+        hw = catalog.hardware(hardware)
+        self._scenario = _estimate.Scenario(model=catalog.model(model), hardware=hw,
+                                            calibration=catalog.calibration_file(calibration, hw),
+                                            config=_spec.make_options("training", config))
+
+    @classmethod
+    def _of(cls, scenario: "_estimate.Scenario") -> "Plan":
+        plan = cls.__new__(cls)
+        plan._scenario = scenario
+        return plan
+
+    # --- what it holds ---------------------------------------------------------------
+
+    @property
+    def scenario(self) -> "_estimate.Scenario":
+        """The compiled scenario (a copy: changing it does not change the plan)."""
+        return self._scenario.copy()
+
+    @property
+    def model(self) -> "_spec.ModelSpec":
+        return self._scenario.model
+
+    @property
+    def hardware(self) -> "_spec.HardwareProfile":
+        return self._scenario.hardware
+
+    @property
+    def calibration(self) -> "_calibrate.CalibrationFile":
+        return self._scenario.calibration
+
+    @property
+    def config(self) -> "_spec.TrainingConfig":
+        return self._scenario.config
+
+    def options(self) -> dict[str, Any]:
+        """The training options as given or defaulted (None: not set)."""
+        return _spec.option_values("training", self._scenario.config)
+
+    def with_(self, **changes: Any) -> "Plan":
+        """A new plan with some options (or model=, hardware=, calibration=) changed. A new
+        hardware without a new calibration takes that hardware's default calibration."""
+        model = changes.pop("model", self._scenario.model)
+        hardware = changes.pop("hardware", None)
+        calibration = changes.pop("calibration", None if hardware is not None else self._scenario.calibration)
+        config = self.options()
+        config.update(changes)
+        return Plan(model, hardware if hardware is not None else self._scenario.hardware,
+                    calibration=calibration, **config)
+
+    def __repr__(self) -> str:
+        defaults = _options.defaults("training")
+        opts = "".join(f", {k}={v!r}" for k, v in self.options().items() if k in defaults and v != defaults[k])
+        return (f"Plan({self._scenario.model.name!r}, {self._scenario.hardware.name!r}, "
+                f"calibration={self._scenario.calibration.calibration.kind!r}{opts})")
+
+    # --- estimates -------------------------------------------------------------------
+
+    def step(self, *, require_fit: bool = False) -> Step:
+        """One optimizer step at the plan's GPU count: time per phase, tokens/s, MFU/HFU,
+        memory per GPU, energy. A configuration that does not fit is returned with
+        ``memory.fits`` False; require_fit=True raises DoesNotFitError instead."""
+        step = _estimate.estimate_step(self._scenario)
+        if _flag("require_fit", require_fit):
+            _estimate.require_fit(self._scenario, step)
+        return Step(step, self)
+
+    def project(self, gpus: Union[int, Sequence[int]] = (4, 8, 16), *, job: JobLike = None,
+                scaling: str = "strong", quantiles: bool = False, samples: int = 2000, seed: Optional[int] = None,
+                require_fit: bool = False) -> Projection:
+        """Throughput, wall time, GPU-hours, cost and energy of a job at each GPU count.
+
+        job: a dict of job options (tokens, epochs, price_per_gpu_hour_usd) or a Job.
+        Strong scaling keeps global_batch_tokens fixed (not set: the smallest count with no
+        accumulation); weak scaling keeps the per-GPU batch. A count that does not fit is
+        projected all the same: its row says so (``fits``, ``fit_status``, ``needed_gib``,
+        ``available_gib``, ``fit_suggestion``); require_fit=True raises DoesNotFitError for
+        the first such row. quantiles=True adds P10 / P90 of each projected figure, drawn
+        ``samples`` times (``seed``) from the calibration's covariance."""
+        counts, the_job = _counts(gpus), _job(job)
+        p = _estimate.project(self._scenario, counts, scaling, the_job)
+        if _flag("require_fit", require_fit):
+            self._require_fit(counts, scaling, p.rows)
+        q = None
+        if _flag("quantiles", quantiles):
+            options = _estimate.UncertaintyOptions(samples=samples)
+            if seed is not None:
+                options.seed = seed
+            q = (_estimate.projection_quantiles(self._scenario, counts, scaling, the_job, options), options)
+        return Projection(p, self, counts, quantiles=q)
+
+    def _require_fit(self, counts: list[int], scaling: str, rows: Sequence[Any]) -> None:
+        configs = {c.gpus: c for c in _estimate.projection_configs(self._scenario.config, counts, scaling)}
+        for row in rows:
+            if not row.fits:
+                at = self._scenario.copy()
+                at.config = configs[row.step.gpus]
+                _estimate.require_fit(at, row.step)
+
+    def solve_deadline(self, deadline_h: float, *, gpus: Union[int, Sequence[int]] = DEFAULT_CANDIDATES,
+                       job: JobLike = None, scaling: str = "strong", require_fit: bool = False) -> Solution:
+        """The cheapest GPU count among ``gpus`` whose wall time meets deadline_h hours.
+        Counts invalid for the configuration are skipped; ``.candidates`` lists the others."""
+        counts, the_job = _counts(gpus), _job(job)
+        s = _estimate.solve_deadline(self._scenario, counts, scaling, the_job, deadline_h)
+        if _flag("require_fit", require_fit):
+            self._require_fit(counts, scaling, s.candidates)
+        return Solution(s, self, counts, the_job, scaling, {"deadline_h": float(deadline_h)})
+
+    def solve_budget(self, *, max_gpu_hours: Optional[float] = None, max_cost_usd: Optional[float] = None,
+                     gpus: Union[int, Sequence[int]] = DEFAULT_CANDIDATES, job: JobLike = None,
+                     scaling: str = "strong", require_fit: bool = False) -> Solution:
+        """The fastest GPU count among ``gpus`` whose GPU-hours and cost stay within the caps."""
+        counts, the_job = _counts(gpus), _job(job)
+        nan = float("nan")
+        s = _estimate.solve_budget(self._scenario, counts, scaling, the_job,
+                                   nan if max_gpu_hours is None else max_gpu_hours,
+                                   nan if max_cost_usd is None else max_cost_usd)
+        if _flag("require_fit", require_fit):
+            self._require_fit(counts, scaling, s.candidates)
+        return Solution(s, self, counts, the_job, scaling,
+                        {"max_gpu_hours": max_gpu_hours, "max_cost_usd": max_cost_usd})
+
+    def sweep(self, *, threads: int = 0, **axes: Any) -> Sweep:
+        """Step estimates over arrays of gpus, gpus_per_node, micro_batch, seq_len and
+        global_batch_tokens, broadcast together (numpy rules), one per element in C++ with
+        the GIL released (threads 0: one per core for large sweeps); the other options are
+        the plan's. Invalid or non-fitting elements do not raise: ``issue`` / ``fits`` say
+        so ('uncertain' counts as fitting, as in step.memory.fits)."""
+        unknown = sorted(set(axes) - set(SWEEP_AXES))
+        if unknown:
+            raise ValueError(f"sweep: {unknown[0]!r} is not a sweep axis; axes: {', '.join(SWEEP_AXES)} "
+                             f"(other options are the plan's: plan.with_(...).sweep(...))")
+        arrays = {k: _int_array(k, v) for k, v in axes.items() if v is not None}
+        try:
+            broadcast = np.broadcast_arrays(*arrays.values())
+        except ValueError as e:
+            shapes = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
+            raise ValueError(f"sweep inputs do not broadcast together: {shapes}") from e
+        inputs = {k: np.asarray(a, dtype=np.int64, order="C") for k, a in zip(arrays, broadcast)}
+        outputs = _estimate.sweep(self._scenario, threads=threads, **inputs)
+        shape = broadcast[0].shape if broadcast else ()
+        cfg, hw = self._scenario.config, self._scenario.hardware
+        base = {"gpus": cfg.gpus, "gpus_per_node": cfg.gpus_per_node or hw.gpus_per_node,
+                "micro_batch": cfg.micro_batch, "seq_len": cfg.seq_len, "global_batch_tokens": cfg.global_batch_tokens}
+        columns = {k: inputs[k] if k in inputs else np.broadcast_to(np.int64(base[k]), shape) for k in SWEEP_AXES}
+        columns.update(outputs)
+        return Sweep(columns, self, axes=list(arrays))
+
+
+def _int_array(name: str, value: Any) -> np.ndarray:
+    """Integers (or integral floats) as an int64 array; ValueError naming the first other value."""
+    a = np.asarray(value)
+    if a.dtype.kind in "iu" and a.dtype != np.uint64:
+        return a.astype(np.int64, copy=False)
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a) | (a != np.trunc(a))
+        if not bad.any():
+            return a.astype(np.int64)
+        raise ValueError(f"{name}: expected integers, got {a[bad].ravel()[0]!r}")
+    raise TypeError(f"{name}: expected integers, got {a.dtype} values")
+
+
+# --- module-level conveniences ------------------------------------------------------------
+
+
+def _plan(model: ModelLike, hardware: HardwareLike, calibration: CalibrationLike,
+          options: Mapping[str, Any]) -> tuple[Plan, dict[str, Any]]:
+    """The plan of the training options among ``options``, and the job options."""
+    job, config = _options.split(options, "job")
+    return Plan(model, hardware, calibration=calibration, **config), job
+
+
+@_options.with_options_doc("training")
+def estimate_step(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
+                  calibration: CalibrationLike = None, require_fit: bool = False, **config: Any) -> Step:
+    """One optimizer step: ``Plan(model, hardware, calibration=..., **config).step()``."""
+    return Plan(model, hardware, calibration=calibration, **config).step(require_fit=require_fit)
+
+
+@_options.with_options_doc("training", "job")
+def project(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
+            gpus: Union[int, Sequence[int]] = (4, 8, 16), scaling: str = "strong", calibration: CalibrationLike = None,
+            quantiles: bool = False, samples: int = 2000, seed: Optional[int] = None, require_fit: bool = False,
+            **options: Any) -> Projection:
+    """A job projected over GPU counts: ``Plan(model, hardware, ...).project(gpus, job=...)``
+    with the job options (tokens, epochs, price_per_gpu_hour_usd) among the keywords."""
+    plan, job = _plan(model, hardware, calibration, options)
+    return plan.project(gpus, job=job, scaling=scaling, quantiles=quantiles, samples=samples, seed=seed,
+                        require_fit=require_fit)
+
+
+@_options.with_options_doc("training", "job")
+def solve_deadline(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *, deadline_h: float,
+                   gpus: Union[int, Sequence[int]] = DEFAULT_CANDIDATES, scaling: str = "strong",
+                   calibration: CalibrationLike = None, require_fit: bool = False, **options: Any) -> Solution:
+    """The cheapest GPU count that meets a deadline: ``Plan(...).solve_deadline(deadline_h, ...)``."""
+    plan, job = _plan(model, hardware, calibration, options)
+    return plan.solve_deadline(deadline_h, gpus=gpus, job=job, scaling=scaling, require_fit=require_fit)
+
+
+@_options.with_options_doc("training", "job")
+def solve_budget(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
+                 max_gpu_hours: Optional[float] = None, max_cost_usd: Optional[float] = None,
+                 gpus: Union[int, Sequence[int]] = DEFAULT_CANDIDATES, scaling: str = "strong",
+                 calibration: CalibrationLike = None, require_fit: bool = False, **options: Any) -> Solution:
+    """The fastest GPU count within a budget: ``Plan(...).solve_budget(max_gpu_hours=..., ...)``."""
+    plan, job = _plan(model, hardware, calibration, options)
+    return plan.solve_budget(max_gpu_hours=max_gpu_hours, max_cost_usd=max_cost_usd, gpus=gpus, job=job,
+                             scaling=scaling, require_fit=require_fit)
+
+
+@_options.with_options_doc("training")
+def sweep(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *, calibration: CalibrationLike = None,
+          **options: Any) -> Sweep:
+    """Vectorized step estimates: the sweep axes (gpus, gpus_per_node, micro_batch, seq_len,
+    global_batch_tokens) as arrays broadcast together; the other training options scalars."""
+    axes = {k: options.pop(k) for k in SWEEP_AXES if k in options}
+    threads = options.pop("threads", 0)
+    return Plan(model, hardware, calibration=calibration, **options).sweep(threads=threads, **axes)

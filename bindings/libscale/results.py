@@ -1,0 +1,517 @@
+"""Result classes: each holds the compiled result and the plan it came from, and gives the
+same figures as a dict of one fixed shape (``to_dict()``, tagged with its JSON schema), a
+pandas DataFrame (``to_pandas()``), CSV (``to_csv()``), a Jupyter table (``_repr_html_``)
+and, as ``str()``, the table the command line prints.
+
+Fields of the compiled object are read through the result (``step.tokens_per_s``,
+``projection.rows``); ``.raw`` is the compiled object itself.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping, Optional, Sequence
+
+import numpy as np
+
+from . import _format
+from ._core import estimate as _estimate
+
+if TYPE_CHECKING:
+    from .plan import Plan
+
+__all__ = ["Result", "Step", "Projection", "Solution", "Sweep", "to_jsonable", "struct_to_dict"]
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("to_pandas() needs pandas, which is not installed: "
+                          "pip install pandas (or pip install 'libscale[pandas]')") from e
+    return pandas
+
+
+def _field_names(cls: type) -> list[str]:
+    """The bound type's fields in C++ declaration order (the binding's one field list,
+    ``_fields``), then its derived properties (such as memory_gib), in definition order."""
+    declared = list(getattr(cls, "_fields", ()))
+    return declared + [k for k, v in vars(cls).items() if isinstance(v, property) and k not in declared]
+
+
+def struct_to_dict(obj: Any) -> dict[str, Any]:
+    """A bound struct's fields as plain values, nested structs as dicts."""
+    return {k: _plain(getattr(obj, k)) for k in _field_names(type(obj))}
+
+
+def _plain(v: Any) -> Any:
+    if hasattr(type(v), "_fields") and type(v).__module__.startswith("libscale"):
+        return struct_to_dict(v)
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def to_jsonable(obj: Any) -> Any:
+    """obj with numpy scalars / arrays turned into Python values, NaN / inf into None and
+    results and bound structs into dicts, so that json.dumps writes valid JSON."""
+    if isinstance(obj, Result):
+        return to_jsonable(obj.to_dict())
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if hasattr(type(obj), "_fields") and type(obj).__module__.startswith("libscale"):
+        return to_jsonable(struct_to_dict(obj))
+    return obj
+
+
+def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    out = io.StringIO()
+    keys: list[str] = []
+    for r in rows:
+        keys.extend(k for k in r if k not in keys)
+    w = csv.DictWriter(out, fieldnames=keys, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if v is None else v) for k, v in to_jsonable(dict(r)).items()})
+    return out.getvalue()
+
+
+class Result:
+    """What every result has. Subclasses set SCHEMA and implement to_dict, records and text."""
+
+    SCHEMA: ClassVar[str] = ""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    @property
+    def raw(self) -> Any:
+        """The compiled result."""
+        return self._raw
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names the class does not define: the compiled result's fields.
+        if name.startswith("__") or name == "_raw":
+            raise AttributeError(name)
+        return getattr(self._raw, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | {k for k in dir(self._raw) if not k.startswith("_")})
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def records(self) -> list[dict[str, Any]]:
+        """The result's table as flat rows (the CSV and DataFrame rows)."""
+        raise NotImplementedError
+
+    def text(self) -> str:
+        """The table the command line prints."""
+        raise NotImplementedError
+
+    def to_json(self, **kwargs: Any) -> str:
+        """to_dict() as JSON (NaN as null), ``"schema"`` first."""
+        return json.dumps(to_jsonable(self.to_dict()), allow_nan=False, **kwargs)
+
+    def to_csv(self) -> str:
+        return _csv(self.records())
+
+    def to_pandas(self) -> Any:
+        return _pandas().DataFrame(self.records())
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def _context(plan: "Plan", gpus: Optional[Sequence[int]] = None) -> dict[str, Any]:
+    """model, hardware, calibration and config: what every estimate reports alongside it."""
+    config = struct_to_dict(plan.config)
+    if gpus is not None:
+        config["gpus"] = list(gpus)
+    return {"model": struct_to_dict(plan.model), "hardware": struct_to_dict(plan.hardware),
+            "calibration": struct_to_dict(plan.calibration.calibration), "config": config}
+
+
+# --- a step ---------------------------------------------------------------------------------
+
+
+class _OfPlan:
+    """What a plan's result reports alongside its figures."""
+
+    plan: "Plan"
+
+    @property
+    def model(self) -> Any:
+        return self.plan.model
+
+    @property
+    def hardware(self) -> Any:
+        return self.plan.hardware
+
+    @property
+    def calibration(self) -> Any:
+        """The coefficients (the plan's calibration file holds them with their covariance)."""
+        return self.plan.calibration.calibration
+
+    @property
+    def config(self) -> Any:
+        return self.plan.config
+
+
+class Step(_OfPlan, Result):
+    """One optimizer step (the compiled StepBreakdown's fields, ``.memory`` included)."""
+
+    SCHEMA = "libscale.step/1"
+
+    def __init__(self, raw: "_estimate.StepBreakdown", plan: "Plan") -> None:
+        super().__init__(raw)
+        self.plan = plan
+
+    def fields(self) -> dict[str, Any]:
+        """The step's own fields (memory as a nested dict)."""
+        return struct_to_dict(self._raw)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": self.SCHEMA, **_context(self.plan), "step": self.fields()}
+
+    def records(self) -> list[dict[str, Any]]:
+        return [_flat_row(self.fields())]
+
+    def _rows(self) -> list[dict[str, Any]]:
+        d = self.fields()
+        rows = [{"what": label, "value": fmt(d[key])} for key, label, fmt in _format.STEP_FIELDS]
+        rows.append({"what": "memory available GiB", "value": _format.fixed(1)(d["memory"]["available_gib"])})
+        rows.append({"what": "fits", "value": _format.fit_text(d["memory"])})
+        return rows
+
+    _COLUMNS = [_format.Column("what", "quantity", _format.text, "<"),
+                _format.Column("value", "value", _format.text)]
+
+    def text(self) -> str:
+        return _format.text_table(self._COLUMNS, self._rows())
+
+    def _repr_html_(self) -> str:
+        return _format.html_table(self._COLUMNS, self._rows(), caption="libscale step estimate")
+
+    def __repr__(self) -> str:
+        return repr(self._raw)
+
+
+# --- a projection ---------------------------------------------------------------------------
+
+#: What a projection row adds to its step: the job figures, then whether it fits.
+ROW_FIELDS = ("speedup", "scaling_efficiency", "steps", "wall_time_h", "gpu_hours", "cost_usd", "energy_kwh",
+              "fits", "fit_status", "needed_gib", "available_gib", "fit_suggestion")
+
+#: The projected figures that gain <figure>_p10 / <figure>_p90 with quantiles.
+QUANTILE_FIGURES = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "wall_time_h", "gpu_hours",
+                    "cost_usd", "energy_kwh")
+
+
+def row_to_dict(row: "_estimate.ProjectionRow") -> dict[str, Any]:
+    """The step's fields flattened into the row, then the job figures and the memory verdict."""
+    d = struct_to_dict(row.step)
+    for k in ROW_FIELDS:
+        d[k] = getattr(row, k)
+    return d
+
+
+def _flat_row(d: Mapping[str, Any]) -> dict[str, Any]:
+    """A row dict with the memory parts as memory_<part> columns (for tables)."""
+    out = {k: v for k, v in d.items() if k != "memory"}
+    for k, v in d.get("memory", {}).items():
+        out[f"memory_{k}"] = v
+    return out
+
+
+def _with_quantiles(row: dict[str, Any], q: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        out[k] = v
+        if k in QUANTILE_FIGURES:
+            figure = getattr(q, k)
+            out[f"{k}_p10"] = figure.p10
+            out[f"{k}_p90"] = figure.p90
+    return out
+
+
+def _table_columns(rows: list[dict[str, Any]]) -> list[str]:
+    keys = list(rows[0]) if rows else []
+    first = [c.key for c in _format.PROJECTION_COLUMNS if c.key in keys]  # 'fit' is table text only
+    return first + [k for k in keys if k not in first]
+
+
+class Projection(_OfPlan, Result):
+    """A job projected over GPU counts: ``rows`` (one ProjectionRow per count, ascending),
+    ``quantiles`` (one RowQuantiles per row when asked for, else None)."""
+
+    SCHEMA = "libscale.projection/1"
+
+    def __init__(self, raw: "_estimate.Projection", plan: "Plan", gpus: Sequence[int],
+                 quantiles: Optional[tuple[list[Any], Any]] = None) -> None:
+        super().__init__(raw)
+        self.plan = plan
+        self.gpus_requested = list(gpus)
+        self.quantiles: Optional[list[Any]] = quantiles[0] if quantiles else None
+        self._uncertainty = None
+        if quantiles:
+            options = quantiles[1]
+            self._uncertainty = {"samples": options.samples, "seed": options.seed,
+                                 "parameters": list(plan.calibration.parameters)}
+
+    def rows_dicts(self) -> list[dict[str, Any]]:
+        rows = [row_to_dict(r) for r in self._raw.rows]
+        if self.quantiles:
+            by_gpus = {q.gpus: q for q in self.quantiles}
+            rows = [_with_quantiles(r, by_gpus[r["gpus"]]) for r in rows]
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """schema, model, hardware, calibration, config, scaling, job, price, one dict per GPU
+        count in ``rows``, comm_exposed_from_gpus, and (with quantiles) ``uncertainty``:
+        the same keys whoever made it."""
+        p = self._raw
+        d: dict[str, Any] = {"schema": self.SCHEMA, **_context(self.plan, self.gpus_requested),
+                             "scaling": p.scaling, "job": struct_to_dict(p.job),
+                             "price_per_gpu_hour_usd": p.price_per_gpu_hour_usd, "rows": self.rows_dicts(),
+                             "comm_exposed_from_gpus": p.comm_exposed_from_gpus}
+        if self._uncertainty is not None:
+            d["uncertainty"] = dict(self._uncertainty)
+        return d
+
+    def records(self) -> list[dict[str, Any]]:
+        return [_flat_row(r) for r in self.rows_dicts()]
+
+    def to_pandas(self) -> Any:
+        """One row per GPU count: the table's columns first, then every other field (memory
+        parts as memory_<part>)."""
+        rows = self.records()
+        return _pandas().DataFrame(rows, columns=_table_columns(rows))
+
+    def text(self) -> str:
+        d = self.to_dict()
+        rows = _format.with_fit(d["rows"])
+        parts = [_format.projection_header(d), ""]
+        if self.quantiles:
+            parts += [_format.text_table(_format.QUANTILE_PROJECTION_COLUMNS,
+                                         [_format.quantile_ranges(r) for r in rows]), "",
+                      _format.uncertainty_sentence(d)]
+        else:
+            parts.append(_format.text_table(_format.PROJECTION_COLUMNS, rows))
+        parts += ["", "time per step by part (compute = GEMM + attention + memory-bound + host wait):",
+                  _format.text_table(_format.STEP_PARTS_COLUMNS, rows)]
+        notes = _format.fit_notes(d["rows"])
+        if notes:
+            parts += ["", "\n".join(notes)]
+        parts += ["", _format.comm_sentence(d)]
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        d = self.to_dict()
+        return _format.html_table(_format.PROJECTION_COLUMNS, _format.with_fit(d["rows"]),
+                                  caption=_format.projection_header(d),
+                                  footer=" ".join([_format.comm_sentence(d)] + _format.fit_notes(d["rows"])))
+
+    def __repr__(self) -> str:
+        return repr(self._raw)
+
+
+# --- a solver's answer ----------------------------------------------------------------------
+
+
+class Solution(_OfPlan, Result):
+    """The GPU count a solver chose (``found``, ``row``) among ``candidates``."""
+
+    SCHEMA = "libscale.solution/1"
+
+    def __init__(self, raw: "_estimate.Solution", plan: "Plan", gpus: Sequence[int], job: "_estimate.Job",
+                 scaling: str, target: Mapping[str, Any]) -> None:
+        super().__init__(raw)
+        self.plan = plan
+        self.gpus_requested = list(gpus)
+        self.job = job
+        self.scaling = scaling
+        self.target = dict(target)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self._raw
+        job = struct_to_dict(self.job)
+        price = job["price_per_gpu_hour_usd"]
+        if price is None or (isinstance(price, float) and math.isnan(price)):
+            price = self.plan.hardware.price_per_gpu_hour_usd
+        return {"schema": self.SCHEMA, "found": s.found, "target": dict(self.target),
+                "row": row_to_dict(s.row) if s.found else None,
+                "candidates": [row_to_dict(r) for r in s.candidates],
+                **_context(self.plan, self.gpus_requested), "scaling": self.scaling, "job": job,
+                "price_per_gpu_hour_usd": price}
+
+    def records(self) -> list[dict[str, Any]]:
+        chosen = self._raw.row.step.gpus if self._raw.found else None
+        return [dict(_flat_row(row_to_dict(r)), chosen=r.step.gpus == chosen) for r in self._raw.candidates]
+
+    def to_pandas(self) -> Any:
+        """One row per candidate GPU count, with a ``chosen`` column."""
+        rows = self.records()
+        columns = _table_columns(rows)
+        columns.insert(1, columns.pop(columns.index("chosen")))
+        return _pandas().DataFrame(rows, columns=columns)
+
+    def goal(self) -> str:
+        t = self.target
+        if "deadline_h" in t:
+            return f"the cheapest GPU count that finishes within {t['deadline_h']:g} h"
+        caps = []
+        if t.get("max_gpu_hours") is not None:
+            caps.append(f"{t['max_gpu_hours']:,g} GPU-h")
+        if t.get("max_cost_usd") is not None:
+            caps.append(f"${t['max_cost_usd']:,.2f}")
+        return f"the fastest GPU count within {' and '.join(caps)}"
+
+    def text(self) -> str:
+        d = self.to_dict()
+        parts = [_format.projection_header(dict(d, rows=d["candidates"])), ""]
+        if d["candidates"]:
+            parts += [_format.text_table([_format.Column("chosen", "chosen", lambda v: "*" if v else "", "<")]
+                                         + _format.PROJECTION_COLUMNS,
+                                         [dict(r, chosen=d["found"] and r["gpus"] == d["row"]["gpus"])
+                                          for r in _format.with_fit(d["candidates"])]), ""]
+        if d["found"]:
+            row = d["row"]
+            parts.append(f"{self.goal()}: {row['gpus']} GPUs ({row['nodes']} node{'' if row['nodes'] == 1 else 's'}), "
+                         f"{row['wall_time_h']:,.2f} h wall, {row['gpu_hours']:,.1f} GPU-h, ${row['cost_usd']:,.2f}, "
+                         f"{row['energy_kwh']:,.1f} kWh")
+        else:
+            fitting = sum(1 for r in d["candidates"] if r["fits"])
+            parts.append(f"no GPU count among {','.join(str(g) for g in self.gpus_requested)} meets the target "
+                         f"({self.goal()}); {len(d['candidates'])} valid counts were evaluated, {fitting} of them "
+                         f"fit in memory")
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        d = self.to_dict()
+        caption = (f"chosen: {d['row']['gpus']} GPUs" if d["found"] else "no GPU count meets the target")
+        caption += f" ({self.goal()})"
+        return _format.html_table(_format.PROJECTION_COLUMNS, _format.with_fit(d["candidates"]), caption=caption)
+
+    def __repr__(self) -> str:
+        return repr(self._raw)
+
+
+# --- a sweep --------------------------------------------------------------------------------
+
+
+class Sweep(_OfPlan, Result):
+    """The columns of a vectorized sweep, numpy arrays of the broadcast input shape.
+
+    Inputs: gpus, gpus_per_node, micro_batch, seq_len, global_batch_tokens (0: no
+    accumulation). Outputs: step_time_s, tokens_per_s, tokens_per_s_per_gpu, mfu, hfu,
+    compute_s, comm_s, exposed_comm_s, memory_gib (NaN where the configuration is invalid),
+    grad_accum, fits (bool), issue (uint8; 0 valid, see describe_issue)."""
+
+    SCHEMA = "libscale.sweep/1"
+    INPUTS = ("gpus", "gpus_per_node", "micro_batch", "seq_len", "global_batch_tokens")
+    OUTPUTS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "compute_s", "comm_s",
+               "exposed_comm_s", "memory_gib", "grad_accum", "fits", "issue")
+
+    def __init__(self, columns: Mapping[str, np.ndarray], plan: "Plan", *, axes: Sequence[str] = ()) -> None:
+        super().__init__(dict(columns))
+        self.plan = plan
+        self.axes = list(axes)
+
+    def __getattr__(self, name: str) -> Any:
+        cols = self.__dict__.get("_raw", {})
+        if name in cols:
+            return cols[name]
+        raise AttributeError(f"Sweep has no column or attribute {name!r}")
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._raw[name]  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return int(self._raw["issue"].size)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self._raw)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._raw["issue"].shape)
+
+    @property
+    def valid(self) -> np.ndarray:
+        """True where the configuration is valid (issue == 0)."""
+        return self._raw["issue"] == 0  # type: ignore[no-any-return]
+
+    def issue_text(self) -> np.ndarray:
+        """describe_issue(code) per element (an object array of the result's shape)."""
+        texts = np.array([_estimate.describe_issue(i) for i in range(_estimate.ISSUE_COUNT)], dtype=object)
+        return texts[self._raw["issue"]]  # type: ignore[no-any-return]
+
+    def columns_dict(self, *, flat: bool = False) -> dict[str, np.ndarray]:
+        """{column: array}; flat=True gives one-dimensional arrays."""
+        if flat:
+            return {k: np.ravel(v) for k, v in self._raw.items()}
+        return dict(self._raw)
+
+    def records(self, limit: Optional[int] = None) -> list[dict[str, Any]]:
+        """Rows as dicts (with issue_text), at most `limit` of them."""
+        flat = self.columns_dict(flat=True)
+        texts = np.ravel(self.issue_text())
+        n = len(self) if limit is None else min(limit, len(self))
+        return [dict({k: v[i].item() for k, v in flat.items()}, issue_text=texts[i]) for i in range(n)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """schema, model, hardware, calibration, config (with the swept axes as lists), the
+        axes, the shape and one row per configuration."""
+        ctx = _context(self.plan)
+        for k in self.axes:
+            ctx["config"][k] = np.unique(self._raw[k]).tolist()
+        return {"schema": self.SCHEMA, **ctx, "axes": list(self.axes), "shape": list(self.shape),
+                "rows": self.records()}
+
+    def to_pandas(self) -> Any:
+        """One row per configuration, inputs then outputs, plus issue_text (categorical)."""
+        pd = _pandas()
+        frame = pd.DataFrame(self.columns_dict(flat=True))
+        categories = [_estimate.describe_issue(i) for i in range(_estimate.ISSUE_COUNT)]
+        frame["issue_text"] = pd.Categorical.from_codes(frame["issue"].to_numpy().astype(np.int64), categories)
+        return frame
+
+    def _summary(self) -> str:
+        valid = int(np.count_nonzero(self.valid))
+        fits = int(np.count_nonzero(self._raw["fits"]))
+        return (f"Sweep(shape={self.shape}, configurations={len(self)}, valid={valid}, fits={fits}, "
+                f"model={self.plan.model.name!r}, hardware={self.plan.hardware.name!r})")
+
+    def text(self) -> str:
+        plan = self.plan
+        cfg = struct_to_dict(plan.config)
+        options = _format.options_text(cfg)
+        header = (f"{plan.model.name} ({plan.model.parameters:,} parameters) on {plan.hardware.name}, "
+                  f"{cfg['strategy']}, {cfg['gpus_per_node'] or plan.hardware.gpus_per_node} GPUs/node, activation "
+                  f"checkpointing {cfg['activation_checkpointing']}{', ' + options if options else ''}, {len(self)} "
+                  f"configurations, calibration {_format.calibration_label(struct_to_dict(plan.calibration.calibration))}")
+        return header + "\n\n" + _format.text_table(_format.SWEEP_COLUMNS, self.records())
+
+    def __repr__(self) -> str:
+        return self._summary()
+
+    def _repr_html_(self, max_rows: int = 20) -> str:
+        rows = self.records(limit=max_rows)
+        footer = f"showing {len(rows)} of {len(self)} configurations" if len(rows) < len(self) else None
+        return _format.html_table(_format.SWEEP_COLUMNS, rows, caption=self._summary(), footer=footer)

@@ -1,0 +1,190 @@
+// libscale._core.estimate: the vectorized sweep (estimate/sweep.hpp): numpy int64 inputs
+// (already broadcast to one shape by the Python layer), numpy outputs allocated here and
+// filled in place through SweepOutputs pointers with the GIL released, split across
+// threads for large sweeps; and the configuration issue codes.
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <pybind11/numpy.h>
+
+#include "../common.hpp"
+#include "libscale/estimate/sweep.hpp"
+#include "libscale/io/catalog.hpp"
+
+namespace libscale_py {
+
+using namespace libscale;
+
+namespace {
+
+using IntArray = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+constexpr int kIssueCount = kConfigIssueCount;
+constexpr std::size_t kMinPerThread = 1 << 15;
+static_assert(sizeof(bool) == 1, "numpy bool outputs are filled as uint8");
+
+ConfigIssue issue_from_code(int code) {
+    if (code < 0 || code >= kIssueCount)
+        throw std::invalid_argument("issue code = " + std::to_string(code) + "; valid: 0 to " +
+                                    std::to_string(kIssueCount - 1));
+    return static_cast<ConfigIssue>(code);
+}
+
+// The inputs given, their common shape, and pointers into them.
+struct Columns {
+    std::vector<py::ssize_t> shape;
+    std::size_t n = 1;
+    bool have_shape = false;
+    std::vector<IntArray> keep;  // keeps converted arrays alive
+
+    const std::int64_t* add(const char* name, const std::optional<IntArray>& a) {
+        if (!a) return nullptr;
+        std::vector<py::ssize_t> s(a->shape(), a->shape() + a->ndim());
+        if (!have_shape) {
+            shape = s;
+            n = static_cast<std::size_t>(a->size());
+            have_shape = true;
+        } else if (s != shape) {
+            throw std::invalid_argument(std::string(name) + " has shape " + shape_text(s) +
+                                        ", the other inputs " + shape_text(shape) +
+                                        "; broadcast them to one shape first (libscale.sweep does)");
+        }
+        keep.push_back(*a);
+        return keep.back().data();
+    }
+
+    static std::string shape_text(const std::vector<py::ssize_t>& s) {
+        std::string out = "(";
+        for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+        return out + (s.size() == 1 ? ",)" : ")");
+    }
+};
+
+py::dict run_sweep(const ModelSpec& model, const HardwareProfile& hardware,
+                   const std::optional<Calibration>& calibration, const TrainingConfig& config,
+                   std::optional<IntArray> gpus, std::optional<IntArray> gpus_per_node,
+                   std::optional<IntArray> micro_batch, std::optional<IntArray> seq_len,
+                   std::optional<IntArray> global_batch_tokens, int threads) {
+    if (threads < 0) throw std::invalid_argument("threads = " + std::to_string(threads) + "; it must be >= 0 (0: auto)");
+    Columns cols;
+    cols.keep.reserve(5);
+    SweepInputs in;
+    in.gpus = cols.add("gpus", gpus);
+    in.gpus_per_node = cols.add("gpus_per_node", gpus_per_node);
+    in.micro_batch = cols.add("micro_batch", micro_batch);
+    in.seq_len = cols.add("seq_len", seq_len);
+    in.global_batch_tokens = cols.add("global_batch_tokens", global_batch_tokens);
+    in.n = cols.n;
+
+    const auto f64 = [&] { return py::array_t<double>(cols.shape); };
+    py::array_t<double> step_time_s = f64(), tokens_per_s = f64(), tokens_per_s_per_gpu = f64(), mfu = f64(),
+                        hfu = f64(), compute_s = f64(), comm_s = f64(), exposed_comm_s = f64(), memory_gib = f64();
+    py::array_t<std::int64_t> grad_accum(cols.shape);
+    py::array_t<bool> fits(cols.shape);
+    py::array_t<std::uint8_t> issue(cols.shape);
+
+    SweepOutputs out;
+    out.step_time_s = step_time_s.mutable_data();
+    out.tokens_per_s = tokens_per_s.mutable_data();
+    out.tokens_per_s_per_gpu = tokens_per_s_per_gpu.mutable_data();
+    out.mfu = mfu.mutable_data();
+    out.hfu = hfu.mutable_data();
+    out.compute_s = compute_s.mutable_data();
+    out.comm_s = comm_s.mutable_data();
+    out.exposed_comm_s = exposed_comm_s.mutable_data();
+    out.memory_gib = memory_gib.mutable_data();
+    out.grad_accum = grad_accum.mutable_data();
+    out.fits = reinterpret_cast<std::uint8_t*>(fits.mutable_data());
+    out.issue = issue.mutable_data();
+
+    {
+        py::gil_scoped_release nogil;
+        const Calibration cal = calibration ? *calibration : default_calibration(hardware);
+        // Validates model, hardware and calibration (throws) before any thread starts.
+        sweep(model, hardware, cal, config, SweepInputs{}, SweepOutputs{});
+        std::size_t workers = threads > 0 ? static_cast<std::size_t>(threads)
+                                          : std::max(1u, std::thread::hardware_concurrency());
+        workers = std::clamp<std::size_t>(std::min(workers, in.n / kMinPerThread), 1, 64);
+        const auto chunk = [&](std::size_t begin, std::size_t end) {
+            const auto at = [&](auto* p) { return p ? p + begin : p; };
+            SweepInputs ci{end - begin, at(in.gpus), at(in.gpus_per_node), at(in.micro_batch), at(in.seq_len),
+                           at(in.global_batch_tokens)};
+            SweepOutputs co{at(out.step_time_s), at(out.tokens_per_s), at(out.tokens_per_s_per_gpu), at(out.mfu),
+                            at(out.hfu), at(out.compute_s), at(out.comm_s), at(out.exposed_comm_s),
+                            at(out.memory_gib), at(out.grad_accum), at(out.fits), at(out.issue)};
+            sweep(model, hardware, cal, config, ci, co);
+        };
+        if (workers == 1) {
+            chunk(0, in.n);
+        } else {
+            std::vector<std::thread> pool;
+            std::vector<std::exception_ptr> errors(workers);
+            const std::size_t per = (in.n + workers - 1) / workers;
+            for (std::size_t w = 0; w < workers; ++w) {
+                const std::size_t begin = std::min(in.n, w * per), end = std::min(in.n, begin + per);
+                pool.emplace_back([&, w, begin, end] {
+                    try {
+                        chunk(begin, end);
+                    } catch (...) {
+                        errors[w] = std::current_exception();
+                    }
+                });
+            }
+            for (auto& t : pool) t.join();
+            for (auto& e : errors)
+                if (e) std::rethrow_exception(e);
+        }
+    }
+
+    py::dict result;
+    result["step_time_s"] = step_time_s;
+    result["tokens_per_s"] = tokens_per_s;
+    result["tokens_per_s_per_gpu"] = tokens_per_s_per_gpu;
+    result["mfu"] = mfu;
+    result["hfu"] = hfu;
+    result["compute_s"] = compute_s;
+    result["comm_s"] = comm_s;
+    result["exposed_comm_s"] = exposed_comm_s;
+    result["memory_gib"] = memory_gib;
+    result["grad_accum"] = grad_accum;
+    result["fits"] = fits;
+    result["issue"] = issue;
+    return result;
+}
+
+}  // namespace
+
+void register_estimate_sweep(py::module_& m) {
+    m.def("sweep", &run_sweep, py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"),
+          py::kw_only(), py::arg("gpus") = py::none(), py::arg("gpus_per_node") = py::none(),
+          py::arg("micro_batch") = py::none(), py::arg("seq_len") = py::none(),
+          py::arg("global_batch_tokens") = py::none(), py::arg("threads") = 0,
+          "Estimate one step per element of the given int64 arrays (one common shape; None: config's value). "
+          "Returns a dict of numpy arrays of that shape: step_time_s, tokens_per_s, tokens_per_s_per_gpu, mfu, "
+          "hfu, compute_s, comm_s, exposed_comm_s, memory_gib (float64, NaN where invalid), grad_accum (int64), "
+          "fits (bool), issue (uint8 code, 0: valid; see describe_issue). Invalid configurations are flagged, "
+          "not raised. threads 0: one per core for large sweeps. calibration None: the hardware's default.");
+
+    m.def(
+        "sweep",
+        [](const Scenario& s, std::optional<IntArray> gpus, std::optional<IntArray> gpus_per_node,
+           std::optional<IntArray> micro_batch, std::optional<IntArray> seq_len,
+           std::optional<IntArray> global_batch_tokens, int threads) {
+            return run_sweep(s.model, s.hardware, s.coefficients(), s.config, std::move(gpus), std::move(gpus_per_node),
+                             std::move(micro_batch), std::move(seq_len), std::move(global_batch_tokens), threads);
+        },
+        py::arg("scenario"), py::kw_only(), py::arg("gpus") = py::none(), py::arg("gpus_per_node") = py::none(),
+        py::arg("micro_batch") = py::none(), py::arg("seq_len") = py::none(),
+        py::arg("global_batch_tokens") = py::none(), py::arg("threads") = 0,
+        "The same, for a Scenario (its configuration is every element's base).");
+
+    m.def("describe_issue", [](int code) { return std::string(describe(issue_from_code(code))); }, py::arg("code"),
+          "What a sweep's issue code means ('ok' for 0).");
+    m.def("issue_name", [](int code) { return std::string(to_string(issue_from_code(code))); }, py::arg("code"),
+          "Short name of a sweep issue code ('none' for 0).");
+    m.attr("ISSUE_COUNT") = kIssueCount;
+}
+
+}  // namespace libscale_py

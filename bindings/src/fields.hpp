@@ -1,0 +1,248 @@
+// Binding a struct's fields from one list: each field's Python name, how Python sees it
+// and its docstring are given once, in the C++ declaration order, and the same list
+// defines the properties, the class attribute `_fields` (the names, in that order: what
+// to_dict() iterates) and, where the class has one, the keyword constructor (every field
+// by keyword, defaults from a value-initialized struct).
+//
+//   const auto f = fields(field("seq_len", &GateConfig::seq_len, "tokens"),
+//                         enum_field("packer", &GateConfig::packer, parse_packer));
+//   def_fields(cls, f, Access::read_only);
+//   def_init(cls, f, "doc", [](GateConfig& c) { validate(c); });
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "common.hpp"
+
+namespace libscale_py {
+
+enum class Access { read_only, read_write };
+
+// A member Python sees as is. Bound with def_readwrite / def_readonly, so a nested struct
+// is a live reference (cfg.data.pretokenized = False writes through).
+template <class T, class V>
+struct MemberField {
+    using Class = T;
+    using Py = V;
+    const char* name;
+    V T::*member;
+    const char* doc;
+
+    Py get(const T& t) const { return t.*member; }
+    void set(T& t, Py v) const { t.*member = std::move(v); }
+    template <class Cls>
+    void define(Cls& cls, Access access) const {
+        if (access == Access::read_write)
+            cls.def_readwrite(name, member, doc);
+        else
+            cls.def_readonly(name, member, doc);
+    }
+};
+
+// A field Python sees converted (an enum as its name, NaN as None, a part of a member):
+// Get is P(const T&), Set is void(T&, P).
+template <class T, class P, class Get, class Set>
+struct PropertyField {
+    using Class = T;
+    using Py = P;
+    const char* name;
+    Get getter;
+    Set setter;
+    const char* doc;
+
+    Py get(const T& t) const { return getter(t); }
+    void set(T& t, Py v) const { setter(t, std::move(v)); }
+    template <class Cls>
+    void define(Cls& cls, Access access) const {
+        if (access == Access::read_write)
+            cls.def_property(name, getter, setter, doc);
+        else
+            cls.def_property_readonly(name, getter, doc);
+    }
+};
+
+template <class T, class V>
+MemberField<T, V> field(const char* name, V T::*member, const char* doc = "") {
+    return {name, member, doc};
+}
+
+template <class P, class T, class Get, class Set>
+PropertyField<T, P, Get, Set> property_field(const char* name, Get get, Set set, const char* doc = "") {
+    return {name, std::move(get), std::move(set), doc};
+}
+
+// An enum member as the str its to_string gives; assignment parses (ValueError listing the
+// valid names).
+template <class T, class E, class Parse>
+auto enum_field(const char* name, E T::*member, Parse parse, const char* doc = "") {
+    return property_field<std::string, T>(
+        name, [member](const T& t) { return std::string(to_string(t.*member)); },
+        [member, parse](T& t, std::string v) { t.*member = parse(v); }, doc);
+}
+
+// A double whose NaN means "not set": None in Python.
+template <class T>
+auto optional_field(const char* name, double T::*member, const char* doc = "") {
+    return property_field<std::optional<double>, T>(
+        name, [member](const T& t) { return nan_to_none(t.*member); },
+        [member](T& t, std::optional<double> v) { t.*member = none_to_nan(v); }, doc);
+}
+
+// A read-only member converted on the way out (no constructor keyword: use in output structs).
+template <class P, class T, class Get>
+auto output_field(const char* name, Get get, const char* doc = "") {
+    return property_field<P, T>(
+        name, std::move(get), [](T&, P) {}, doc);
+}
+
+template <class... F>
+struct FieldList {
+    std::tuple<F...> items;
+
+    py::tuple names() const {
+        py::tuple out(sizeof...(F));
+        std::size_t i = 0;
+        std::apply([&](const auto&... f) { ((out[i++] = py::str(f.name)), ...); }, items);
+        return out;
+    }
+};
+
+template <class... F>
+FieldList<F...> fields(F... f) {
+    return {std::tuple<F...>(std::move(f)...)};
+}
+
+// Every field as a property, then `_fields`: the names in declaration order.
+template <class Cls, class... F>
+void def_fields(Cls& cls, const FieldList<F...>& list, Access access) {
+    std::apply([&](const auto&... f) { (f.define(cls, access), ...); }, list.items);
+    cls.attr("_fields") = list.names();
+}
+
+struct NoCheck {
+    template <class T>
+    void operator()(const T&) const {}
+};
+
+namespace detail {
+
+// What a keyword argument of type P is called in a message.
+template <class P>
+const char* expected_kind() {
+    if constexpr (std::is_same_v<P, bool>) return "True or False";
+    else if constexpr (std::is_integral_v<P>) return "an integer";
+    else if constexpr (std::is_floating_point_v<P>) return "a number";
+    else if constexpr (std::is_same_v<P, std::optional<double>>) return "a number or None";
+    else if constexpr (std::is_same_v<P, std::string>) return "a string";
+    else return nullptr;
+}
+
+template <class P>
+std::string expected_text() {
+    if (const char* kind = expected_kind<P>()) return kind;
+    if constexpr (!std::is_base_of_v<py::handle, P>) {
+        if (const auto* info = py::detail::get_type_info(typeid(P)))
+            return "a " + std::string(py::str(py::handle(reinterpret_cast<PyObject*>(info->type)).attr("__name__")));
+    }
+    return "a value of C++ type " + py::type_id<P>();
+}
+
+template <class F>
+bool set_from_object(typename F::Class& t, const F& f, const std::string& cls, py::handle value) {
+    using P = typename F::Py;
+    if constexpr (std::is_same_v<P, double>) {
+        // pybind11 converts a bool to 1.0: refuse it as the typed overload does.
+        if (py::isinstance<py::bool_>(value))
+            throw py::type_error(cls + "(): " + f.name + " = " + std::string(py::repr(value)) +
+                                 "; expected a number");
+    }
+    try {
+        f.set(t, value.cast<P>());
+    } catch (const py::cast_error&) {
+        throw py::type_error(cls + "(): " + f.name + " = " + std::string(py::repr(value)) + "; expected " +
+                             expected_text<P>());
+    }
+    return true;
+}
+
+template <class T, class Tuple, std::size_t... I, class... P>
+void set_all(T& t, const Tuple& items, std::index_sequence<I...>, P&&... values) {
+    (std::get<I>(items).set(t, std::forward<P>(values)), ...);
+}
+
+}  // namespace detail
+
+// The keyword constructor: every field of the list by keyword, in its order, defaulting to a
+// value-initialized T's; then `check` (e.g. validate). A second overload takes the same
+// keywords as **kwargs and names the unknown keyword or the field of the wrong type
+// (pybind11's own message lists every overload instead); it also serves calls the typed
+// overload would take only with conversions.
+template <class Cls, class... F, class Check = NoCheck>
+void def_init(Cls& cls, const FieldList<F...>& list, const char* doc, Check check = {}) {
+    using T = typename Cls::type;
+    const T d{};
+    std::apply(
+        [&](const auto&... f) {
+            cls.def(py::init([list, check](typename F::Py... args) {
+                        T t{};
+                        detail::set_all(t, list.items, std::index_sequence_for<F...>{}, std::move(args)...);
+                        check(t);
+                        return t;
+                    }),
+                    py::kw_only(), (py::arg(f.name) = f.get(d))..., doc);
+        },
+        list.items);
+    const std::string name = py::str(cls.attr("__name__"));
+    cls.def(py::init([list, check, name](const py::kwargs& kwargs) {
+                T t{};
+                for (const auto& [key, value] : kwargs) {
+                    const std::string k = py::str(key);
+                    bool found = false;
+                    std::apply(
+                        [&](const auto&... f) {
+                            ((found = found || (k == f.name && detail::set_from_object(t, f, name, value))), ...);
+                        },
+                        list.items);
+                    if (!found) {
+                        std::string valid;
+                        for (const auto& n : list.names()) {
+                            if (!valid.empty()) valid += ", ";
+                            valid += std::string(py::str(n));
+                        }
+                        std::string message = name;
+                        message += "(): unexpected keyword '";
+                        message += k;
+                        message += "'; valid: ";
+                        message += valid;
+                        throw py::type_error(message);
+                    }
+                }
+                check(t);
+                return t;
+            }),
+            "The same keywords, diagnosed: TypeError names an unknown keyword or a value of the wrong type.");
+}
+
+}  // namespace libscale_py
+
+namespace libscale_py {
+
+// "Name(a=1, b=2.5)" from the fields' C++ stream output (structs of numbers).
+template <class T, class... F>
+std::string fields_repr(const std::string& name, const FieldList<F...>& list, const T& t) {
+    std::ostringstream os;
+    os << name << '(';
+    bool first = true;
+    std::apply([&](const auto&... f) { ((os << (first ? "" : ", ") << f.name << '=' << f.get(t), first = false), ...); },
+               list.items);
+    os << ')';
+    return os.str();
+}
+
+}  // namespace libscale_py

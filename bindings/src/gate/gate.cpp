@@ -1,0 +1,196 @@
+// libscale._core.gate: the pre-launch packing gate (gate/packing.hpp): GateConfig,
+// GateResult (with its per-rank reports as numpy columns), gate, and the helpers behind
+// the equalize-to-minimum remedy. Gating runs with the GIL released.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../common.hpp"
+#include "../fields.hpp"
+#include "lengths.hpp"
+#include "libscale/gate/packing.hpp"
+
+namespace libscale_py {
+
+using namespace libscale;
+
+namespace {
+
+// A bound gate verdict: GateResult plus the configuration it judged.
+struct PyGate {
+    GateResult r;
+    GateConfig c;
+};
+
+StepRounding parse_rounding(const std::string& s) {
+    if (s == "ceil") return StepRounding::ceil;
+    if (s == "floor") return StepRounding::floor;
+    throw std::invalid_argument("step_rounding = '" + s + "': must be ceil or floor");
+}
+
+const char* rounding_name(StepRounding r) { return r == StepRounding::ceil ? "ceil" : "floor"; }
+
+template <class F>
+py::array_t<F> rank_column(const GateResult& g, F RankReport::*field) {
+    py::array_t<F> a(static_cast<py::ssize_t>(g.ranks.size()));
+    auto* d = a.mutable_data();
+    for (std::size_t i = 0; i < g.ranks.size(); ++i) d[i] = g.ranks[i].*field;
+    return a;
+}
+
+// A field of the C++ GateResult, read through the bound verdict.
+template <class V>
+auto result_field(const char* name, V GateResult::*member, const char* doc = "") {
+    return output_field<V, PyGate>(name, [member](const PyGate& g) { return g.r.*member; }, doc);
+}
+
+// A field of RankReport as a numpy column, one entry per rank (GateResult.ranks).
+template <class V>
+auto rank_field(const char* name, V RankReport::*member, const char* doc = "") {
+    return output_field<py::array_t<V>, PyGate>(name, [member](const PyGate& g) { return rank_column(g.r, member); },
+                                                 doc);
+}
+
+std::vector<std::vector<std::int64_t>> rank_bins_from_py(const py::sequence& seq) {
+    std::vector<std::vector<std::int64_t>> out;
+    for (const auto& item : seq) {
+        auto a = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(item);
+        if (!a || a.ndim() != 1) throw std::invalid_argument("rank_bin_tokens: each rank must be a 1-D array");
+        out.emplace_back(a.data(), a.data() + a.size());
+    }
+    return out;
+}
+
+py::list rank_bins_to_py(std::vector<std::vector<std::int64_t>>&& v) {
+    py::list out;
+    for (auto& r : v) out.append(to_numpy(std::move(r)));
+    return out;
+}
+
+}  // namespace
+
+void register_gate_gate(py::module_& m) {
+    m.attr("NCCL_DEFAULT_TIMEOUT_S") = kNcclDefaultTimeoutS;
+
+    using C = GateConfig;
+    const auto config_fields = fields(
+        enum_field("packer", &C::packer, parse_packer, "a packer_names() name, e.g. 'trl_bfd'"),
+        field("seq_len", &C::seq_len), field("world_size", &C::world_size),
+        field("micro_batch", &C::micro_batch, "DataLoader batch_size: packed rows per micro-batch"),
+        field("grad_accum", &C::grad_accum), field("shuffle", &C::shuffle, "DistributedSampler(shuffle=...)"),
+        field("seed", &C::seed), field("epoch", &C::epoch), field("sampler_drop_last", &C::sampler_drop_last),
+        field("dataloader_drop_last", &C::dataloader_drop_last, "floor instead of ceil for micro-batches per rank"),
+        property_field<std::string, C>(
+            "step_rounding", [](const C& c) { return std::string(rounding_name(c.step_rounding)); },
+            [](C& c, std::string s) { c.step_rounding = parse_rounding(s); },
+            "optimizer steps per epoch: 'ceil' (steps on the remainder) or 'floor' (drops it)"),
+        field("map_batch_size", &C::map_batch_size, "TRL / LLaMA-Factory datasets.map batch"),
+        field("num_proc", &C::num_proc), field("watchdog_s", &C::watchdog_s, "hang detection time for the cost at risk"),
+        field("runtime_equalize", &C::runtime_equalize,
+              "axolotl_multipack only: Axolotl truncates every rank to the minimum at run time"),
+        field("shard_before_packing", &C::shard_before_packing,
+              "each rank packs its own DistributedSampler shard (an on-the-fly per-rank packer)"));
+    py::class_<GateConfig> cfg(m, "GateConfig", "How the trainer packs, shards and steps: what the gate simulates.");
+    def_init(cfg, config_fields, "Every field by keyword; validated.", [](const GateConfig& c) { validate(c); });
+    def_fields(cfg, config_fields, Access::read_only);
+    cfg.def("__repr__", [](const GateConfig& c) {
+        std::ostringstream os;
+        os << "GateConfig(packer='" << to_string(c.packer) << "', seq_len=" << c.seq_len
+           << ", world_size=" << c.world_size << ", micro_batch=" << c.micro_batch << ", grad_accum=" << c.grad_accum
+           << (c.shuffle ? ", shuffle seed " + std::to_string(c.seed) : std::string()) << ", "
+           << (c.shard_before_packing ? "packed per rank" : "packed, then sharded") << ")";
+        return os.str();
+    });
+
+    using G = GateResult;
+    py::class_<PyGate> res(m, "GateResult", "The packing gate's verdict (libscale.gate).");
+    def_fields(
+        res,
+        fields(rank_field("rank", &RankReport::rank, "per rank: its index"),
+               rank_field("sequences", &RankReport::sequences, "per rank: packed sequences (rows) it iterates"),
+               rank_field("micro_batches", &RankReport::micro_batches, "per rank: collective-bearing steps"),
+               rank_field("optimizer_steps", &RankReport::optimizer_steps),
+               rank_field("tokens", &RankReport::tokens),
+               rank_field("padding_efficiency", &RankReport::padding_efficiency, "tokens / (sequences × seq_len)"),
+               result_field("passed", &G::passed, "every rank runs the same number of micro-batches (or the "
+                                                  "trainer equalizes them)"),
+               result_field("min_rank", &G::min_rank), result_field("max_rank", &G::max_rank),
+               result_field("min_micro_batches", &G::min_micro_batches),
+               result_field("max_micro_batches", &G::max_micro_batches), result_field("difference", &G::difference),
+               result_field("trainer_equalizes", &G::trainer_equalizes,
+                            "Axolotl truncates every rank to the minimum itself"),
+               result_field("micro_batches_dropped", &G::micro_batches_dropped, "by the remedy, summed over ranks"),
+               result_field("steps_dropped", &G::steps_dropped, "optimizer steps the remedy drops, summed over ranks"),
+               result_field("tokens_dropped", &G::tokens_dropped),
+               result_field("total_tokens", &G::total_tokens, "tokens over all ranks before equalizing"),
+               result_field("tokens_dropped_pct", &G::tokens_dropped_pct),
+               result_field("global_bins", &G::global_bins, "packed sequences before sharding (global packers)"),
+               result_field("overflow", &G::overflow),
+               result_field("hang_cost_gpu_hours", &G::hang_cost_gpu_hours,
+                            "GPU-hours a hang would burn before the watchdog fires"),
+               result_field("cost_at_risk_gpu_hours", &G::cost_at_risk_gpu_hours,
+                            "hang_cost_gpu_hours when the gate fails, else 0")),
+        Access::read_only);
+    res.def_property_readonly("verdict", [](const PyGate& g) { return g.r.verdict(); }, "one line")
+        .def_property_readonly("config", [](const PyGate& g) { return g.c; }, "the GateConfig it judged")
+        .def_property_readonly("packer", [](const PyGate& g) { return std::string(to_string(g.c.packer)); },
+                               "config.packer")
+        .def_property_readonly("seq_len", [](const PyGate& g) { return g.c.seq_len; }, "config.seq_len")
+        .def_property_readonly("world_size", [](const PyGate& g) { return g.c.world_size; }, "config.world_size")
+        .def_property_readonly("micro_batch", [](const PyGate& g) { return g.c.micro_batch; }, "config.micro_batch")
+        .def_property_readonly("grad_accum", [](const PyGate& g) { return g.c.grad_accum; }, "config.grad_accum")
+        .def_property_readonly("shuffle", [](const PyGate& g) { return g.c.shuffle; }, "config.shuffle")
+        .def_property_readonly("seed", [](const PyGate& g) { return g.c.seed; }, "config.seed")
+        .def_property_readonly("sampler_drop_last", [](const PyGate& g) { return g.c.sampler_drop_last; },
+                               "config.sampler_drop_last")
+        .def_property_readonly("watchdog_s", [](const PyGate& g) { return g.c.watchdog_s; }, "config.watchdog_s")
+        .def_property_readonly("gpu_hours_saved", [](const PyGate& g) { return g.r.cost_at_risk_gpu_hours; },
+                               "GPU-hours the gate saved by catching the hang before launch (0 on PASS)")
+        .def("__bool__", [](const PyGate& g) { return g.r.passed; })
+        .def("__repr__", [](const PyGate& g) { return repr(g.r); });
+
+    m.def("gate",
+          [](const py::object& lengths, const GateConfig& config) {
+              PyGate g;
+              g.c = config;
+              LengthsView v = lengths_view(lengths);
+              {
+                  py::gil_scoped_release nogil;
+                  g.r = run_gate(v.span, g.c);
+              }
+              return g;
+          },
+          py::arg("lengths"), py::arg("config"), "Pack, shard and judge: the pre-launch packing gate (run_gate).");
+
+    m.def("shard_and_pack",
+          [](const py::object& lengths, const GateConfig& config) {
+              LengthsView v = lengths_view(lengths);
+              RankBins rb;
+              {
+                  py::gil_scoped_release nogil;
+                  rb = shard_and_pack(v.span, config);
+              }
+              return rank_bins_to_py(std::move(rb.rank_bin_tokens));
+          },
+          py::arg("lengths"), py::arg("config"),
+          "Per rank, the tokens of each packed row in the order the trainer feeds them.");
+
+    m.def("equalize_to_minimum",
+          [](const py::sequence& rank_bin_tokens, const GateConfig& config) {
+              return rank_bins_to_py(equalize_to_minimum(rank_bins_from_py(rank_bin_tokens), config));
+          },
+          py::arg("rank_bin_tokens"), py::arg("config"),
+          "The remedy applied: every rank keeps its first min(micro-batches) × micro_batch rows.");
+
+    m.def("judge",
+          [](const py::sequence& rank_bin_tokens, const GateConfig& config) {
+              PyGate g;
+              g.c = config;
+              g.r = judge(rank_bins_from_py(rank_bin_tokens), g.c);
+              return g;
+          },
+          py::arg("rank_bin_tokens"), py::arg("config"),
+          "Judge given per-rank packed rows (their token counts, in order).");
+}
+
+}  // namespace libscale_py

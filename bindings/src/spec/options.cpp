@@ -1,0 +1,218 @@
+// libscale._core.spec: the option tables (spec/option.hpp) — every training, data,
+// checkpoint, job, triage and watch option as the core declares it, and the one path by
+// which Python values reach the structs: converted here, checked by the core.
+#include <map>
+#include <string>
+
+#include "../common.hpp"
+#include "libscale/estimate/projection.hpp"
+#include "libscale/gate/packing.hpp"
+#include "libscale/spec/training_config.hpp"
+#include "libscale/triage/triage_options.hpp"
+
+namespace libscale_py {
+
+using namespace libscale;
+
+namespace {
+
+bool is_instance_of_numpy(py::handle h, const char* type) {
+    static py::object numpy = py::module_::import("numpy");
+    return py::isinstance(h, numpy.attr(type));
+}
+
+// Python → OptionValue with no conversion the user did not ask for: bool stays bool (and
+// is no integer), an integral type is an integer, a float a number, a str a string.
+OptionValue to_value(py::handle h, std::string_view group, std::string_view name) {
+    if (h.is_none()) return std::monostate{};
+    if (PyBool_Check(h.ptr()) || is_instance_of_numpy(h, "bool_")) return h.cast<bool>();
+    if (PyFloat_Check(h.ptr()) || is_instance_of_numpy(h, "floating")) return h.cast<double>();
+    if (PyLong_Check(h.ptr()) || is_instance_of_numpy(h, "integer")) {
+        int overflow = 0;
+        py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Index(h.ptr()));
+        const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+        if (overflow != 0)
+            throw std::invalid_argument(std::string(group) + " option " + std::string(name) + " = " +
+                                        py::str(h).cast<std::string>() + "; it is beyond the 64-bit integer range");
+        return static_cast<std::int64_t>(v);
+    }
+    if (PyUnicode_Check(h.ptr())) return h.cast<std::string>();
+    throw py::type_error(std::string(group) + " option " + std::string(name) + ": expected a number, a bool, a str " +
+                         "or None, got " + std::string(py::str(py::type::handle_of(h).attr("__name__"))) + " " +
+                         std::string(py::repr(h)));
+}
+
+py::object to_py(const OptionValue& v) {
+    return std::visit(
+        [](const auto& x) -> py::object {
+            using X = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<X, std::monostate>) return py::none();
+            else return py::cast(x);
+        },
+        v);
+}
+
+template <class T>
+py::list describe(const OptionTable<T>& table) {
+    py::list out;
+    for (const auto& o : table.options) {
+        py::dict d;
+        d["group"] = std::string(table.group);
+        d["name"] = std::string(o.name);
+        d["type"] = to_string(o.type);
+        d["unit"] = std::string(o.unit);
+        d["help"] = std::string(o.help);
+        py::list choices;
+        for (auto c : o.choices) choices.append(std::string(c));
+        d["choices"] = choices;
+        d["minimum"] = o.minimum;
+        d["maximum"] = o.maximum;
+        d["exclusive_minimum"] = o.exclusive_minimum;
+        d["optional"] = o.optional;
+        d["default"] = to_py(default_value(o));
+        out.append(d);
+    }
+    return out;
+}
+
+// A value of the wrong kind (a str for a number, a number for a flag) is a TypeError, as
+// Python code expects; a value of the right kind but invalid is the core's ValueError.
+template <class T>
+void set_all(const OptionTable<T>& table, T& out, const py::dict& values) {
+    for (auto [k, v] : values) {
+        const std::string name = py::str(k);
+        const auto& o = find_option(table, name);
+        const OptionValue value = to_value(v, table.group, name);
+        const bool text = std::holds_alternative<std::string>(value), flag = std::holds_alternative<bool>(value);
+        const bool numeric = std::holds_alternative<std::int64_t>(value) || std::holds_alternative<double>(value);
+        const bool kind_ok = std::holds_alternative<std::monostate>(value) ||
+                             ((o.type == OptionType::integer || o.type == OptionType::number) && numeric) ||
+                             (o.type == OptionType::boolean && flag) ||
+                             ((o.type == OptionType::choice || o.type == OptionType::text) && text);
+        if (!kind_ok)
+            throw py::type_error(std::string(table.group) + " option " + name + ": expected " +
+                                 (o.type == OptionType::boolean ? "True or False"
+                                  : o.type == OptionType::choice ? "one of the names " + [&] {
+                                        std::string s;
+                                        for (auto c : o.choices) s += (s.empty() ? "" : ", ") + std::string(c);
+                                        return s;
+                                    }()
+                                  : o.type == OptionType::text ? "a str"
+                                                               : std::string("a ") + to_string(o.type)) +
+                                 ", got " + std::string(py::str(py::type::handle_of(v).attr("__name__"))) + " " +
+                                 std::string(py::repr(v)));
+        set_option(table, out, name, value);
+    }
+}
+
+template <class T>
+T make(const OptionTable<T>& table, const py::dict& values) {
+    T out{};
+    set_all(table, out, values);
+    return out;
+}
+
+template <class T>
+py::dict values_of(const OptionTable<T>& table, const T& obj) {
+    py::dict d;
+    for (const auto& o : table.options) d[py::str(std::string(o.name))] = to_py(o.get(obj));
+    return d;
+}
+
+// A nested struct given as a dict of its options, or as the struct itself.
+template <class T>
+T nested(const OptionTable<T>& table, py::handle h) {
+    if (h.is_none()) return T{};
+    if (py::isinstance<T>(h)) {
+        T value = h.cast<T>();
+        validate_options(table, value);
+        return value;
+    }
+    if (py::isinstance<py::dict>(h)) return make(table, h.cast<py::dict>());
+    throw py::type_error(std::string(table.group) + ": expected a dict of " + std::string(table.group) +
+                         " options or the struct, got " + std::string(py::str(py::type::handle_of(h).attr("__name__"))));
+}
+
+TrainingConfig make_training(const py::dict& values) {
+    TrainingConfig c{};
+    py::dict scalars;
+    for (auto [k, v] : values) {
+        const std::string name = py::str(k);
+        if (name == "data") c.data = nested(data_options(), v);
+        else if (name == "checkpoint") c.checkpoint = nested(checkpoint_options(), v);
+        else scalars[k] = v;
+    }
+    set_all(training_options(), c, scalars);
+    return c;
+}
+
+const std::vector<std::string> kGroups = {"training", "data", "checkpoint", "job", "triage", "watch"};
+
+[[noreturn]] void unknown_group(const std::string& group) {
+    std::string valid;
+    for (const auto& g : kGroups) valid += (valid.empty() ? "" : ", ") + g;
+    throw std::invalid_argument("option group '" + group + "'; valid: " + valid);
+}
+
+}  // namespace
+
+void register_spec_options(py::module_& m) {
+    m.def("option_groups", [] { return kGroups; }, "The option groups, each the fields of one core struct.");
+    m.def(
+        "options",
+        [](const std::string& group) -> py::list {
+            if (group == "training") return describe(training_options());
+            if (group == "data") return describe(data_options());
+            if (group == "checkpoint") return describe(checkpoint_options());
+            if (group == "job") return describe(job_options());
+            if (group == "triage") return describe(triage_options());
+            if (group == "watch") return describe(watch_options());
+            unknown_group(group);
+        },
+        py::arg("group"),
+        "The options of a group as dicts: group, name, type, unit, help, choices, minimum, maximum, "
+        "exclusive_minimum, optional, default (None: not set).");
+    m.def(
+        "make_options",
+        [](const std::string& group, const py::dict& values) -> py::object {
+            if (group == "training") return py::cast(make_training(values));
+            if (group == "data") return py::cast(make(data_options(), values));
+            if (group == "checkpoint") return py::cast(make(checkpoint_options(), values));
+            if (group == "job") return py::cast(make(job_options(), values));
+            if (group == "triage") {
+                auto t = make(triage_options(), values);
+                t.validate();
+                return py::cast(std::move(t));
+            }
+            if (group == "watch") {
+                auto w = make(watch_options(), values);
+                w.validate();
+                return py::cast(std::move(w));
+            }
+            unknown_group(group);
+        },
+        py::arg("group"), py::arg("values"),
+        "The group's struct from its defaults and the given options, each checked by the core (ValueError "
+        "naming the option, the value and what is valid; TypeError for a value of no option type). training "
+        "also takes data= and checkpoint= as dicts of their options.");
+    m.def(
+        "option_values",
+        [](const std::string& group, py::handle obj) -> py::dict {
+            if (group == "training") {
+                const auto& c = obj.cast<const TrainingConfig&>();
+                py::dict d = values_of(training_options(), c);
+                d["data"] = values_of(data_options(), c.data);
+                d["checkpoint"] = values_of(checkpoint_options(), c.checkpoint);
+                return d;
+            }
+            if (group == "data") return values_of(data_options(), obj.cast<const DataPipeline&>());
+            if (group == "checkpoint") return values_of(checkpoint_options(), obj.cast<const CheckpointPolicy&>());
+            if (group == "job") return values_of(job_options(), obj.cast<const Job&>());
+            if (group == "triage") return values_of(triage_options(), obj.cast<const TriageOptions&>());
+            if (group == "watch") return values_of(watch_options(), obj.cast<const WatchOptions&>());
+            unknown_group(group);
+        },
+        py::arg("group"), py::arg("value"), "The struct's options by name (None: not set).");
+}
+
+}  // namespace libscale_py
