@@ -354,3 +354,28 @@ def test_download_errors_are_clear(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     msg = str(err.value)
     assert REPO in msg and "revision v1" in msg and says in msg and "second line" not in msg
     assert err.value.__cause__ is None and err.value.__suppress_context__
+
+
+def test_hub_id_reaches_plan_and_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--model Qwen/Qwen3-32B` and Plan("Qwen/Qwen3-32B", ...) read the cached config.json:
+    the same model as the shipped catalog entry, named by its Hub id."""
+    import subprocess
+
+    import libscale
+
+    if not hasattr(libscale, "Plan"):
+        pytest.skip("needs the rebuilt package")
+    lay_out(tmp_path)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    plan = libscale.Plan(REPO, "b300", gpus=16, gpus_per_node=8, global_batch_tokens=1_048_576)
+    assert plan.model.name == REPO
+    assert plan.step().tokens_per_s == libscale.Plan("qwen3-32b", "b300", gpus=16, gpus_per_node=8,
+                                                     global_batch_tokens=1_048_576).step().tokens_per_s
+    out = subprocess.run([sys.executable, "-m", "libscale", "project", "--model", REPO, "--hardware", "b300",
+                          "--gpus", "8,16", "--json"], capture_output=True, text=True, env=dict(os.environ))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["model"]["name"] == REPO
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(FileNotFoundError, match="Qwen/Qwen3-32B"):
+        libscale.Plan(REPO, "b300")
