@@ -17,11 +17,10 @@ from . import _core
 from . import catalog as _catalog
 from .plan import _int_array
 from ._core.calibrate import Calibration, CalibrationFile
-from ._core.estimate import Job
-from ._core.spec import CheckpointPolicy, DataPipeline, HardwareProfile, ModelSpec, TrainingConfig
+from ._core.spec import HardwareProfile, ModelSpec, TrainingConfig
 
 if TYPE_CHECKING:
-    from ._results import SweepResult
+    pass
 
 PathLike = Union[str, "os.PathLike[str]"]
 ModelLike = Union[str, "os.PathLike[str]", ModelSpec]
@@ -43,11 +42,6 @@ __all__ = [
     "count_parameters",
     "flops_per_token",
     "training_config",
-    "estimate_step",
-    "project",
-    "sweep",
-    "solve_deadline",
-    "solve_budget",
     "describe_issue",
     "read_measurements",
     "fit",

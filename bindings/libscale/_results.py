@@ -1,18 +1,19 @@
-"""Result conversions attached to the bound types: to_dict(), to_pandas(), _repr_html_(),
-and SweepResult, the vectorized sweep's columns.
+"""Result conversions still attached to the bound types of calibration, gating and triage:
+to_dict(), to_pandas(), _repr_html_() (the estimates' results are classes: results.py).
 
 pandas is optional and imported only when to_pandas() is called."""
 
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any, Mapping, Optional
 
 import numpy as np
 
 from . import _core, _format
+from .results import row_to_dict as _row_to_dict
 
-__all__ = ["SweepResult", "to_jsonable"]
+__all__ = ["to_jsonable"]
 
 
 def _pandas() -> Any:
@@ -60,162 +61,6 @@ def to_jsonable(obj: Any) -> Any:
     if hasattr(obj, "to_dict") and type(obj).__module__.startswith("libscale"):
         return to_jsonable(obj.to_dict())
     return obj
-
-
-# --- StepBreakdown / ProjectionRow ---------------------------------------------------
-
-
-#: What a projection row adds to its step: the job figures, then whether it fits.
-ROW_FIELDS = ("speedup", "scaling_efficiency", "steps", "wall_time_h", "gpu_hours", "cost_usd", "energy_kwh",
-              "fits", "fit_status", "needed_gib", "available_gib", "fit_suggestion")
-
-
-def _row_to_dict(self: _core.estimate.ProjectionRow) -> dict[str, Any]:
-    """The step's fields flattened into the row, then the job-level figures and the
-    memory verdict (fits, fit_status, needed_gib, available_gib, fit_suggestion)."""
-    d = self.step.to_dict()
-    for k in ROW_FIELDS:
-        d[k] = getattr(self, k)
-    return d
-
-
-def _flat_row(d: Mapping[str, Any]) -> dict[str, Any]:
-    """A row dict with the memory parts as memory_<part> columns (for tables)."""
-    out = {k: v for k, v in d.items() if k != "memory"}
-    for k, v in d.get("memory", {}).items():
-        out[f"memory_{k}"] = v
-    return out
-
-
-def _step_repr_html(self: _core.estimate.StepBreakdown) -> str:
-    d = self.to_dict()
-    cols = [_format.Column("what", "quantity", _format.text, "<"), _format.Column("value", "value", _format.text)]
-    rows = [{"what": label, "value": fmt(d[key])} for key, label, fmt in _format.STEP_FIELDS]
-    mem = d["memory"]
-    rows.append({"what": "memory available GiB", "value": _format.fixed(1)(mem["available_gib"])})
-    rows.append({"what": "fits", "value": _format.fit_text(mem)})
-    return _format.html_table(cols, rows, caption="libscale step estimate")
-
-
-# --- Projection ----------------------------------------------------------------------
-
-
-def _context(self: Any, d: dict[str, Any]) -> None:
-    """What libscale.project / the solvers attached: model, hardware, calibration, config."""
-    if hasattr(self, "model"):
-        d["model"] = self.model.to_dict()
-    if hasattr(self, "hardware"):
-        d["hardware"] = self.hardware.to_dict()
-    if hasattr(self, "calibration"):
-        d["calibration"] = self.calibration.to_dict()
-    if hasattr(self, "config"):
-        cfg = self.config.to_dict()
-        if hasattr(self, "gpus_requested"):
-            cfg["gpus"] = list(self.gpus_requested)
-        d["config"] = cfg
-
-
-#: The projected figures that gain <figure>_p10 / <figure>_p90 with quantiles=True.
-QUANTILE_FIGURES = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "wall_time_h", "gpu_hours",
-                    "cost_usd", "energy_kwh")
-
-
-def _with_quantiles(row: dict[str, Any], q: Any) -> dict[str, Any]:
-    """The row with <figure>_p10 / <figure>_p90 inserted right after each figure."""
-    out: dict[str, Any] = {}
-    for k, v in row.items():
-        out[k] = v
-        if k in QUANTILE_FIGURES:
-            figure = getattr(q, k)
-            out[f"{k}_p10"] = figure.p10
-            out[f"{k}_p90"] = figure.p90
-    return out
-
-
-def _projection_rows(self: Any) -> list[dict[str, Any]]:
-    rows = [r.to_dict() for r in self.rows]
-    quantiles = getattr(self, "quantiles", None)
-    if quantiles:
-        by_gpus = {q.gpus: q for q in quantiles}
-        rows = [_with_quantiles(r, by_gpus[r["gpus"]]) for r in rows]
-    return rows
-
-
-def _projection_to_dict(self: _core.estimate.Projection) -> dict[str, Any]:
-    """model, hardware, calibration, config (when made by libscale.project), scaling,
-    job, price, one dict per GPU count in ``rows``, and comm_exposed_from_gpus. With
-    quantiles, each row carries <figure>_p10 / <figure>_p90 next to each projected
-    figure, and ``uncertainty`` says how they were sampled."""
-    d: dict[str, Any] = {}
-    _context(self, d)
-    d["scaling"] = self.scaling
-    d["job"] = self.job.to_dict()
-    d["price_per_gpu_hour_usd"] = self.price_per_gpu_hour_usd
-    d["rows"] = _projection_rows(self)
-    d["comm_exposed_from_gpus"] = self.comm_exposed_from_gpus
-    if getattr(self, "uncertainty", None) is not None:
-        d["uncertainty"] = dict(self.uncertainty)
-    return d
-
-
-def _rows_to_pandas(rows: list[dict[str, Any]]) -> Any:
-    pd = _pandas()
-    flat = [_flat_row(r) for r in rows]
-    keys = list(flat[0]) if flat else []
-    first = [c.key for c in _format.PROJECTION_COLUMNS if c.key in keys]  # 'fit' is table text only
-    columns = first + [k for k in keys if k not in first]
-    return pd.DataFrame(flat, columns=columns)
-
-
-def _projection_to_pandas(self: _core.estimate.Projection) -> Any:
-    """One row per GPU count: the table's columns first, then every other field
-    (memory parts as memory_<part>)."""
-    return _rows_to_pandas(_projection_rows(self))
-
-
-def _projection_repr_html(self: _core.estimate.Projection) -> str:
-    d = self.to_dict()
-    return _format.html_table(_format.PROJECTION_COLUMNS, _format.with_fit(d["rows"]),
-                              caption=_format.projection_header(d),
-                              footer=" ".join([_format.comm_sentence(d)] + _format.fit_notes(d["rows"])))
-
-
-# --- Solution ------------------------------------------------------------------------
-
-
-def _solution_to_dict(self: _core.estimate.Solution) -> dict[str, Any]:
-    d: dict[str, Any] = {"found": self.found}
-    if hasattr(self, "target"):
-        d["target"] = dict(self.target)
-    row = self.row
-    d["row"] = row.to_dict() if row is not None else None
-    d["candidates"] = [r.to_dict() for r in self.candidates]
-    _context(self, d)
-    if hasattr(self, "scaling"):
-        d["scaling"] = self.scaling
-    if hasattr(self, "job"):
-        d["job"] = self.job.to_dict()
-        price = d["job"]["price_per_gpu_hour_usd"]
-        if price is None and "hardware" in d:
-            price = d["hardware"]["price_per_gpu_hour_usd"]
-        d["price_per_gpu_hour_usd"] = price
-    return d
-
-
-def _solution_to_pandas(self: _core.estimate.Solution) -> Any:
-    """One row per candidate GPU count, with a ``chosen`` column."""
-    df = _rows_to_pandas([r.to_dict() for r in self.candidates])
-    chosen = self.row.step.gpus if self.found else None
-    df.insert(1, "chosen", df["gpus"] == chosen)
-    return df
-
-
-def _solution_repr_html(self: _core.estimate.Solution) -> str:
-    d = self.to_dict()
-    caption = (f"chosen: {d['row']['gpus']} GPUs" if d["found"] else "no GPU count meets the target")
-    if "target" in d:
-        caption += " (target: " + ", ".join(f"{k} = {v}" for k, v in d["target"].items() if v is not None) + ")"
-    return _format.html_table(_format.PROJECTION_COLUMNS, _format.with_fit(d["candidates"]), caption=caption)
 
 
 # --- FitResult / CalibrationFile ----------------------------------------------------
@@ -291,14 +136,8 @@ for _cls in (_core.spec.ModelSpec, _core.spec.ParameterCounts, _core.spec.FlopsP
              _core.estimate.ComputeTimes, _core.estimate.Job, _core.estimate.Quantiles, _core.estimate.RowQuantiles,
              _core.estimate.UncertaintyOptions):
     _cls.to_dict = _struct_to_dict  # type: ignore[attr-defined]
-_core.estimate.StepBreakdown._repr_html_ = _step_repr_html  # type: ignore[attr-defined]
+# A projection row reads as the dict its Projection's to_dict() rows hold (one function: results.py).
 _core.estimate.ProjectionRow.to_dict = _row_to_dict  # type: ignore[attr-defined]
-_core.estimate.Projection.to_dict = _projection_to_dict  # type: ignore[attr-defined]
-_core.estimate.Projection.to_pandas = _projection_to_pandas  # type: ignore[attr-defined]
-_core.estimate.Projection._repr_html_ = _projection_repr_html  # type: ignore[attr-defined]
-_core.estimate.Solution.to_dict = _solution_to_dict  # type: ignore[attr-defined]
-_core.estimate.Solution.to_pandas = _solution_to_pandas  # type: ignore[attr-defined]
-_core.estimate.Solution._repr_html_ = _solution_repr_html  # type: ignore[attr-defined]
 _core.calibrate.FitResult.to_dict = _fit_to_dict  # type: ignore[attr-defined]
 _core.calibrate.FitResult.write = _fit_write  # type: ignore[attr-defined]
 _core.calibrate.FitResult.calibration_file = _fit_calibration_file  # type: ignore[attr-defined]
@@ -353,109 +192,6 @@ _core.gate.GateResult.to_pandas = _gate_to_pandas  # type: ignore[attr-defined]
 _core.gate.GateResult._repr_html_ = _gate_repr_html  # type: ignore[attr-defined]
 _core.gate.PackResult.to_dict = _pack_to_dict  # type: ignore[attr-defined]
 _core.gate.PackResult.bins = _pack_bins  # type: ignore[attr-defined]
-
-
-# --- SweepResult ---------------------------------------------------------------------
-
-
-class SweepResult:
-    """The columns of a vectorized sweep, numpy arrays of the broadcast input shape.
-
-    Inputs: gpus, gpus_per_node, micro_batch, seq_len, global_batch_tokens (0: no
-    accumulation). Outputs: step_time_s, tokens_per_s, tokens_per_s_per_gpu, mfu, hfu,
-    compute_s, comm_s, exposed_comm_s, memory_gib (NaN where the configuration is
-    invalid), grad_accum, fits (bool), issue (uint8; 0 valid, see describe_issue)."""
-
-    INPUTS = ("gpus", "gpus_per_node", "micro_batch", "seq_len", "global_batch_tokens")
-    OUTPUTS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "compute_s", "comm_s",
-               "exposed_comm_s", "memory_gib", "grad_accum", "fits", "issue")
-
-    def __init__(self, columns: Mapping[str, np.ndarray], *, model: Optional[_core.spec.ModelSpec] = None,
-                 hardware: Optional[_core.spec.HardwareProfile] = None,
-                 calibration: Optional[_core.calibrate.Calibration] = None,
-                 config: Optional[_core.spec.TrainingConfig] = None) -> None:
-        self._columns = dict(columns)
-        self.model = model
-        self.hardware = hardware
-        self.calibration = calibration
-        self.config = config
-
-    # column access: result.tokens_per_s, result["tokens_per_s"]
-    def __getattr__(self, name: str) -> np.ndarray:
-        cols = self.__dict__.get("_columns", {})
-        if name in cols:
-            return cols[name]
-        raise AttributeError(f"SweepResult has no column or attribute {name!r}")
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self._columns[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._columns)
-
-    def __len__(self) -> int:
-        return int(self._columns["issue"].size)
-
-    def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(self._columns))
-
-    @property
-    def columns(self) -> list[str]:
-        return list(self._columns)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self._columns["issue"].shape)
-
-    @property
-    def valid(self) -> np.ndarray:
-        """True where the configuration is valid (issue == 0)."""
-        return self._columns["issue"] == 0
-
-    def issue_text(self) -> np.ndarray:
-        """describe_issue(code) per element (an object array of the result's shape)."""
-        texts = np.array([_core.estimate.describe_issue(i) for i in range(_core.estimate.ISSUE_COUNT)], dtype=object)
-        return texts[self._columns["issue"]]
-
-    def to_dict(self, *, flat: bool = False) -> dict[str, np.ndarray]:
-        """{column: array}; flat=True gives one-dimensional arrays."""
-        if flat:
-            return {k: np.ravel(v) for k, v in self._columns.items()}
-        return dict(self._columns)
-
-    def to_pandas(self) -> Any:
-        """One row per configuration, inputs then outputs, plus issue_text (categorical)."""
-        pd = _pandas()
-        frame = pd.DataFrame(self.to_dict(flat=True))
-        categories = [_core.estimate.describe_issue(i) for i in range(_core.estimate.ISSUE_COUNT)]
-        frame["issue_text"] = pd.Categorical.from_codes(frame["issue"].to_numpy().astype(np.int64), categories)
-        return frame
-
-    def records(self, limit: Optional[int] = None) -> list[dict[str, Any]]:
-        """Rows as dicts (with issue_text), at most `limit` of them."""
-        flat = self.to_dict(flat=True)
-        texts = np.ravel(self.issue_text())
-        n = len(self) if limit is None else min(limit, len(self))
-        return [dict({k: v[i].item() for k, v in flat.items()}, issue_text=texts[i]) for i in range(n)]
-
-    def _summary(self) -> str:
-        what = []
-        if self.model is not None:
-            what.append(f"model={self.model.name!r}")
-        if self.hardware is not None:
-            what.append(f"hardware={self.hardware.name!r}")
-        valid = int(np.count_nonzero(self.valid))
-        fits = int(np.count_nonzero(self._columns["fits"]))
-        return (f"SweepResult(shape={self.shape}, configurations={len(self)}, valid={valid}, fits={fits}"
-                + "".join(", " + w for w in what) + ")")
-
-    def __repr__(self) -> str:
-        return self._summary()
-
-    def _repr_html_(self, max_rows: int = 20) -> str:
-        rows = self.records(limit=max_rows)
-        footer = f"showing {len(rows)} of {len(self)} configurations" if len(rows) < len(self) else None
-        return _format.html_table(_format.SWEEP_COLUMNS, rows, caption=self._summary(), footer=footer)
 
 
 # --- power triage --------------------------------------------------------------------

@@ -9,6 +9,7 @@ Fields of the compiled object are read through the result (``step.tokens_per_s``
 
 from __future__ import annotations
 
+import abc
 import csv
 import io
 import json
@@ -87,8 +88,8 @@ def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
     return out.getvalue()
 
 
-class Result:
-    """What every result has. Subclasses set SCHEMA and implement to_dict, records and text."""
+class Result(abc.ABC):
+    """What every result has. Subclasses set SCHEMA and define to_dict, records and text."""
 
     SCHEMA: ClassVar[str] = ""
 
@@ -109,16 +110,17 @@ class Result:
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | {k for k in dir(self._raw) if not k.startswith("_")})
 
+    @abc.abstractmethod
     def to_dict(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The figures with the schema tag and the inputs, in one fixed shape."""
 
+    @abc.abstractmethod
     def records(self) -> list[dict[str, Any]]:
         """The result's table as flat rows (the CSV and DataFrame rows)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def text(self) -> str:
         """The table the command line prints."""
-        raise NotImplementedError
 
     def to_json(self, **kwargs: Any) -> str:
         """to_dict() as JSON (NaN as null), ``"schema"`` first."""
