@@ -151,8 +151,9 @@ void BM_Project3Counts(benchmark::State& state) {
     const Setup& s = setup();
     Job job;
     job.tokens = 1e9;
+    const Scenario scenario = make_scenario(s.m, s.hw, s.c);  // s.cal is the default calibration
     for (auto _ : state) {
-        Projection p = project(s.m, s.hw, s.cal, s.c, {4, 8, 16}, Scaling::strong, job);
+        Projection p = project(scenario, {4, 8, 16}, Scaling::strong, job);
         benchmark::DoNotOptimize(p);
     }
     state.SetItemsProcessed(state.iterations());

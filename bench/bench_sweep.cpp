@@ -18,7 +18,6 @@ constexpr std::size_t kConfigs = 1'000'000;
 struct Grid {
     ModelSpec m = find_model("qwen3-32b");
     HardwareProfile hw = find_hardware("b300");
-    Calibration cal = default_calibration(hw);
     TrainingConfig base;
     std::vector<std::int64_t> gpus, micro_batch, seq_len, global_batch;
     Grid() {
@@ -57,8 +56,9 @@ void BM_Sweep1M(benchmark::State& state) {
     out.grad_accum = accum.data();
     out.fits = fits.data();
     out.issue = issue.data();
+    const Scenario scenario = make_scenario(grid.m, grid.hw, grid.base);  // the default calibration
     for (auto _ : state) {
-        sweep(grid.m, grid.hw, grid.cal, grid.base, in, out);
+        sweep(scenario, in, out);
         benchmark::DoNotOptimize(step.data());
         benchmark::ClobberMemory();
     }

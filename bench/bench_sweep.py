@@ -4,7 +4,7 @@
 
 Prints the median (and min / max) of each: a 1,000,000-configuration sweep
 (libscale.sweep, inputs broadcast in Python, one C++ call), the same through
-libscale._core.sweep with prepared arrays, and single estimate_step / project calls.
+libscale._core.estimate.sweep with prepared arrays, and single estimate_step / project calls.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 import statistics
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -79,23 +79,23 @@ def main(argv: list[str] | None = None) -> int:
         a.repeat), n)
 
     spec, hw = libscale.model("qwen3-32b"), libscale.hardware("b300")
-    cal, cfg = libscale.default_calibration(hw), libscale.training_config()
+    scenario = libscale.Plan(spec, hw).scenario  # the compiled Scenario the core's estimates take
     flat = {k: np.ascontiguousarray(np.broadcast_to(v, shape)).ravel()
             for k, v in (("gpus", g), ("micro_batch", m), ("seq_len", s), ("global_batch_tokens", b))}
-    report("libscale._core.sweep (prepared arrays)", timed(
-        lambda: libscale._core.sweep(spec, hw, cfg, calibration=cal, threads=a.threads, **flat), a.repeat), n)
-    report("libscale._core.sweep (prepared, 1 thread)", timed(
-        lambda: libscale._core.sweep(spec, hw, cfg, calibration=cal, threads=1, **flat), a.repeat), n)
+    report("libscale._core.estimate.sweep (prepared arrays)", timed(
+        lambda: libscale._core.estimate.sweep(scenario, threads=a.threads, **flat), a.repeat), n)
+    report("libscale._core.estimate.sweep (prepared, 1 thread)", timed(
+        lambda: libscale._core.estimate.sweep(scenario, threads=1, **flat), a.repeat), n)
 
     report("libscale.estimate_step (names)", timed(
         lambda: libscale.estimate_step("qwen3-32b", "b300", gpus=16, global_batch_tokens=1_048_576),
         a.repeat, number=200))
     report("libscale.estimate_step (spec objects)", timed(
-        lambda: libscale.estimate_step(spec, hw, gpus=16, global_batch_tokens=1_048_576, calibration=cal),
+        lambda: libscale.estimate_step(spec, hw, gpus=16, global_batch_tokens=1_048_576),
         a.repeat, number=200))
-    cfg16 = libscale.training_config(gpus=16, global_batch_tokens=1_048_576)
-    report("libscale._core.estimate_step", timed(
-        lambda: libscale._core.estimate_step(spec, hw, cfg16, calibration=cal), a.repeat, number=1000))
+    scenario16 = libscale.Plan(spec, hw, gpus=16, global_batch_tokens=1_048_576).scenario
+    report("libscale._core.estimate.estimate_step", timed(
+        lambda: libscale._core.estimate.estimate_step(scenario16), a.repeat, number=1000))
     report("libscale.project (4, 8, 16 GPUs)", timed(
         lambda: libscale.project("qwen3-32b", "b300", gpus=[4, 8, 16], gpus_per_node=8,
                                  global_batch_tokens=1_048_576), a.repeat, number=50))

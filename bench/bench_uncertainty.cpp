@@ -28,8 +28,9 @@ void BM_ProjectionQuantiles(benchmark::State& state) {
     f.covariance.diagonal() << 6e-3, 7e-3, 7e-3, 4e-2, 5e-3, 1e20, 1e-12;
     UncertaintyOptions o;
     o.samples = static_cast<int>(state.range(0));
+    const Scenario scenario{m, hw, f, base};
     for (auto _ : state) {
-        auto q = projection_quantiles(m, hw, f, base, {4, 8, 16}, Scaling::strong, job, o);
+        auto q = projection_quantiles(scenario, {4, 8, 16}, Scaling::strong, job, o);
         benchmark::DoNotOptimize(q.data());
     }
     state.SetItemsProcessed(state.iterations() * state.range(0) * 3);

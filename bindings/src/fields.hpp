@@ -118,11 +118,45 @@ FieldList<F...> fields(F... f) {
     return {std::tuple<F...>(std::move(f)...)};
 }
 
-// Every field as a property, then `_fields`: the names in declaration order.
+namespace detail {
+
+py::object plain_value(py::handle v);
+
+// The fields in declaration order (`_fields`), then the derived read-only properties the
+// class defines (memory_gib, ...), nested bound structs as dicts.
+inline py::dict struct_dict(py::handle obj) {
+    const py::handle type = py::type::handle_of(obj);
+    const py::list names(type.attr("_fields"));
+    py::dict out;
+    for (const py::handle name : names) out[name] = plain_value(obj.attr(name));
+    const py::object property = py::module_::import("builtins").attr("property");
+    for (const auto item : py::dict(type.attr("__dict__"))) {
+        if (py::isinstance(item.second, property) && !names.contains(item.first) && !out.contains(item.first))
+            out[item.first] = plain_value(obj.attr(item.first));
+    }
+    return out;
+}
+
+inline py::object plain_value(py::handle v) {
+    if (py::hasattr(py::type::handle_of(v), "_fields")) return struct_dict(v);
+    if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+        py::list out;
+        for (const py::handle x : v) out.append(plain_value(x));
+        return out;
+    }
+    return py::reinterpret_borrow<py::object>(v);
+}
+
+}  // namespace detail
+
+// Every field as a property, then `_fields` (the names in declaration order) and
+// to_dict(), which iterates them.
 template <class Cls, class... F>
 void def_fields(Cls& cls, const FieldList<F...>& list, Access access) {
     std::apply([&](const auto&... f) { (f.define(cls, access), ...); }, list.items);
     cls.attr("_fields") = list.names();
+    cls.def("to_dict", [](py::handle self) { return detail::struct_dict(self); },
+            "The fields in declaration order, then derived properties; nested structs as dicts.");
 }
 
 struct NoCheck {
@@ -201,8 +235,10 @@ void def_init(Cls& cls, const FieldList<F...>& list, const char* doc, Check chec
     const std::string name = py::str(cls.attr("__name__"));
     cls.def(py::init([list, check, name](const py::kwargs& kwargs) {
                 T t{};
-                for (const auto& [key, value] : kwargs) {
-                    const std::string k = py::str(key);
+                // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+                for (const auto& item : kwargs) {
+                    const py::handle value = item.second;
+                    const std::string k = py::str(item.first);
                     bool found = false;
                     std::apply(
                         [&](const auto&... f) {

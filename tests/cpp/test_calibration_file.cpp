@@ -13,6 +13,7 @@
 #include "libscale/io/error.hpp"
 #include "libscale/io/json_io.hpp"
 #include "libscale/estimate/projection.hpp"
+#include "test_scenario.hpp"
 #include "test_support.hpp"
 
 namespace libscale {
@@ -356,7 +357,7 @@ TEST(CalibrationFile, DerivedB300ReproducesTheFieldReport) {
     c.strategy = Strategy::fsdp;
     c.activation_checkpointing = Checkpointing::full;
     c.reduce_bytes = 2;
-    const Projection p = project(find_model("qwen3-32b"), hw, f.calibration, c, {16}, Scaling::strong, Job{});
+    const Projection p = project(test::scenario(find_model("qwen3-32b"), hw, f.calibration, c), {16}, Scaling::strong, Job{});
     ASSERT_EQ(p.rows.size(), 1u);
     EXPECT_EQ(p.rows[0].step.nodes, 2);
     // Within a fifth of the record's stated 2.5%; and exactly where the file's own residual

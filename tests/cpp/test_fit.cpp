@@ -26,6 +26,7 @@
 #include "libscale/calibrate/fit.hpp"
 #include "libscale/estimate/projection.hpp"
 #include "libscale/estimate/step_model.hpp"
+#include "test_scenario.hpp"
 #include "test_support.hpp"
 
 namespace libscale {
@@ -375,7 +376,7 @@ TEST(Fit, OneStepRecordMovesMostlyTheFrameworkEfficiency) {
 
     TrainingConfig base = m.steps[0].config;
     base.global_batch_tokens = 16 * 2 * 8192;
-    const Projection p = project(model, s.hw, r.calibration, base, {1, 2, 4, 8, 16}, Scaling::strong, Job{});
+    const Projection p = project(test::scenario(model, s.hw, r.calibration, base), {1, 2, 4, 8, 16}, Scaling::strong, Job{});
     for (std::size_t i = 1; i < p.rows.size(); ++i) {
         EXPECT_GE(p.rows[i].step.tokens_per_s, p.rows[i - 1].step.tokens_per_s) << p.rows[i].step.gpus;
         EXPECT_LE(p.rows[i].scaling_efficiency, 1.0 + 1e-12) << p.rows[i].step.gpus;

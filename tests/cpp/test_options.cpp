@@ -6,8 +6,12 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "libscale/estimate/projection.hpp"
+#include "libscale/estimate/sweep.hpp"
+#include "libscale/estimate/uncertainty.hpp"
+#include "libscale/gate/gate_options.hpp"
 #include "libscale/io/catalog.hpp"
 #include "libscale/spec/training_config.hpp"
 #include "libscale/triage/triage_options.hpp"
@@ -147,7 +151,7 @@ TEST(Options, MakeFromOptionsStartsFromTheDefaults) {
     EXPECT_EQ(c.seq_len, TrainingConfig{}.seq_len);
 }
 
-TEST(Scenario, EstimatesWhatTheLongSignatureEstimates) {
+TEST(Scenario, EstimatesWhatTheStepModelEstimates) {
     TrainingConfig c = test::tiny_config();
     Scenario s = make_scenario(test::tiny_model(), test::tiny_hardware(), c);
     s.calibration.calibration = test::tiny_calibration();
@@ -159,8 +163,92 @@ TEST(Scenario, EstimatesWhatTheLongSignatureEstimates) {
     const Projection p = project(s, {2, 1}, Scaling::strong, job);
     ASSERT_EQ(p.rows.size(), 2u);
     EXPECT_EQ(p.rows[0].step.gpus, 1);
+    // Each row is the step model at the configuration project() evaluates there.
+    const std::vector<TrainingConfig> at = projection_configs(s.config, {2, 1}, Scaling::strong);
+    for (std::size_t i = 0; i < 2; ++i)
+        EXPECT_DOUBLE_EQ(p.rows[i].step.step_time_s,
+                         estimate_step(s.model, s.hardware, test::tiny_calibration(), at[i]).step_time_s);
     s.config.seq_len = -1;
     EXPECT_NE(error_of([&] { s.validate(); }).find("seq_len"), std::string::npos);
+}
+
+TEST(Scenario, RejectsACalibrationMadeForOtherHardware) {
+    Scenario s = make_scenario(test::tiny_model(), test::tiny_hardware(), test::tiny_config());
+    s.calibration.calibration = test::tiny_calibration();
+    ASSERT_NO_THROW(s.validate());
+    s.calibration.calibration.hardware = "b300";
+    const std::string message = error_of([&] { s.validate(); });
+    EXPECT_NE(message.find("made for hardware 'b300'"), std::string::npos) << message;
+    EXPECT_NE(message.find("the scenario's hardware is 'tiny-gpu'"), std::string::npos) << message;
+    EXPECT_NE(message.find("give one made on 'tiny-gpu'"), std::string::npos) << message;
+    // Every estimate runs the check, not only validate(); the message is the same.
+    const Job job;
+    EXPECT_EQ(error_of([&] { (void)estimate_step(s); }), message);
+    EXPECT_EQ(error_of([&] { (void)project(s, {1, 2}, Scaling::strong, job); }), message);
+    EXPECT_EQ(error_of([&] { (void)solve_deadline(s, {1, 2}, Scaling::strong, job, 1.0); }), message);
+    EXPECT_EQ(error_of([&] { (void)solve_budget(s, {1, 2}, Scaling::strong, job, 1.0, 1.0); }), message);
+    EXPECT_EQ(error_of([&] { (void)projection_quantiles(s, {1, 2}, Scaling::strong, job); }), message);
+    EXPECT_EQ(error_of([&] { sweep(s, SweepInputs{}, SweepOutputs{}); }), message);
+}
+
+TEST(GateOptions, DefaultsAreTheStructsAndEveryFieldIsDeclared) {
+    const auto& table = gate_options();
+    EXPECT_EQ(table.group, "gate");
+    std::set<std::string> names;
+    for (const auto& o : table.options) names.insert(std::string(o.name));
+    EXPECT_EQ(names.size(), table.options.size());  // no name twice
+    // One entry per GateConfig member (16 of them).
+    EXPECT_EQ(names, (std::set<std::string>{"packer", "seq_len", "world_size", "micro_batch", "grad_accum", "shuffle",
+                                            "seed", "epoch", "sampler_drop_last", "dataloader_drop_last",
+                                            "step_rounding", "map_batch_size", "num_proc", "watchdog_s",
+                                            "runtime_equalize", "shard_before_packing"}));
+    EXPECT_EQ(std::get<std::string>(default_value(find_option(table, "packer"))), "trl_bfd");
+    EXPECT_EQ(std::get<std::string>(default_value(find_option(table, "step_rounding"))), "ceil");
+    EXPECT_EQ(std::get<double>(default_value(find_option(table, "watchdog_s"))), kNcclDefaultTimeoutS);
+    EXPECT_EQ(std::get<std::int64_t>(default_value(find_option(table, "map_batch_size"))), 1000);
+    // Every packer the core parses is a choice, and nothing else.
+    for (auto name : find_option(table, "packer").choices) EXPECT_EQ(to_string(parse_packer(name)), name);
+    EXPECT_EQ(find_option(table, "packer").choices.size(), 9u);
+}
+
+TEST(GateOptions, ValidateChecksThroughTheTable) {
+    GateConfig c;
+    // seq_len has no default: a GateConfig without it is invalid, and says so.
+    std::string message = error_of([&] { validate(c); });
+    EXPECT_NE(message.find("seq_len"), std::string::npos) << message;
+    EXPECT_NE(message.find("0"), std::string::npos) << message;
+    c.seq_len = 4096;
+    EXPECT_NO_THROW(validate(c));
+    c.map_batch_size = 0;  // the whole dataset in one datasets.map batch
+    EXPECT_NO_THROW(validate(c));
+    c.map_batch_size = -1;
+    message = error_of([&] { validate(c); });
+    EXPECT_NE(message.find("gate option map_batch_size"), std::string::npos) << message;
+    c.map_batch_size = 1000;
+    c.watchdog_s = 0;
+    EXPECT_NE(error_of([&] { validate(c); }).find("watchdog_s"), std::string::npos);
+    c.watchdog_s = std::numeric_limits<double>::infinity();
+    EXPECT_NE(error_of([&] { validate(c); }).find("watchdog_s"), std::string::npos);
+    c.watchdog_s = 600;
+    c.epoch = -1;
+    EXPECT_NE(error_of([&] { validate(c); }).find("epoch"), std::string::npos);
+    c.epoch = 0;
+    c.num_proc = 0;
+    EXPECT_NE(error_of([&] { validate(c); }).find("num_proc"), std::string::npos);
+}
+
+TEST(GateOptions, MakeFromOptionsParsesNames) {
+    const GateConfig c = make_from_options(gate_options(), {{"packer", std::string("nemo_ffd")},
+                                                            {"step_rounding", std::string("floor")},
+                                                            {"seq_len", std::int64_t{2048}}});
+    EXPECT_EQ(c.packer, Packer::nemo_ffd);
+    EXPECT_EQ(c.step_rounding, StepRounding::floor);
+    EXPECT_EQ(c.seq_len, 2048);
+    EXPECT_EQ(c.world_size, GateConfig{}.world_size);
+    const std::string message =
+        error_of([] { (void)make_from_options(gate_options(), {{"step_rounding", std::string("round")}}); });
+    EXPECT_NE(message.find("step_rounding"), std::string::npos) << message;
+    EXPECT_NE(message.find("ceil, floor"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "libscale/io/catalog.hpp"
 #include "libscale/io/error.hpp"
 #include "libscale/estimate/projection.hpp"
+#include "test_scenario.hpp"
 #include "test_support.hpp"
 
 namespace libscale {
@@ -31,7 +32,7 @@ struct ProjectionTest : ::testing::Test {
 };
 
 TEST_F(ProjectionTest, StrongScalingKeepsGlobalBatch) {
-    const Projection p = project(m, hw, cal, base, {8, 2, 4, 4}, Scaling::strong, job);
+    const Projection p = project(test::scenario(m, hw, cal, base), {8, 2, 4, 4}, Scaling::strong, job);
     ASSERT_EQ(p.rows.size(), 3u);  // sorted, duplicates dropped
     const std::int64_t gpus[] = {2, 4, 8}, accum[] = {4, 2, 1};
     for (std::size_t i = 0; i < 3; ++i) {
@@ -45,7 +46,7 @@ TEST_F(ProjectionTest, StrongScalingDefaultBatchIsSharedByEveryCount) {
     // No global batch given: one micro-batch (1000 tokens) on each of lcm(8, 12) = 24 GPUs
     // = 24,000 tokens, so 8 GPUs accumulate 3 micro-batches and 12 GPUs 2.
     base.global_batch_tokens = 0;
-    const Projection p = project(m, hw, cal, base, {12, 8}, Scaling::strong, job);
+    const Projection p = project(test::scenario(m, hw, cal, base), {12, 8}, Scaling::strong, job);
     ASSERT_EQ(p.rows.size(), 2u);
     EXPECT_EQ(p.rows[0].step.grad_accum, 3);
     EXPECT_EQ(p.rows[1].step.grad_accum, 2);
@@ -55,7 +56,7 @@ TEST_F(ProjectionTest, StrongScalingDefaultBatchIsSharedByEveryCount) {
 
 TEST_F(ProjectionTest, WeakScalingKeepsPerGpuBatch) {
     // At 2 GPUs: 8000 / (2 · 1000) = 4 micro-batches; kept at 4 and 8 GPUs.
-    const Projection p = project(m, hw, cal, base, {2, 4, 8}, Scaling::weak, job);
+    const Projection p = project(test::scenario(m, hw, cal, base), {2, 4, 8}, Scaling::weak, job);
     const double tokens[] = {8000, 16000, 32000};
     for (std::size_t i = 0; i < 3; ++i) {
         EXPECT_EQ(p.rows[i].step.grad_accum, 4);
@@ -67,7 +68,7 @@ TEST_F(ProjectionTest, RowTotalsByHand) {
     // 2 GPUs, A = 4: micro-batches 4 · 2685.4168 µs + optimizer 456.027 = 11,197.6942 µs.
     // (per micro-batch figures as in test_step_model.cpp: compute 2472.4128 µs, exposed
     // 213.004 µs)
-    const Projection p = project(m, hw, cal, base, {2}, Scaling::strong, job);
+    const Projection p = project(test::scenario(m, hw, cal, base), {2}, Scaling::strong, job);
     const ProjectionRow& r = p.rows.at(0);
     EXPECT_REL(r.step.step_time_s, 11197.6942 * kUs);
     const double tps = 8000 / (11197.6942 * kUs);
@@ -88,14 +89,14 @@ TEST_F(ProjectionTest, RowTotalsByHand) {
     EXPECT_EQ(r.fit_suggestion, "");
 
     job.price_per_gpu_hour_usd = 3.5;  // a user's own price overrides the hardware's
-    const Projection q = project(m, hw, cal, base, {2}, Scaling::strong, job);
+    const Projection q = project(test::scenario(m, hw, cal, base), {2}, Scaling::strong, job);
     EXPECT_REL(q.rows[0].cost_usd, 3.5 * q.rows[0].gpu_hours);
 }
 
 TEST_F(ProjectionTest, Invariants) {
     base.global_batch_tokens = 32000;
     for (Scaling sc : {Scaling::strong, Scaling::weak}) {
-        const Projection p = project(m, hw, cal, base, {2, 4, 8, 16, 32}, sc, job);
+        const Projection p = project(test::scenario(m, hw, cal, base), {2, 4, 8, 16, 32}, sc, job);
         ASSERT_EQ(p.rows.size(), 5u);
         const ProjectionRow& ref = p.rows.front();
         for (const ProjectionRow& r : p.rows) {
@@ -114,7 +115,7 @@ TEST_F(ProjectionTest, Invariants) {
 TEST_F(ProjectionTest, CommExposedFromTheNodeBoundary) {
     // Tiny model: hidden on NVLink up to 8 GPUs, exposed at 16 (NIC, see test_step_model).
     base.global_batch_tokens = 32000;
-    const Projection p = project(m, hw, cal, base, {2, 4, 8, 16, 32}, Scaling::strong, job);
+    const Projection p = project(test::scenario(m, hw, cal, base), {2, 4, 8, 16, 32}, Scaling::strong, job);
     ASSERT_TRUE(p.comm_exposed_from_gpus.has_value());
     EXPECT_EQ(*p.comm_exposed_from_gpus, 16);
     // Hand step times (µs), per micro-batch as in test_step_model.cpp (8 GPUs: exposed
@@ -130,7 +131,7 @@ TEST_F(ProjectionTest, CommExposedFromTheNodeBoundary) {
     EXPECT_LT(p.rows[3].scaling_efficiency, 0.5);
     EXPECT_GT(p.rows[2].scaling_efficiency, 0.9);
     // In one node only: nothing exposed.
-    const Projection q = project(m, hw, cal, base, {2, 4, 8}, Scaling::strong, job);
+    const Projection q = project(test::scenario(m, hw, cal, base), {2, 4, 8}, Scaling::strong, job);
     EXPECT_FALSE(q.comm_exposed_from_gpus.has_value());
 }
 
@@ -157,7 +158,7 @@ TEST(Projection, Qwen3_32BOnB300StaysHiddenAcrossTwoNodes) {
     c.global_batch_tokens = 1'048'576;
     Job job;
     job.tokens = 1e9;
-    const Projection p = project(q, b300, default_calibration(b300), c, {4, 8, 16}, Scaling::strong, job);
+    const Projection p = project(test::scenario(q, b300, default_calibration(b300), c), {4, 8, 16}, Scaling::strong, job);
     ASSERT_EQ(p.rows.size(), 3u);
     EXPECT_EQ(p.rows[0].step.grad_accum, 32);
     EXPECT_EQ(p.rows[1].step.grad_accum, 16);
@@ -182,7 +183,7 @@ TEST(Projection, SmallModelBendsAtTheNodeBoundary) {
     c.global_batch_tokens = 64 * 512;
     c.torch_compile = true;
     Job job;
-    const Projection p = project(q, h100, default_calibration(h100), c, {4, 8, 16, 32}, Scaling::strong, job);
+    const Projection p = project(test::scenario(q, h100, default_calibration(h100), c), {4, 8, 16, 32}, Scaling::strong, job);
     ASSERT_TRUE(p.comm_exposed_from_gpus.has_value());
     EXPECT_EQ(*p.comm_exposed_from_gpus, 16);  // hidden at 4 and 8, inside one node
     EXPECT_LT(p.rows[2].scaling_efficiency, p.rows[1].scaling_efficiency);
@@ -190,37 +191,37 @@ TEST(Projection, SmallModelBendsAtTheNodeBoundary) {
     // Eager, the same layer runs about 2.5 times longer (unfused norms, rotary, SiLU and
     // residual adds; more kernel launches): the gathers hide at every count.
     c.torch_compile = false;
-    EXPECT_FALSE(project(q, h100, default_calibration(h100), c, {4, 8, 16, 32}, Scaling::strong, job)
+    EXPECT_FALSE(project(test::scenario(q, h100, default_calibration(h100), c), {4, 8, 16, 32}, Scaling::strong, job)
                      .comm_exposed_from_gpus.has_value());
 }
 
 TEST_F(ProjectionTest, BadCountsAndJobsThrow) {
-    EXPECT_THROW((void)project(m, hw, cal, base, {}, Scaling::strong, job), std::invalid_argument);
+    EXPECT_THROW((void)project(test::scenario(m, hw, cal, base), {}, Scaling::strong, job), std::invalid_argument);
     try {
-        (void)project(m, hw, cal, base, {2, 0}, Scaling::strong, job);
+        (void)project(test::scenario(m, hw, cal, base), {2, 0}, Scaling::strong, job);
         FAIL();
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("gpus[1] = 0"), std::string::npos) << e.what();
     }
-    EXPECT_THROW((void)project(m, hw, cal, base, {-8}, Scaling::strong, job), std::invalid_argument);
+    EXPECT_THROW((void)project(test::scenario(m, hw, cal, base), {-8}, Scaling::strong, job), std::invalid_argument);
     // 8000 tokens do not divide over 3 GPUs × 1000.
-    EXPECT_THROW((void)project(m, hw, cal, base, {2, 3}, Scaling::strong, job), std::invalid_argument);
+    EXPECT_THROW((void)project(test::scenario(m, hw, cal, base), {2, 3}, Scaling::strong, job), std::invalid_argument);
     Job bad = job;
     bad.tokens = 0;
-    EXPECT_THROW((void)project(m, hw, cal, base, {2}, Scaling::strong, bad), std::invalid_argument);
+    EXPECT_THROW((void)project(test::scenario(m, hw, cal, base), {2}, Scaling::strong, bad), std::invalid_argument);
     bad = job;
     bad.epochs = -1;
-    EXPECT_THROW((void)project(m, hw, cal, base, {2}, Scaling::strong, bad), std::invalid_argument);
+    EXPECT_THROW((void)project(test::scenario(m, hw, cal, base), {2}, Scaling::strong, bad), std::invalid_argument);
     bad = job;
     bad.price_per_gpu_hour_usd = -1;
-    EXPECT_THROW((void)project(m, hw, cal, base, {2}, Scaling::strong, bad), std::invalid_argument);
+    EXPECT_THROW((void)project(test::scenario(m, hw, cal, base), {2}, Scaling::strong, bad), std::invalid_argument);
 }
 
 TEST_F(ProjectionTest, DoesNotFitIsReportedNotThrown) {
     // 2 GPUs need 2.88 GiB (test_memory.cpp); 4 need 16 · P / 4 = 608,036,000 B of states
     // + 52,000,000 + 300,000,000 + 452,012,000 B + 1 GiB = 2.31 GiB.
     hw.hbm_gib = 2.5;
-    const Projection p = project(m, hw, cal, base, {2, 8}, Scaling::strong, job);
+    const Projection p = project(test::scenario(m, hw, cal, base), {2, 8}, Scaling::strong, job);
     ASSERT_EQ(p.rows.size(), 2u);
     const ProjectionRow& two = p.rows[0];
     EXPECT_EQ(two.step.memory.status, FitStatus::does_not_fit);
@@ -234,12 +235,12 @@ TEST_F(ProjectionTest, DoesNotFitIsReportedNotThrown) {
     TrainingConfig c = base;
     c.gpus = 2;
     EXPECT_THROW(require_fit(m, hw, cal, c, two.step), DoesNotFitError);
-    EXPECT_NO_THROW(project(m, hw, cal, base, {4, 8}, Scaling::strong, job));
+    EXPECT_NO_THROW(project(test::scenario(m, hw, cal, base), {4, 8}, Scaling::strong, job));
     // Within the margin the row is "uncertain" and still says what would surely fit:
     // 2.88 GiB ± 10% straddles 3 GiB.
     hw.hbm_gib = 3.0;
     cal.memory_margin = 0.1;
-    const Projection u = project(m, hw, cal, base, {2}, Scaling::strong, job);
+    const Projection u = project(test::scenario(m, hw, cal, base), {2}, Scaling::strong, job);
     EXPECT_EQ(u.rows[0].step.memory.status, FitStatus::uncertain);
     EXPECT_TRUE(u.rows[0].step.memory.fits);
     EXPECT_FALSE(u.rows[0].fit_suggestion.empty());
@@ -266,7 +267,7 @@ struct Solvers : ProjectionTest {
 };
 
 TEST_F(Solvers, TableByHand) {
-    const Projection p = project(m, hw, cal, base, counts, Scaling::strong, job);
+    const Projection p = project(test::scenario(m, hw, cal, base), counts, Scaling::strong, job);
     const double step_us[] = {43422.6958, 22563.3639, 11500.89995, 15224.462975, 7810.3689875};
     for (std::size_t i = 0; i < 5; ++i) {
         SCOPED_TRACE(counts[i]);
@@ -279,60 +280,60 @@ TEST_F(Solvers, TableByHand) {
 
 TEST_F(Solvers, DeadlinePicksTheCheapestCountThatMeetsIt) {
     // Deadline 0.12 h: only 8 (0.0998 h) and 32 (0.0678 h) meet it; 8 costs $1.60, 32 $4.34.
-    Solution s = solve_deadline(m, hw, cal, base, counts, Scaling::strong, job, 0.12);
+    Solution s = solve_deadline(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 0.12);
     ASSERT_TRUE(s.found);
     EXPECT_EQ(s.row.step.gpus, 8);
     EXPECT_EQ(s.candidates.size(), 5u);
     // Deadline 0.08 h: only 32 meets it.
-    s = solve_deadline(m, hw, cal, base, counts, Scaling::strong, job, 0.08);
+    s = solve_deadline(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 0.08);
     ASSERT_TRUE(s.found);
     EXPECT_EQ(s.row.step.gpus, 32);
     // Deadline 0.5 h: everything meets it; 2 GPUs are cheapest.
-    s = solve_deadline(m, hw, cal, base, counts, Scaling::strong, job, 0.5);
+    s = solve_deadline(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 0.5);
     EXPECT_EQ(s.row.step.gpus, 2);
     // Unreachable.
-    s = solve_deadline(m, hw, cal, base, counts, Scaling::strong, job, 0.05);
+    s = solve_deadline(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 0.05);
     EXPECT_FALSE(s.found);
-    EXPECT_THROW((void)solve_deadline(m, hw, cal, base, counts, Scaling::strong, job, 0.0), std::invalid_argument);
-    EXPECT_THROW((void)solve_deadline(m, hw, cal, base, {0}, Scaling::strong, job, 1.0), std::invalid_argument);
+    EXPECT_THROW((void)solve_deadline(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 0.0), std::invalid_argument);
+    EXPECT_THROW((void)solve_deadline(test::scenario(m, hw, cal, base), {0}, Scaling::strong, job, 1.0), std::invalid_argument);
 }
 
 TEST_F(Solvers, BudgetPicksTheFastestCountUnderTheCap) {
     // ≤ 1 GPU-hour: 2, 4, 8 qualify; 8 is fastest.
-    Solution s = solve_budget(m, hw, cal, base, counts, Scaling::strong, job, 1.0, kNaN);
+    Solution s = solve_budget(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 1.0, kNaN);
     ASSERT_TRUE(s.found);
     EXPECT_EQ(s.row.step.gpus, 8);
     // ≤ 0.76 GPU-hour: only 2.
-    s = solve_budget(m, hw, cal, base, counts, Scaling::strong, job, 0.76, kNaN);
+    s = solve_budget(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 0.76, kNaN);
     ASSERT_TRUE(s.found);
     EXPECT_EQ(s.row.step.gpus, 2);
     // ≤ $5 (2.5 GPU-hours): all qualify; 32 is fastest.
-    s = solve_budget(m, hw, cal, base, counts, Scaling::strong, job, kNaN, 5.0);
+    s = solve_budget(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, kNaN, 5.0);
     EXPECT_EQ(s.row.step.gpus, 32);
     // ≤ $1.50: nothing (2 GPUs cost $1.51).
-    s = solve_budget(m, hw, cal, base, counts, Scaling::strong, job, kNaN, 1.5);
+    s = solve_budget(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, kNaN, 1.5);
     EXPECT_FALSE(s.found);
-    EXPECT_THROW((void)solve_budget(m, hw, cal, base, counts, Scaling::strong, job, kNaN, kNaN),
+    EXPECT_THROW((void)solve_budget(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, kNaN, kNaN),
                  std::invalid_argument);
-    EXPECT_THROW((void)solve_budget(m, hw, cal, base, counts, Scaling::strong, job, -1.0, kNaN),
+    EXPECT_THROW((void)solve_budget(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, -1.0, kNaN),
                  std::invalid_argument);
 }
 
 TEST_F(Solvers, SolversSkipInvalidCountsAndNeverPickOnesThatDoNotFit) {
     // 3 GPUs do not divide the batch: skipped, not an error.
     const std::vector<std::int64_t> with_bad{2, 3, 8};
-    const Solution s = solve_deadline(m, hw, cal, base, with_bad, Scaling::strong, job, 1.0);
+    const Solution s = solve_deadline(test::scenario(m, hw, cal, base), with_bad, Scaling::strong, job, 1.0);
     EXPECT_EQ(s.candidates.size(), 2u);
     // 2 GPUs (2.88 GiB) no longer fit, 4 (2.31 GiB) do: 2 stays among the candidates,
     // marked, and the cheapest count that fits is chosen instead ($1.57 at 4 GPUs).
     hw.hbm_gib = 2.5;
-    const Solution f = solve_deadline(m, hw, cal, base, counts, Scaling::strong, job, 1.0);
+    const Solution f = solve_deadline(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 1.0);
     ASSERT_EQ(f.candidates.size(), 5u);
     EXPECT_EQ(f.candidates.front().step.gpus, 2);
     EXPECT_EQ(f.candidates.front().step.memory.status, FitStatus::does_not_fit);
     ASSERT_TRUE(f.found);
     EXPECT_EQ(f.row.step.gpus, 4);
-    const Solution b = solve_budget(m, hw, cal, base, counts, Scaling::strong, job, 0.76, kNaN);
+    const Solution b = solve_budget(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 0.76, kNaN);
     EXPECT_FALSE(b.found);  // only 2 GPUs were under 0.76 GPU-hours, and they do not fit
 }
 

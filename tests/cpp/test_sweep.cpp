@@ -10,6 +10,7 @@
 
 #include "libscale/io/catalog.hpp"
 #include "libscale/estimate/sweep.hpp"
+#include "test_scenario.hpp"
 #include "test_support.hpp"
 
 namespace libscale {
@@ -65,7 +66,7 @@ TEST(Sweep, EqualsEstimateStepElementWise) {
     in.seq_len = seq.data();
     in.global_batch_tokens = gbt.data();
     Columns col(n);
-    sweep(m, hw, cal, base, in, col.outputs());
+    sweep(test::scenario(m, hw, cal, base), in, col.outputs());
     std::size_t valid = 0;
     for (std::size_t i = 0; i < n; ++i) {
         SCOPED_TRACE(i);
@@ -114,7 +115,7 @@ TEST(Sweep, InvalidElementsGetNaNAndTheirIssue) {
     in.seq_len = seq.data();
     in.gpus_per_node = gpn.data();
     Columns col(in.n);
-    ASSERT_NO_THROW(sweep(m, hw, cal, base, in, col.outputs()));
+    ASSERT_NO_THROW(sweep(test::scenario(m, hw, cal, base), in, col.outputs()));
     const ConfigIssue expected[] = {ConfigIssue::none, ConfigIssue::gpus, ConfigIssue::global_batch,
                                     ConfigIssue::seq_len_too_long, ConfigIssue::none, ConfigIssue::gpus_per_node};
     for (std::size_t i = 0; i < in.n; ++i) {
@@ -150,7 +151,7 @@ TEST(Sweep, NullColumnsAreSkippedAndBaseValuesUsed) {
     std::vector<double> step(3);
     SweepOutputs out;
     out.step_time_s = step.data();
-    sweep(m, hw, cal, test::tiny_config(), in, out);
+    sweep(test::scenario(m, hw, cal, test::tiny_config()), in, out);
     for (double v : step) EXPECT_REL(v, 5826.8606e-6);
 }
 
@@ -167,13 +168,13 @@ TEST(Sweep, OptionsOfTheBaseApplyToEveryElementAndTheirIssuesAreFlagged) {
     in.n = 2;
     in.gpus = gpus.data();
     Columns col(2);
-    sweep(m, hw, cal, base, in, col.outputs());
+    sweep(test::scenario(m, hw, cal, base), in, col.outputs());
     for (std::size_t i = 0; i < 2; ++i) {
         EXPECT_EQ(col.issue[i], static_cast<std::uint8_t>(ConfigIssue::checkpoint_every));
         EXPECT_TRUE(std::isnan(col.step[i]));
     }
     base.checkpoint_every = 2;  // valid: the hand figure of test_step_model.cpp, 2 · 2298.8128 µs of compute
-    sweep(m, hw, cal, base, in, col.outputs());
+    sweep(test::scenario(m, hw, cal, base), in, col.outputs());
     EXPECT_EQ(col.issue[0], static_cast<std::uint8_t>(ConfigIssue::none));
     EXPECT_REL(col.compute[0], 2 * 2298.8128e-6);
     base.checkpoint_every = 1;
@@ -182,14 +183,14 @@ TEST(Sweep, OptionsOfTheBaseApplyToEveryElementAndTheirIssuesAreFlagged) {
     fp8.gemm.fp8_eta_max = 0.5;
     // On a GPU without fp8 every element is flagged, whatever the calibration says.
     for (const Calibration& c : {cal, fp8}) {
-        sweep(m, hw, c, base, in, col.outputs());
+        sweep(test::scenario(m, hw, c, base), in, col.outputs());
         EXPECT_EQ(col.issue[1], static_cast<std::uint8_t>(ConfigIssue::fp8_unsupported));
     }
     // On one with fp8, a calibration without an fp8 GEMM coefficient is refused once.
     HardwareProfile hopper = hw;
     hopper.peak_fp8_tflops = 2000;
-    EXPECT_THROW(sweep(m, hopper, cal, base, in, col.outputs()), std::invalid_argument);
-    sweep(m, hopper, fp8, base, in, col.outputs());
+    EXPECT_THROW(sweep(test::scenario(m, hopper, cal, base), in, col.outputs()), std::invalid_argument);
+    sweep(test::scenario(m, hopper, fp8, base), in, col.outputs());
     EXPECT_EQ(col.issue[1], static_cast<std::uint8_t>(ConfigIssue::none));
 }
 
@@ -203,7 +204,7 @@ TEST(Sweep, InvalidModelThrowsOnce) {
     m.hidden_size = 0;
     SweepInputs in;
     in.n = 1;
-    EXPECT_THROW(sweep(m, test::tiny_hardware(), test::tiny_calibration(), test::tiny_config(), in, SweepOutputs{}),
+    EXPECT_THROW(sweep(test::scenario(m, test::tiny_hardware(), test::tiny_calibration(), test::tiny_config()), in, SweepOutputs{}),
                  std::invalid_argument);
 }
 

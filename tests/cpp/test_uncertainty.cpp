@@ -12,6 +12,7 @@
 #include "libscale/calibrate/measurement.hpp"
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/estimate/uncertainty.hpp"
+#include "test_scenario.hpp"
 #include "test_support.hpp"
 
 namespace libscale {
@@ -39,9 +40,9 @@ struct Scenario {
         f.covariance = std::move(cov);
         return f;
     }
-    Projection point(const Calibration& c) const { return project(m, hw, c, base, counts, Scaling::strong, job); }
+    Projection point(const Calibration& c) const { return project(test::scenario(m, hw, c, base), counts, Scaling::strong, job); }
     std::vector<RowQuantiles> quantiles(const CalibrationFile& f, UncertaintyOptions o = {}) const {
-        return projection_quantiles(m, hw, f, base, counts, Scaling::strong, job, o);
+        return projection_quantiles(test::scenario(m, hw, f, base), counts, Scaling::strong, job, o);
     }
 };
 
@@ -196,11 +197,11 @@ TEST(Uncertainty, CountsThatDoNotFitAreStillProjected) {
     Eigen::MatrixXd cov(1, 1);
     cov << 1e-4;
     const CalibrationFile f = s.file({"gemm.eta_max"}, cov);
-    const Projection p = project(s.m, s.hw, f.calibration, s.base, {1}, Scaling::strong, s.job);
+    const Projection p = project(test::scenario(s.m, s.hw, f.calibration, s.base), {1}, Scaling::strong, s.job);
     ASSERT_EQ(p.rows.size(), 1u);
     EXPECT_EQ(p.rows[0].step.memory.status, FitStatus::does_not_fit);
     std::vector<RowQuantiles> q;
-    ASSERT_NO_THROW(q = projection_quantiles(s.m, s.hw, f, s.base, {1}, Scaling::strong, s.job));
+    ASSERT_NO_THROW(q = projection_quantiles(test::scenario(s.m, s.hw, f, s.base), {1}, Scaling::strong, s.job));
     ASSERT_EQ(q.size(), 1u);
     EXPECT_EQ(q[0].gpus, 1);
     EXPECT_LT(q[0].step_time_s.p10, q[0].step_time_s.p90);
@@ -286,7 +287,7 @@ TEST(Uncertainty, FittedIntervalsCoverTheTruth) {
         base.gpus = 16;
         const double truth = estimate_step_unchecked(m, counts, hw, trainer, base).step_time_s;
         o.seed = static_cast<std::uint64_t>(t);
-        const Quantiles q = projection_quantiles(m, hw, f, base, {16}, Scaling::strong, Job{}, o)[0].step_time_s;
+        const Quantiles q = projection_quantiles(test::scenario(m, hw, f, base), {16}, Scaling::strong, Job{}, o)[0].step_time_s;
         ++trials;
         covered += q.p10 <= truth && truth <= q.p90;
         below += truth < q.p10;

@@ -2,7 +2,6 @@
 capability of the core, as libscale/src/<capability>. This directory holds only .pyi
 files (no __init__.py), so importing libscale._core still loads the extension module."""
 
-from typing import Optional
 
 from . import calibrate as calibrate
 from . import estimate as estimate
@@ -21,13 +20,13 @@ class UnknownNameError(LibscaleError):
     suggestions: tuple[str, ...]
 
 class DoesNotFitError(LibscaleError):
-    needed_gib: Optional[float]
-    available_gib: Optional[float]
+    needed_gib: float | None
+    available_gib: float | None
 
 class ParseError(LibscaleError): ...
 
 class NvmlError(LibscaleError):
-    nvml_return: Optional[int]
+    nvml_return: int | None
 
 # --- the bound classes' metaclass -------------------------------------------------------
 

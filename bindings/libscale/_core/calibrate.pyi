@@ -1,17 +1,16 @@
-"""Calibrations and their coefficient table, calibration files, measurements, the fitter, validation against published step timings."""
+"""Calibrations and their coefficient table, calibration files, measurements, the fitter, validation against published
+step timings.
+"""
 
 from __future__ import annotations
 
 import collections.abc
 import typing
-from typing import Any, Mapping, Optional
 
 import numpy
-import numpy as np
 import numpy.typing
 
-from . import spec
-from . import _Pybind11Type
+from . import _Pybind11Type, spec
 
 class LinkLevel(metaclass=_Pybind11Type):
     """Ring collective latency and bus bandwidth of one link level."""
@@ -21,20 +20,20 @@ class LinkLevel(metaclass=_Pybind11Type):
 
     def __init__(self, *, alpha_s: float = 0.0, busbw_bytes_per_s: float = 0.0) -> None:
         """Every field by keyword."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> LinkLevel: ...
 
-    def __deepcopy__(self, memo: dict) -> LinkLevel: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> LinkLevel: ...
 
 class GemmLaw(metaclass=_Pybind11Type):
-    """GEMM law: tiles of tile_m × tile_n run in waves of sm_count blocks at a fraction eta_max · K/(K + k_half) of per-SM peak (docs/model.md 'GEMM')."""
+    """GEMM law: tiles of tile_m × tile_n run in waves of sm_count blocks at a fraction eta_max · K/(K + k_half) of
+    per-SM peak (docs/model.md 'GEMM').
+    """
     _fields: typing.ClassVar[tuple[str, ...]]
     eta_max: float
     fp8_eta_max: float
@@ -52,20 +51,20 @@ class GemmLaw(metaclass=_Pybind11Type):
         k_half: float = 0.0,
     ) -> None:
         """Every field by keyword; unset fields keep the C++ defaults."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> GemmLaw: ...
 
-    def __deepcopy__(self, memo: dict) -> GemmLaw: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> GemmLaw: ...
 
 class AttentionLaw(metaclass=_Pybind11Type):
-    """Fused-attention law: peak · eta_max · s/(s + half_seq) · g(head_dim), forward and backward (docs/model.md 'Attention')."""
+    """Fused-attention law: peak · eta_max · s/(s + half_seq) · g(head_dim), forward and backward (docs/model.md
+    'Attention').
+    """
     _fields: typing.ClassVar[tuple[str, ...]]
     forward_eta_max: float
     forward_half_seq: float
@@ -83,20 +82,21 @@ class AttentionLaw(metaclass=_Pybind11Type):
         head_dim_half: float = 0.0,
     ) -> None:
         """Every field by keyword; unset fields keep the C++ defaults."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> AttentionLaw: ...
 
-    def __deepcopy__(self, memo: dict) -> AttentionLaw: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> AttentionLaw: ...
 
 class Calibration(metaclass=_Pybind11Type):
-    """Coefficients the step model consumes, in absolute units (default_calibration(hw)). Its numbers are calibration_coefficients(): gemm.* and attention.* on .gemm and .attention, the link levels on .intra_node / .inter_node, the rest here with '.' written '_' (power.compute_w is .power_compute_w)."""
+    """Coefficients the step model consumes, in absolute units (default_calibration(hw)). Its numbers are
+    calibration_coefficients(): gemm.* and attention.* on .gemm and .attention, the link levels on .intra_node /
+    .inter_node, the rest here with '.' written '_' (power.compute_w is .power_compute_w).
+    """
     _fields: typing.ClassVar[tuple[str, ...]]
     hardware: str
     kind: str
@@ -140,21 +140,18 @@ class Calibration(metaclass=_Pybind11Type):
         step_overhead_s: float = 0.0,
     ) -> None:
         """Every field by keyword; usually start from default_calibration(hw) and copy.copy() it."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def validate(self) -> None:
         """Raise ValueError naming the first coefficient outside its valid range."""
-        ...
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> Calibration: ...
 
-    def __deepcopy__(self, memo: dict) -> Calibration: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> Calibration: ...
 
 class GemmRun(metaclass=_Pybind11Type):
     """One GEMM C[m×n] = A[m×k]·B[k×n], median time of repeated runs."""
@@ -175,14 +172,15 @@ class GemmRun(metaclass=_Pybind11Type):
     @property
     def fp8(self) -> bool:
         """dtype 'fp8' (else bf16)"""
-        ...
 
     @property
     def seconds(self) -> float: ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -211,14 +209,15 @@ class AttentionRun(metaclass=_Pybind11Type):
     @property
     def backward(self) -> bool:
         """pass 'backward' (else forward)"""
-        ...
 
     @property
     def seconds(self) -> float: ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -237,7 +236,9 @@ class BandwidthRun(metaclass=_Pybind11Type):
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -251,7 +252,6 @@ class CollectiveRun(metaclass=_Pybind11Type):
     @property
     def op(self) -> str:
         """'all_gather', 'reduce_scatter' or 'all_reduce'"""
-        ...
 
     @property
     def ranks(self) -> int: ...
@@ -259,19 +259,19 @@ class CollectiveRun(metaclass=_Pybind11Type):
     @property
     def ranks_per_node(self) -> int:
         """GPUs of the ring in each node"""
-        ...
 
     @property
     def bytes(self) -> float:
         """full buffer size S, as nccl-tests reports 'size'"""
-        ...
 
     @property
     def seconds(self) -> float: ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -282,12 +282,10 @@ class StepRun(metaclass=_Pybind11Type):
     @property
     def model(self) -> str:
         """catalog name or config.json path"""
-        ...
 
     @property
     def model_overrides(self) -> typing.Any:
         """config.json keys replaced"""
-        ...
 
     @property
     def hardware(self) -> str: ...
@@ -301,22 +299,18 @@ class StepRun(metaclass=_Pybind11Type):
     @property
     def memory_gib(self) -> float:
         """published peak memory per GPU (0: none)"""
-        ...
 
     @property
     def memory_kind(self) -> str:
         """reserved | allocated | active | nvidia-smi"""
-        ...
 
     @property
     def reported_mfu(self) -> float:
         """as the source computed it (0: none)"""
-        ...
 
     @property
     def relative_error(self) -> float:
         """1 sd, relative (0: the fit's default)"""
-        ...
 
     @property
     def series(self) -> str: ...
@@ -324,14 +318,15 @@ class StepRun(metaclass=_Pybind11Type):
     @property
     def validation_exclude(self) -> str:
         """why validate() leaves the record out ('': used)"""
-        ...
 
     @property
     def source(self) -> str: ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -345,14 +340,15 @@ class PowerRecord(metaclass=_Pybind11Type):
     @property
     def phase(self) -> str:
         """compute | communication | data_starvation | checkpoint_or_deadlock | idle"""
-        ...
 
     @property
     def watts(self) -> float: ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -399,25 +395,25 @@ class MeasurementSet(metaclass=_Pybind11Type):
     @property
     def hardware(self) -> list[str]:
         """distinct hardware names of the records, in order of appearance"""
-        ...
 
     def __init__(self) -> None: ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __len__(self) -> int: ...
 
     def to_json(self) -> typing.Any:
         """The records as the measurement file's JSON object (dicts and lists)."""
-        ...
 
     def merge(self, other: MeasurementSet) -> None:
         """Append other's records."""
-        ...
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> MeasurementSet: ...
 
-    def __deepcopy__(self, memo: dict) -> MeasurementSet: ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> MeasurementSet: ...
 
 class FitOptions(metaclass=_Pybind11Type):
     """Options of fit()."""
@@ -438,13 +434,11 @@ class FitOptions(metaclass=_Pybind11Type):
         prior_log_sd: collections.abc.Mapping[str, float] = {},
     ) -> None:
         """Every field by keyword."""
-        ...
-
-    def __repr__(self) -> str: ...
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+    def __repr__(self) -> str: ...
 
 class Coefficient(metaclass=_Pybind11Type):
     """One calibration parameter after a fit."""
@@ -459,47 +453,40 @@ class Coefficient(metaclass=_Pybind11Type):
     @property
     def std_error(self) -> float:
         """posterior sd; 0 when kept from the prior"""
-        ...
 
     @property
     def prior_value(self) -> float:
         """value before the fit"""
-        ...
 
     @property
     def prior_log_sd(self) -> float:
         """prior sd of log(value) it was fitted under; 0 when not fitted (or flat prior)"""
-        ...
 
     @property
     def fitted(self) -> bool:
         """free in the fit"""
-        ...
 
     @property
     def identified(self) -> bool:
         """the data narrowed its prior (posterior log sd < 0.7 × prior log sd)"""
-        ...
 
     @property
     def note(self) -> str:
         """how it was determined"""
-        ...
 
     @property
     def interval_80(self) -> tuple[float, float] | None:
-        """(low, high) of the 80% interval: value·exp(±1.2816·std_error/value) for a coefficient fitted in log space (prior_log_sd > 0), else value ± 1.2816·std_error; None when not fitted"""
-        ...
+        """(low, high) of the 80% interval: value·exp(±1.2816·std_error/value) for a coefficient fitted in log space
+        (prior_log_sd > 0), else value ± 1.2816·std_error; None when not fitted
+        """
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
-
-    def __repr__(self) -> str: ...
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+    def __repr__(self) -> str: ...
 
 class FamilyScore(metaclass=_Pybind11Type):
     """Leave-one-out score of one scaling-model family."""
@@ -508,7 +495,6 @@ class FamilyScore(metaclass=_Pybind11Type):
     @property
     def family(self) -> str:
         """'mechanistic', 'amdahl' or 'usl'"""
-        ...
 
     @property
     def parameters(self) -> int: ...
@@ -516,25 +502,21 @@ class FamilyScore(metaclass=_Pybind11Type):
     @property
     def loo_relative_error(self) -> float | None:
         """mean |pred − obs| / obs, leave-one-out; None when not computed"""
-        ...
 
     @property
     def applicable(self) -> bool:
         """enough points, one configuration series"""
-        ...
 
     @property
     def note(self) -> str: ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
-
-    def __repr__(self) -> str: ...
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+    def __repr__(self) -> str: ...
 
 class FitResult(metaclass=_Pybind11Type):
     """A fitted calibration with its covariance and quality."""
@@ -543,32 +525,26 @@ class FitResult(metaclass=_Pybind11Type):
     @property
     def calibration(self) -> Calibration:
         """the prior with the fitted values in place"""
-        ...
 
     @property
     def parameters(self) -> list[str]:
         """names with an uncertainty, covariance order"""
-        ...
 
     @property
     def covariance(self) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], '[m, n]']:
         """of `parameters`, natural units"""
-        ...
 
     @property
     def coefficients(self) -> list[Coefficient]:
         """every coefficient, fitted or kept"""
-        ...
 
     @property
     def unidentified(self) -> list[str]:
         """'name: reason' for what the data cannot pin down"""
-        ...
 
     @property
     def relative_residuals(self) -> numpy.typing.NDArray[numpy.float64]:
         """(pred − obs)/obs per record used, in input order"""
-        ...
 
     @property
     def rms_relative_error(self) -> float: ...
@@ -576,12 +552,10 @@ class FitResult(metaclass=_Pybind11Type):
     @property
     def loo_relative_error(self) -> float | None:
         """mean |leave-one-out relative error|; None when no stage has more points than parameters"""
-        ...
 
     @property
     def families(self) -> list[FamilyScore]:
         """end-to-end step series only"""
-        ...
 
     @property
     def chosen_family(self) -> str: ...
@@ -595,36 +569,21 @@ class FitResult(metaclass=_Pybind11Type):
     @property
     def prior_log_sd(self) -> dict[str, float]:
         """the prior used (kept for later refits)"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def calibration_json(self, provenance: typing.Any = {}) -> typing.Any:
         """The calibration file's JSON object (libscale.calibration/2)."""
-        ...
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> FitResult: ...
 
-    def __deepcopy__(self, memo: dict) -> FitResult: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as plain Python values (covariance as nested lists)."""
-        ...
-
-    def write(self, path: typing.Any, *, provenance: Mapping[str, typing.Any] | None = None) -> None:
-        """Write the calibration file (libscale.calibration/2, kind "fitted") atomically: a
-            temporary file renamed into place, so a failure never leaves a partial file.
-            provenance: fields added to (and overriding) the default hardware / date / version /
-            source."""
-        ...
-
-    def calibration_file(self, *, provenance: Mapping[str, typing.Any] | None = None) -> typing.Any:
-        """The fit as a CalibrationFile (what reading the written file gives)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> FitResult: ...
 
 class CalibrationFile(metaclass=_Pybind11Type):
     """A calibration with its uncertainty, quality and provenance (schema libscale.calibration/2)."""
@@ -636,47 +595,38 @@ class CalibrationFile(metaclass=_Pybind11Type):
     @property
     def parameters(self) -> list[str]:
         """names with an uncertainty, covariance order"""
-        ...
 
     @property
     def covariance(self) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], '[m, n]']:
         """of `parameters`; empty: no uncertainty"""
-        ...
 
     @property
     def quality(self) -> typing.Any:
         """residuals, rms / leave-one-out error, families"""
-        ...
 
     @property
     def provenance(self) -> typing.Any:
         """hardware, versions, date, source, notes"""
-        ...
 
     @property
     def sources(self) -> typing.Any:
         """coefficient name → where its value came from"""
-        ...
 
     @property
     def prior_log_sd(self) -> dict[str, float]:
         """the fitter's prior: sd of log(value) per coefficient name"""
-        ...
 
     @property
     def kind(self) -> str:
         """calibration.kind"""
-        ...
 
     @property
     def hardware(self) -> str:
         """calibration.hardware"""
-        ...
 
     @property
     def source(self) -> str:
         """calibration.source"""
-        ...
 
     def __init__(
         self,
@@ -689,20 +639,21 @@ class CalibrationFile(metaclass=_Pybind11Type):
         sources: typing.Any = None,
         prior_log_sd: collections.abc.Mapping[str, float] = {},
     ) -> None:
-        """Every field by keyword; CalibrationFile(calibration=c) is a bare calibration: no covariance, so no uncertainty."""
-        ...
+        """Every field by keyword; CalibrationFile(calibration=c) is a bare calibration: no covariance, so no
+        uncertainty.
+        """
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def to_json(self) -> typing.Any:
         """The file's JSON object."""
-        ...
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> CalibrationFile: ...
 
-    def __deepcopy__(self, memo: dict) -> CalibrationFile: ...
-
-    def to_dict(self) -> dict[str, typing.Any]: ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> CalibrationFile: ...
 
 class ValidationRow(metaclass=_Pybind11Type):
     """One published step timing against the model."""
@@ -711,7 +662,6 @@ class ValidationRow(metaclass=_Pybind11Type):
     @property
     def file(self) -> str:
         """the measurement file's name"""
-        ...
 
     @property
     def series(self) -> str: ...
@@ -719,7 +669,6 @@ class ValidationRow(metaclass=_Pybind11Type):
     @property
     def record(self) -> int:
         """index among the file's step records"""
-        ...
 
     @property
     def model(self) -> str: ...
@@ -733,7 +682,6 @@ class ValidationRow(metaclass=_Pybind11Type):
     @property
     def category(self) -> str:
         """'x' the calibration row; 'a' other GPU count; 'b' other model; 'c' other configuration"""
-        ...
 
     @property
     def measured_tokens_per_s_per_gpu(self) -> float: ...
@@ -741,22 +689,18 @@ class ValidationRow(metaclass=_Pybind11Type):
     @property
     def default_ratio(self) -> float:
         """the default calibration's tokens/s over the measured"""
-        ...
 
     @property
     def calibrated_error(self) -> float:
         """tokens/s calibrated on the series' first row, over the measured, minus 1"""
-        ...
 
     @property
     def fit_status(self) -> str:
         """'fits', 'uncertain' or 'does_not_fit'"""
-        ...
 
     @property
     def memory_gib(self) -> float:
         """estimated per GPU"""
-        ...
 
     @property
     def available_gib(self) -> float: ...
@@ -764,14 +708,15 @@ class ValidationRow(metaclass=_Pybind11Type):
     @property
     def published_memory_gib(self) -> float:
         """when the source gives one (0: none)"""
-        ...
 
     @property
     def published_memory_kind(self) -> str: ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
 class ValidationSeries(metaclass=_Pybind11Type):
     """One table of one codebase on one GPU."""
@@ -792,11 +737,12 @@ class ValidationSeries(metaclass=_Pybind11Type):
     @property
     def calibration(self) -> Calibration:
         """fitted to the first row"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
 class ErrorSummary(metaclass=_Pybind11Type):
     """Absolute calibrated errors of one category."""
@@ -813,7 +759,9 @@ class ErrorSummary(metaclass=_Pybind11Type):
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
 class ValidationReport(metaclass=_Pybind11Type):
     """Every series calibrated on its first row."""
@@ -828,22 +776,18 @@ class ValidationReport(metaclass=_Pybind11Type):
     @property
     def excluded(self) -> list[str]:
         """'file record N: reason'"""
-        ...
 
     @property
     def gpu_counts(self) -> ErrorSummary:
         """(a) other GPU counts"""
-        ...
 
     @property
     def model_sizes(self) -> ErrorSummary:
         """(b) other models"""
-        ...
 
     @property
     def configurations(self) -> ErrorSummary:
         """(c) other configurations"""
-        ...
 
     @property
     def default_count(self) -> int: ...
@@ -860,15 +804,17 @@ class ValidationReport(metaclass=_Pybind11Type):
     @property
     def not_fitting(self) -> int:
         """published runs estimated not to fit (should be 0)"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
 
-def calibration_coefficients() -> list:
-    """Every calibration coefficient, as the core declares it once: a dict of name (dotted, as in a calibration file), unit, min, max, min_exclusive (the range is (min, max] rather than [min, max]) and help."""
-    ...
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+def calibration_coefficients() -> list[typing.Any]:
+    """Every calibration coefficient, as the core declares it once: a dict of name (dotted, as in a calibration file),
+    unit, min, max, min_exclusive (the range is (min, max] rather than [min, max]) and help.
+    """
 
 def calibration_from_json(
     obj: typing.Any,
@@ -876,23 +822,18 @@ def calibration_from_json(
     origin: str = '<calibration>',
 ) -> CalibrationFile:
     """A CalibrationFile from a calibration file's JSON object (a dict), checked as read_calibration_file does."""
-    ...
 
 def calibration_to_json(file: CalibrationFile) -> typing.Any:
     """The file's JSON object (CalibrationFile.to_json())."""
-    ...
 
-def coefficient_info(name: str) -> dict:
+def coefficient_info(name: str) -> dict[str, typing.Any]:
     """One coefficient's entry (ValueError listing the valid names for an unknown one)."""
-    ...
 
 def default_calibration(hardware: spec.HardwareProfile) -> Calibration:
     """The shipped default (uncalibrated) calibration for a HardwareProfile."""
-    ...
 
 def default_priors(hardware: spec.HardwareProfile) -> dict[str, float]:
     """The default file's prior: standard deviation of log(value) per coefficient the fitter may move."""
-    ...
 
 def fit(
     data: MeasurementSet,
@@ -900,42 +841,40 @@ def fit(
     prior: Calibration | None = None,
     options: FitOptions = ...,
 ) -> FitResult:
-    """Fit a calibration to the records for this hardware, by maximum a posteriori (prior None: the hardware's default; options.prior_log_sd empty: its default file's prior)."""
-    ...
+    """Fit a calibration to the records for this hardware, by maximum a posteriori (prior None: the hardware's default;
+    options.prior_log_sd empty: its default file's prior).
+    """
 
 def get_parameter(calibration: Calibration, name: str) -> float:
     """A coefficient by its dotted name, e.g. 'gemm.eta_max'."""
-    ...
 
 def measurements_from_json(records: typing.Any, origin: str = '<records>') -> MeasurementSet:
     """Records from a list of dicts (or {'schema': ..., 'records': [...]}); ParseError names the record and field."""
-    ...
 
 def measurements_from_json_text(text: str, origin: str = '<text>') -> MeasurementSet: ...
 
 def read_calibration_file(path: str, hardware: spec.HardwareProfile) -> CalibrationFile:
-    """A calibration file (either form), or a shipped one by name (e.g. 'derived-b300-qwen3-32b'). ParseError names the file and field, including a hardware mismatch and a libscale.calibration/1 file (one efficiency for every FLOP: refit it)."""
-    ...
+    """A calibration file (either form), or a shipped one by name (e.g. 'derived-b300-qwen3-32b'). ParseError names the
+    file and field, including a hardware mismatch and a libscale.calibration/1 file (one efficiency for every FLOP:
+    refit it).
+    """
 
 def read_measurements(path: str) -> MeasurementSet:
     """A libscale.measurements/2 (or /1) JSON file; v1 GEMM-chain records are refused with a message."""
-    ...
 
 def set_parameter(calibration: Calibration, name: str, value: float) -> None:
     """Set a coefficient by its dotted name, in place (not validated: call validate())."""
-    ...
 
 def validate(
     paths: collections.abc.Sequence[str] | None = None,
     options: FitOptions = ...,
 ) -> ValidationReport:
-    """Calibrate each series of published step timings on its first row and predict the rest; paths None: the shipped series (calibration/data/measurements)."""
-    ...
+    """Calibrate each series of published step timings on its first row and predict the rest; paths None: the shipped
+    series (calibration/data/measurements).
+    """
 
 def write_calibration_file(path: str, file: CalibrationFile) -> None:
     """Write atomically (temporary file, then rename)."""
-    ...
 
 def write_fit_calibration(path: str, fit: FitResult, provenance: typing.Any = {}) -> None:
     """Write the fitted calibration file atomically (temporary file, then rename)."""
-    ...

@@ -1,18 +1,16 @@
-"""The compute laws, the step and memory model, projections over GPU counts, the deadline and budget solvers, vectorized sweeps and projection quantiles."""
+"""The compute laws, the step and memory model, projections over GPU counts, the deadline and budget solvers, vectorized
+sweeps and projection quantiles.
+"""
 
 from __future__ import annotations
 
 import collections.abc
 import typing
-from typing import Any, Mapping, Optional
 
 import numpy
-import numpy as np
 import numpy.typing
 
-from . import calibrate
-from . import spec
-from . import _Pybind11Type
+from . import _Pybind11Type, calibrate, spec
 
 class ComputeTimes(metaclass=_Pybind11Type):
     """Compute time of one micro-batch per GPU, by part (compute_times())."""
@@ -21,22 +19,18 @@ class ComputeTimes(metaclass=_Pybind11Type):
     @property
     def layers(self) -> float:
         """decoder layers, L"""
-        ...
 
     @property
     def layer_forward_s(self) -> float:
         """one decoder layer"""
-        ...
 
     @property
     def layer_backward_s(self) -> float:
         """one decoder layer, with what activation checkpointing recomputes"""
-        ...
 
     @property
     def head_forward_s(self) -> float:
         """final norm, output projection, loss"""
-        ...
 
     @property
     def head_backward_s(self) -> float: ...
@@ -50,41 +44,34 @@ class ComputeTimes(metaclass=_Pybind11Type):
     @property
     def gemm_s(self) -> float:
         """device time in GEMMs (all layers, head, embedding)"""
-        ...
 
     @property
     def attention_s(self) -> float:
         """device time in fused attention"""
-        ...
 
     @property
     def memory_s(self) -> float:
         """device time in memory-bound kernels"""
-        ...
 
     @property
     def host_wait_s(self) -> float:
         """time the GPU waits on the host"""
-        ...
 
     @property
     def micro_batch_s(self) -> float:
         """L·(layer forward + backward) + head + embedding"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> ComputeTimes: ...
 
-    def __deepcopy__(self, memo: dict) -> ComputeTimes: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> ComputeTimes: ...
 
 class MemoryBreakdown(metaclass=_Pybind11Type):
     """Memory per GPU, GiB."""
@@ -99,32 +86,26 @@ class MemoryBreakdown(metaclass=_Pybind11Type):
     @property
     def optimizer_gib(self) -> float:
         """master weights (when fp32) and optimizer states"""
-        ...
 
     @property
     def activations_gib(self) -> float:
         """saved for backward, including one recomputed layer"""
-        ...
 
     @property
     def logits_gib(self) -> float:
         """logits and what the loss keeps of them"""
-        ...
 
     @property
     def buffers_gib(self) -> float:
         """unsharded parameter / gradient buffers"""
-        ...
 
     @property
     def fragmentation_gib(self) -> float:
         """the caching allocator's reserved-but-unallocated share"""
-        ...
 
     @property
     def reserved_gib(self) -> float:
         """CUDA context, workspaces, NCCL"""
-        ...
 
     @property
     def total_gib(self) -> float: ...
@@ -132,36 +113,30 @@ class MemoryBreakdown(metaclass=_Pybind11Type):
     @property
     def available_gib(self) -> float:
         """the GPU's HBM"""
-        ...
 
     @property
     def margin(self) -> float:
         """relative uncertainty of total_gib"""
-        ...
 
     @property
     def status(self) -> str:
         """'fits' (with the margin), 'uncertain' (the limit lies within the margin) or 'does_not_fit'"""
-        ...
 
     @property
     def fits(self) -> bool:
         """status != 'does_not_fit'"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> MemoryBreakdown: ...
 
-    def __deepcopy__(self, memo: dict) -> MemoryBreakdown: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> MemoryBreakdown: ...
 
 class StepBreakdown(metaclass=_Pybind11Type):
     """One optimizer step: time per phase, throughput, memory."""
@@ -176,57 +151,46 @@ class StepBreakdown(metaclass=_Pybind11Type):
     @property
     def nodes(self) -> int:
         """nodes the GPUs span (the last may be partial)"""
-        ...
 
     @property
     def grad_accum(self) -> int:
         """micro-batches per step"""
-        ...
 
     @property
     def tokens_per_micro_batch(self) -> float:
         """per GPU"""
-        ...
 
     @property
     def tokens_per_step(self) -> float:
         """global batch, tokens"""
-        ...
 
     @property
     def compute_s(self) -> float:
         """all GPU compute: gemm_s + attention_s + memory_bound_s + host_wait_s"""
-        ...
 
     @property
     def gemm_s(self) -> float:
         """of compute_s: GEMMs"""
-        ...
 
     @property
     def attention_s(self) -> float:
         """of compute_s: fused attention"""
-        ...
 
     @property
     def memory_bound_s(self) -> float:
         """of compute_s: memory-bound kernels"""
-        ...
 
     @property
     def host_wait_s(self) -> float:
         """of compute_s: the GPU waiting on the host"""
-        ...
 
     @property
     def comm_s(self) -> float:
         """all collectives, hidden or not"""
-        ...
 
     @property
     def exposed_comm_s(self) -> float:
         """collective time not hidden under compute"""
-        ...
 
     @property
     def optimizer_s(self) -> float: ...
@@ -234,12 +198,10 @@ class StepBreakdown(metaclass=_Pybind11Type):
     @property
     def data_s(self) -> float:
         """input pipeline time not hidden by prefetch"""
-        ...
 
     @property
     def checkpoint_s(self) -> float:
         """checkpoint write, amortized per step"""
-        ...
 
     @property
     def step_time_s(self) -> float: ...
@@ -253,22 +215,18 @@ class StepBreakdown(metaclass=_Pybind11Type):
     @property
     def mfu(self) -> float:
         """model FLOPs utilization, fraction"""
-        ...
 
     @property
     def hfu(self) -> float:
         """hardware FLOPs utilization, fraction"""
-        ...
 
     @property
     def comm_hidden(self) -> bool:
         """every unit's communication fits under its compute"""
-        ...
 
     @property
     def energy_per_step_j(self) -> float:
         """all GPUs, J"""
-        ...
 
     @property
     def memory(self) -> MemoryBreakdown: ...
@@ -276,23 +234,18 @@ class StepBreakdown(metaclass=_Pybind11Type):
     @property
     def memory_gib(self) -> float:
         """memory.total_gib"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> StepBreakdown: ...
 
-    def __deepcopy__(self, memo: dict) -> StepBreakdown: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
-
-    def _repr_html_(self) -> str: ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> StepBreakdown: ...
 
 class Job(metaclass=_Pybind11Type):
     """The training job: tokens per epoch, epochs, price."""
@@ -309,21 +262,18 @@ class Job(metaclass=_Pybind11Type):
         price_per_gpu_hour_usd: float | None = None,
     ) -> None:
         """Every field by keyword; price_per_gpu_hour_usd None: the hardware's default price."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def validate(self) -> None:
         """Raise ValueError naming the first invalid field."""
-        ...
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> Job: ...
 
-    def __deepcopy__(self, memo: dict) -> Job: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> Job: ...
 
 class ProjectionRow(metaclass=_Pybind11Type):
     """One GPU count of a projection."""
@@ -335,27 +285,22 @@ class ProjectionRow(metaclass=_Pybind11Type):
     @property
     def speedup(self) -> float:
         """tokens/s over the smallest count's"""
-        ...
 
     @property
     def scaling_efficiency(self) -> float:
         """speedup / (gpus / smallest gpus)"""
-        ...
 
     @property
     def steps(self) -> float:
         """optimizer steps for the job"""
-        ...
 
     @property
     def wall_time_h(self) -> float:
         """total tokens / tokens per second"""
-        ...
 
     @property
     def gpu_hours(self) -> float:
         """gpus × wall hours"""
-        ...
 
     @property
     def cost_usd(self) -> float: ...
@@ -366,42 +311,34 @@ class ProjectionRow(metaclass=_Pybind11Type):
     @property
     def fit_suggestion(self) -> str:
         """what would make it fit when step.memory.status is not 'fits' ('' otherwise)"""
-        ...
 
     @property
     def fits(self) -> bool:
         """step.memory.fits: the status is not 'does_not_fit'"""
-        ...
 
     @property
     def fit_status(self) -> str:
         """step.memory.status: 'fits', 'uncertain' or 'does_not_fit'"""
-        ...
 
     @property
     def needed_gib(self) -> float:
         """step.memory.total_gib"""
-        ...
 
     @property
     def available_gib(self) -> float:
         """step.memory.available_gib"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> ProjectionRow: ...
 
-    def __deepcopy__(self, memo: dict) -> ProjectionRow: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """The step's fields flattened into the row, then the job-level figures and the
-            memory verdict (fits, fit_status, needed_gib, available_gib, fit_suggestion)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> ProjectionRow: ...
 
 class Projection(metaclass=_Pybind11Type):
     """A projection over GPU counts (rows in ascending GPU count)."""
@@ -410,7 +347,6 @@ class Projection(metaclass=_Pybind11Type):
     @property
     def scaling(self) -> str:
         """'strong' or 'weak'"""
-        ...
 
     @property
     def job(self) -> Job: ...
@@ -418,41 +354,26 @@ class Projection(metaclass=_Pybind11Type):
     @property
     def price_per_gpu_hour_usd(self) -> float:
         """as applied"""
-        ...
 
     @property
     def rows(self) -> list[ProjectionRow]:
         """ascending GPU count"""
-        ...
 
     @property
     def comm_exposed_from_gpus(self) -> int | None:
         """smallest GPU count at which communication stops hiding under compute, or None"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> Projection: ...
 
-    def __deepcopy__(self, memo: dict) -> Projection: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """model, hardware, calibration, config (when made by libscale.project), scaling,
-            job, price, one dict per GPU count in ``rows``, and comm_exposed_from_gpus. With
-            quantiles, each row carries <figure>_p10 / <figure>_p90 next to each projected
-            figure, and ``uncertainty`` says how they were sampled."""
-        ...
-
-    def to_pandas(self) -> typing.Any:
-        """One row per GPU count: the table's columns first, then every other field
-            (memory parts as memory_<part>)."""
-        ...
-
-    def _repr_html_(self) -> str: ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> Projection: ...
 
 class Solution(metaclass=_Pybind11Type):
     """The answer of solve_deadline / solve_budget."""
@@ -464,30 +385,22 @@ class Solution(metaclass=_Pybind11Type):
     @property
     def row(self) -> ProjectionRow | None:
         """the chosen GPU count's row, or None when nothing meets the target"""
-        ...
 
     @property
     def candidates(self) -> list[ProjectionRow]:
         """every valid count evaluated, fitting or not (the chosen row fits)"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> Solution: ...
 
-    def __deepcopy__(self, memo: dict) -> Solution: ...
-
-    def to_dict(self) -> dict[str, typing.Any]: ...
-
-    def to_pandas(self) -> typing.Any:
-        """One row per candidate GPU count, with a ``chosen`` column."""
-        ...
-
-    def _repr_html_(self) -> str: ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> Solution: ...
 
 class Quantiles(metaclass=_Pybind11Type):
     """P10 / P50 / P90 of one projected figure."""
@@ -504,13 +417,11 @@ class Quantiles(metaclass=_Pybind11Type):
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
-
-    def __repr__(self) -> str: ...
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+    def __repr__(self) -> str: ...
 
 class RowQuantiles(metaclass=_Pybind11Type):
     """The quantiles of one GPU count's projected figures."""
@@ -542,13 +453,11 @@ class RowQuantiles(metaclass=_Pybind11Type):
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
-
-    def __repr__(self) -> str: ...
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+    def __repr__(self) -> str: ...
 
 class UncertaintyOptions(metaclass=_Pybind11Type):
     """Sampling options of projection_quantiles."""
@@ -558,16 +467,15 @@ class UncertaintyOptions(metaclass=_Pybind11Type):
 
     def __init__(self, *, samples: int = 2000, seed: int = 379422) -> None:
         """Every field by keyword."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
-
 class Scenario(metaclass=_Pybind11Type):
-    """A model on a hardware profile, with a calibration file and a training configuration: what every estimate is of."""
+    """A model on a hardware profile, with a calibration file and a training configuration: what every estimate is of.
+    """
     _fields: typing.ClassVar[tuple[str, ...]]
     model: spec.ModelSpec
     hardware: spec.HardwareProfile
@@ -585,11 +493,11 @@ class Scenario(metaclass=_Pybind11Type):
 
     def copy(self) -> Scenario:
         """A copy."""
-        ...
 
     def validate(self) -> None:
-        """Raise ValueError for the first invalid part: model, hardware, calibration, configuration."""
-        ...
+        """Raise ValueError for the first invalid part: model, hardware, calibration (and that it was made for this
+        hardware), configuration.
+        """
 
 def attention_time_s(
     hardware: spec.HardwareProfile,
@@ -602,12 +510,12 @@ def attention_time_s(
     backward: bool = False,
     kernel: str = 'flash2',
 ) -> float:
-    """Time of one fused attention kernel: `tokens` queries of width heads × head_dim attending `span` keys on average, in sequences of seq_len (causal: span = seq_len / 2)."""
-    ...
+    """Time of one fused attention kernel: `tokens` queries of width heads × head_dim attending `span` keys on average,
+    in sequences of seq_len (causal: span = seq_len / 2).
+    """
 
 def check_config(model: spec.ModelSpec, hardware: spec.HardwareProfile, config: spec.TrainingConfig) -> int:
     """The configuration's issue code (0: none; describe_issue(code) says what it means)."""
-    ...
 
 def compute_times(
     model: spec.ModelSpec,
@@ -616,11 +524,9 @@ def compute_times(
     config: spec.TrainingConfig,
 ) -> ComputeTimes:
     """Compute time of one micro-batch (config.micro_batch × seq_len tokens per GPU), by part."""
-    ...
 
 def describe_issue(code: int) -> str:
     """What a sweep's issue code means ('ok' for 0)."""
-    ...
 
 @typing.overload
 def estimate_step(
@@ -629,13 +535,13 @@ def estimate_step(
     calibration: calibrate.Calibration | None,
     config: spec.TrainingConfig,
 ) -> StepBreakdown:
-    """Validate everything, then estimate one step. Does not raise when the model does not fit (memory.fits says so; see require_fit). calibration None: default_calibration(hardware)."""
-    ...
+    """Validate everything, then estimate one step. Does not raise when the model does not fit (memory.fits says so; see
+    require_fit). calibration None: default_calibration(hardware).
+    """
 
 @typing.overload
 def estimate_step(scenario: Scenario) -> StepBreakdown:
     """One optimizer step of the scenario (validates everything; does not raise when it does not fit)."""
-    ...
 
 @typing.overload
 def fit_suggestion(
@@ -645,12 +551,10 @@ def fit_suggestion(
     config: spec.TrainingConfig,
 ) -> str:
     """What would make a non-fitting configuration fit ('' if nothing)."""
-    ...
 
 @typing.overload
 def fit_suggestion(scenario: Scenario) -> str:
     """What would make a non-fitting scenario fit ('' if nothing found)."""
-    ...
 
 def gemm_time_s(
     hardware: spec.HardwareProfile,
@@ -660,12 +564,12 @@ def gemm_time_s(
     k: float,
     fp8: bool = False,
 ) -> float:
-    """Time of one GEMM C[m×n] = A[m×k]·B[k×n] by the calibration's GEMM law (waves of tiles, bounded below by HBM traffic). fp8 falls back to bf16 where the GPU or the calibration has no fp8."""
-    ...
+    """Time of one GEMM C[m×n] = A[m×k]·B[k×n] by the calibration's GEMM law (waves of tiles, bounded below by HBM
+    traffic). fp8 falls back to bf16 where the GPU or the calibration has no fp8.
+    """
 
 def issue_name(code: int) -> str:
     """Short name of a sweep issue code ('none' for 0)."""
-    ...
 
 def memory_time_s(
     hardware: spec.HardwareProfile,
@@ -673,11 +577,9 @@ def memory_time_s(
     bytes: float,
 ) -> float:
     """Time of a memory-bound kernel moving `bytes` (reads plus writes) over HBM."""
-    ...
 
 def optimizer_bytes_per_parameter(model: spec.ModelSpec, config: spec.TrainingConfig) -> float:
     """Bytes per parameter the optimizer holds beyond the bf16 weights and gradients (fp32 masters, states)."""
-    ...
 
 def optimizer_step_s(
     model: spec.ModelSpec,
@@ -686,30 +588,17 @@ def optimizer_step_s(
     config: spec.TrainingConfig,
 ) -> float:
     """The optimizer's step over the local shard, s (bytes over HBM)."""
-    ...
 
-@typing.overload
-def project(
-    model: spec.ModelSpec,
-    hardware: spec.HardwareProfile,
-    calibration: calibrate.Calibration | None,
-    config: spec.TrainingConfig,
-    gpus: collections.abc.Sequence[int],
-    scaling: str = 'strong',
-    job: Job = ...,
-) -> Projection:
-    """Project over GPU counts. Strong scaling keeps config.global_batch_tokens (0: the smallest count with no accumulation); weak keeps the per-GPU batch. A count that does not fit is projected all the same: its row's step.memory says so and fit_suggestion says what would fit (see require_fit)."""
-    ...
-
-@typing.overload
 def project(
     scenario: Scenario,
     gpus: collections.abc.Sequence[int],
     scaling: str = 'strong',
     job: Job = ...,
 ) -> Projection:
-    """Project over GPU counts. Strong scaling keeps config.global_batch_tokens (0: the smallest count with no accumulation); weak keeps the per-GPU batch. A count that does not fit is projected all the same: its row's step.memory says so and fit_suggestion says what would fit."""
-    ...
+    """Project over GPU counts. Strong scaling keeps config.global_batch_tokens (0: the smallest count with no
+    accumulation); weak keeps the per-GPU batch. A count that does not fit is projected all the same: its row's
+    step.memory says so and fit_suggestion says what would fit.
+    """
 
 def projection_configs(
     config: spec.TrainingConfig,
@@ -717,23 +606,7 @@ def projection_configs(
     scaling: str = 'strong',
 ) -> list[spec.TrainingConfig]:
     """The configuration project() evaluates at each count (ascending, duplicates removed)."""
-    ...
 
-@typing.overload
-def projection_quantiles(
-    model: spec.ModelSpec,
-    hardware: spec.HardwareProfile,
-    calibration: calibrate.CalibrationFile,
-    config: spec.TrainingConfig,
-    gpus: collections.abc.Sequence[int],
-    scaling: str = 'strong',
-    job: Job = ...,
-    options: UncertaintyOptions = ...,
-) -> list[RowQuantiles]:
-    """P10/P50/P90 per GPU count (same order as project()), sampled from the calibration's covariance."""
-    ...
-
-@typing.overload
 def projection_quantiles(
     scenario: Scenario,
     gpus: collections.abc.Sequence[int],
@@ -742,7 +615,6 @@ def projection_quantiles(
     options: UncertaintyOptions = ...,
 ) -> list[RowQuantiles]:
     """P10 / P50 / P90 of each projected figure per GPU count, drawn from the calibration's covariance."""
-    ...
 
 @typing.overload
 def require_fit(
@@ -753,29 +625,11 @@ def require_fit(
     step: StepBreakdown,
 ) -> None:
     """Raise DoesNotFitError (needed vs available GiB and what would fit) when step.memory.fits is false."""
-    ...
 
 @typing.overload
 def require_fit(scenario: Scenario, step: StepBreakdown) -> None:
     """Raise DoesNotFitError (needed vs available GiB, what would fit) when the step does not fit."""
-    ...
 
-@typing.overload
-def solve_budget(
-    model: spec.ModelSpec,
-    hardware: spec.HardwareProfile,
-    calibration: calibrate.Calibration | None,
-    config: spec.TrainingConfig,
-    gpus: collections.abc.Sequence[int],
-    scaling: str,
-    job: Job,
-    max_gpu_hours: float | None,
-    max_cost_usd: float | None,
-) -> Solution:
-    """The fastest fitting GPU count whose GPU-hours and cost stay under the caps (None: no cap)."""
-    ...
-
-@typing.overload
 def solve_budget(
     scenario: Scenario,
     gpus: collections.abc.Sequence[int],
@@ -785,23 +639,7 @@ def solve_budget(
     max_cost_usd: float,
 ) -> Solution:
     """The fastest GPU count within the caps (NaN: no cap)."""
-    ...
 
-@typing.overload
-def solve_deadline(
-    model: spec.ModelSpec,
-    hardware: spec.HardwareProfile,
-    calibration: calibrate.Calibration | None,
-    config: spec.TrainingConfig,
-    gpus: collections.abc.Sequence[int],
-    scaling: str,
-    job: Job,
-    deadline_h: float,
-) -> Solution:
-    """The cheapest fitting GPU count whose wall time meets deadline_h."""
-    ...
-
-@typing.overload
 def solve_deadline(
     scenario: Scenario,
     gpus: collections.abc.Sequence[int],
@@ -810,26 +648,7 @@ def solve_deadline(
     deadline_h: float,
 ) -> Solution:
     """The cheapest GPU count whose wall time meets deadline_h."""
-    ...
 
-@typing.overload
-def sweep(
-    model: spec.ModelSpec,
-    hardware: spec.HardwareProfile,
-    calibration: calibrate.Calibration | None,
-    config: spec.TrainingConfig,
-    *,
-    gpus: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
-    gpus_per_node: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
-    micro_batch: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
-    seq_len: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
-    global_batch_tokens: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
-    threads: int = 0,
-) -> dict:
-    """Estimate one step per element of the given int64 arrays (one common shape; None: config's value). Returns a dict of numpy arrays of that shape: step_time_s, tokens_per_s, tokens_per_s_per_gpu, mfu, hfu, compute_s, comm_s, exposed_comm_s, memory_gib (float64, NaN where invalid), grad_accum (int64), fits (bool), issue (uint8 code, 0: valid; see describe_issue). Invalid configurations are flagged, not raised. threads 0: one per core for large sweeps. calibration None: the hardware's default."""
-    ...
-
-@typing.overload
 def sweep(
     scenario: Scenario,
     *,
@@ -839,13 +658,16 @@ def sweep(
     seq_len: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
     global_batch_tokens: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
     threads: int = 0,
-) -> dict:
-    """The same, for a Scenario (its configuration is every element's base)."""
-    ...
+) -> dict[str, typing.Any]:
+    """Estimate one step per element of the given int64 arrays (one common shape; None: the scenario config's value).
+    Returns a dict of numpy arrays of that shape: step_time_s, tokens_per_s, tokens_per_s_per_gpu, mfu, hfu, compute_s,
+    comm_s, exposed_comm_s, memory_gib (float64, NaN where invalid), grad_accum (int64), fits (bool), issue (uint8 code,
+    0: valid; see describe_issue). Invalid configurations are flagged, not raised. threads 0: one per core for large
+    sweeps.
+    """
 
 def validate_calibration_for(calibration: calibrate.Calibration, config: spec.TrainingConfig) -> None:
     """Raise ValueError when the configuration needs what the calibration lacks (fp8 GEMM coefficients)."""
-    ...
 
 def validate_config(
     model: spec.ModelSpec,
@@ -853,5 +675,4 @@ def validate_config(
     config: spec.TrainingConfig,
 ) -> None:
     """Raise ValueError naming the field, its value and what would be valid."""
-    ...
 ISSUE_COUNT: int

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import collections.abc
 import typing
-from typing import Any, Mapping, Optional
 
 import numpy
-import numpy as np
 import numpy.typing
 
 from . import _Pybind11Type
@@ -22,58 +20,51 @@ class OverflowCounts(metaclass=_Pybind11Type):
     @property
     def truncated_tokens(self) -> int:
         """tokens cut off and lost"""
-        ...
 
     @property
     def split_samples(self) -> int:
         """samples cut into ≥ 2 pieces (no tokens lost)"""
-        ...
 
     @property
     def dropped_samples(self) -> int:
         """samples the trainer filters out whole"""
-        ...
 
     @property
     def dropped_tokens(self) -> int: ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
 
-    def to_dict(self) -> dict:
-        """Every field, in order."""
-        ...
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> OverflowCounts: ...
 
-    def __deepcopy__(self, memo: dict) -> OverflowCounts: ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> OverflowCounts: ...
 
 class PackResult(metaclass=_Pybind11Type):
-    """Bins as CSR: bin b holds entries offsets[b]:offsets[b+1] of samples (input index) and entry_tokens, in the trainer's order."""
+    """Bins as CSR: bin b holds entries offsets[b]:offsets[b+1] of samples (input index) and entry_tokens, in the
+    trainer's order.
+    """
     _fields: typing.ClassVar[tuple[str, ...]]
 
     @property
     def offsets(self) -> numpy.typing.NDArray[numpy.int64]:
         """int64, num_bins + 1"""
-        ...
 
     @property
     def samples(self) -> numpy.typing.NDArray[numpy.uint32]:
         """uint32: the input index of each entry"""
-        ...
 
     @property
     def entry_tokens(self) -> numpy.typing.NDArray[numpy.uint32]:
         """uint32: each entry's tokens after truncation or splitting"""
-        ...
 
     @property
     def bin_tokens(self) -> numpy.typing.NDArray[numpy.int64]:
         """int64: tokens per bin"""
-        ...
 
     @property
     def overflow(self) -> OverflowCounts: ...
@@ -81,7 +72,6 @@ class PackResult(metaclass=_Pybind11Type):
     @property
     def input_tokens(self) -> int:
         """sum of the input lengths"""
-        ...
 
     @property
     def packer(self) -> str: ...
@@ -94,17 +84,13 @@ class PackResult(metaclass=_Pybind11Type):
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
 
     def __len__(self) -> int: ...
 
     def __repr__(self) -> str: ...
 
-    def to_dict(self) -> dict[str, typing.Any]: ...
-
-    def bins(self) -> list[np.ndarray]:
-        """The bins as a list of arrays of sample indices (views, no copy)."""
-        ...
+    def to_dict(self) -> dict[str, typing.Any]:
+        """Every field, in order."""
 
 class GateConfig(metaclass=_Pybind11Type):
     """How the trainer packs, shards and steps: what the gate simulates."""
@@ -113,7 +99,6 @@ class GateConfig(metaclass=_Pybind11Type):
     @property
     def packer(self) -> str:
         """a packer_names() name, e.g. 'trl_bfd'"""
-        ...
 
     @property
     def seq_len(self) -> int: ...
@@ -124,7 +109,6 @@ class GateConfig(metaclass=_Pybind11Type):
     @property
     def micro_batch(self) -> int:
         """DataLoader batch_size: packed rows per micro-batch"""
-        ...
 
     @property
     def grad_accum(self) -> int: ...
@@ -132,7 +116,6 @@ class GateConfig(metaclass=_Pybind11Type):
     @property
     def shuffle(self) -> bool:
         """DistributedSampler(shuffle=...)"""
-        ...
 
     @property
     def seed(self) -> int: ...
@@ -146,17 +129,14 @@ class GateConfig(metaclass=_Pybind11Type):
     @property
     def dataloader_drop_last(self) -> bool:
         """floor instead of ceil for micro-batches per rank"""
-        ...
 
     @property
     def step_rounding(self) -> str:
         """optimizer steps per epoch: 'ceil' (steps on the remainder) or 'floor' (drops it)"""
-        ...
 
     @property
     def map_batch_size(self) -> int:
         """TRL / LLaMA-Factory datasets.map batch"""
-        ...
 
     @property
     def num_proc(self) -> int: ...
@@ -164,17 +144,14 @@ class GateConfig(metaclass=_Pybind11Type):
     @property
     def watchdog_s(self) -> float:
         """hang detection time for the cost at risk"""
-        ...
 
     @property
     def runtime_equalize(self) -> bool:
         """axolotl_multipack only: Axolotl truncates every rank to the minimum at run time"""
-        ...
 
     @property
     def shard_before_packing(self) -> bool:
         """each rank packs its own DistributedSampler shard (an on-the-fly per-rank packer)"""
-        ...
 
     def __init__(
         self,
@@ -197,7 +174,9 @@ class GateConfig(metaclass=_Pybind11Type):
         shard_before_packing: bool = False,
     ) -> None:
         """Every field by keyword; validated."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -208,17 +187,14 @@ class GateResult(metaclass=_Pybind11Type):
     @property
     def rank(self) -> numpy.typing.NDArray[numpy.int64]:
         """per rank: its index"""
-        ...
 
     @property
     def sequences(self) -> numpy.typing.NDArray[numpy.int64]:
         """per rank: packed sequences (rows) it iterates"""
-        ...
 
     @property
     def micro_batches(self) -> numpy.typing.NDArray[numpy.int64]:
         """per rank: collective-bearing steps"""
-        ...
 
     @property
     def optimizer_steps(self) -> numpy.typing.NDArray[numpy.int64]: ...
@@ -229,12 +205,10 @@ class GateResult(metaclass=_Pybind11Type):
     @property
     def padding_efficiency(self) -> numpy.typing.NDArray[numpy.float64]:
         """tokens / (sequences × seq_len)"""
-        ...
 
     @property
     def passed(self) -> bool:
         """every rank runs the same number of micro-batches (or the trainer equalizes them)"""
-        ...
 
     @property
     def min_rank(self) -> int: ...
@@ -254,17 +228,14 @@ class GateResult(metaclass=_Pybind11Type):
     @property
     def trainer_equalizes(self) -> bool:
         """Axolotl truncates every rank to the minimum itself"""
-        ...
 
     @property
     def micro_batches_dropped(self) -> int:
         """by the remedy, summed over ranks"""
-        ...
 
     @property
     def steps_dropped(self) -> int:
         """optimizer steps the remedy drops, summed over ranks"""
-        ...
 
     @property
     def tokens_dropped(self) -> int: ...
@@ -272,7 +243,6 @@ class GateResult(metaclass=_Pybind11Type):
     @property
     def total_tokens(self) -> int:
         """tokens over all ranks before equalizing"""
-        ...
 
     @property
     def tokens_dropped_pct(self) -> float: ...
@@ -280,7 +250,6 @@ class GateResult(metaclass=_Pybind11Type):
     @property
     def global_bins(self) -> int:
         """packed sequences before sharding (global packers)"""
-        ...
 
     @property
     def overflow(self) -> OverflowCounts: ...
@@ -288,90 +257,68 @@ class GateResult(metaclass=_Pybind11Type):
     @property
     def hang_cost_gpu_hours(self) -> float:
         """GPU-hours a hang would burn before the watchdog fires"""
-        ...
 
     @property
     def cost_at_risk_gpu_hours(self) -> float:
         """hang_cost_gpu_hours when the gate fails, else 0"""
-        ...
 
     @property
     def verdict(self) -> str:
         """one line"""
-        ...
 
     @property
     def config(self) -> GateConfig:
         """the GateConfig it judged"""
-        ...
 
     @property
     def packer(self) -> str:
         """config.packer"""
-        ...
 
     @property
     def seq_len(self) -> int:
         """config.seq_len"""
-        ...
 
     @property
     def world_size(self) -> int:
         """config.world_size"""
-        ...
 
     @property
     def micro_batch(self) -> int:
         """config.micro_batch"""
-        ...
 
     @property
     def grad_accum(self) -> int:
         """config.grad_accum"""
-        ...
 
     @property
     def shuffle(self) -> bool:
         """config.shuffle"""
-        ...
 
     @property
     def seed(self) -> int:
         """config.seed"""
-        ...
 
     @property
     def sampler_drop_last(self) -> bool:
         """config.sampler_drop_last"""
-        ...
 
     @property
     def watchdog_s(self) -> float:
         """config.watchdog_s"""
-        ...
 
     @property
     def gpu_hours_saved(self) -> float:
         """GPU-hours the gate saved by catching the hang before launch (0 on PASS)"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __bool__(self) -> bool: ...
 
     def __repr__(self) -> str: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Scalars, the overflow counts and the per-rank table as lists (JSON-ready)."""
-        ...
-
-    def to_pandas(self) -> typing.Any:
-        """One row per rank."""
-        ...
-
-    def _repr_html_(self) -> str: ...
 
 def distributed_sampler_indices(
     n: int,
@@ -383,19 +330,18 @@ def distributed_sampler_indices(
     drop_last: bool = False,
 ) -> numpy.typing.NDArray[numpy.int64]:
     """torch DistributedSampler's indices for one rank (shuffled order is libscale's own)."""
-    ...
 
-def equalize_to_minimum(rank_bin_tokens: collections.abc.Sequence, config: GateConfig) -> list:
+def equalize_to_minimum(
+    rank_bin_tokens: collections.abc.Sequence[typing.Any],
+    config: GateConfig,
+) -> list[typing.Any]:
     """The remedy applied: every rank keeps its first min(micro-batches) × micro_batch rows."""
-    ...
 
 def gate(lengths: typing.Any, config: GateConfig) -> GateResult:
     """Pack, shard and judge: the pre-launch packing gate (run_gate)."""
-    ...
 
-def judge(rank_bin_tokens: collections.abc.Sequence, config: GateConfig) -> GateResult:
+def judge(rank_bin_tokens: collections.abc.Sequence[typing.Any], config: GateConfig) -> GateResult:
     """Judge given per-rank packed rows (their token counts, in order)."""
-    ...
 
 def pack(
     packer: str,
@@ -405,7 +351,6 @@ def pack(
     num_proc: int = 1,
 ) -> PackResult:
     """Pack lengths as the named trainer does (not axolotl_multipack: see pack_axolotl_rank)."""
-    ...
 
 def pack_axolotl_rank(
     lengths: typing.Any,
@@ -413,11 +358,9 @@ def pack_axolotl_rank(
     seq_len: int,
 ) -> PackResult:
     """Axolotl MultipackBatchSampler's bins on one rank, over that rank's sampler indices."""
-    ...
 
 def packer_names() -> list[str]:
     """The packer names pack() and gate() accept, e.g. 'trl_bfd'."""
-    ...
 
 def read_lengths(
     path: str,
@@ -426,10 +369,10 @@ def read_lengths(
     dtype: str | None = None,
     field: str = 'length',
 ) -> numpy.typing.NDArray[numpy.uint32]:
-    """Per-sample token lengths from a .npy, raw little-endian (give dtype) or JSONL (field) file, as a uint32 numpy array."""
-    ...
+    """Per-sample token lengths from a .npy, raw little-endian (give dtype) or JSONL (field) file, as a uint32 numpy
+    array.
+    """
 
-def shard_and_pack(lengths: typing.Any, config: GateConfig) -> list:
+def shard_and_pack(lengths: typing.Any, config: GateConfig) -> list[typing.Any]:
     """Per rank, the tokens of each packed row in the order the trainer feeds them."""
-    ...
 NCCL_DEFAULT_TIMEOUT_S: float

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import collections.abc
 import typing
-from typing import Any, Mapping, Optional
 
 import numpy
-import numpy as np
 import numpy.typing
 
 from . import _Pybind11Type
@@ -53,7 +50,6 @@ class ModelSpec(metaclass=_Pybind11Type):
     @property
     def parameters(self) -> int:
         """Total parameter count (count_parameters(model).total)."""
-        ...
 
     def __init__(
         self,
@@ -94,21 +90,18 @@ class ModelSpec(metaclass=_Pybind11Type):
         source: str = '',
     ) -> None:
         """Every field by keyword (enums as strings); call validate() (or any estimate) to check it."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def validate(self) -> None:
         """Raise ValueError naming the first invalid field."""
-        ...
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> ModelSpec: ...
 
-    def __deepcopy__(self, memo: dict) -> ModelSpec: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> ModelSpec: ...
 
 class ParameterCounts(metaclass=_Pybind11Type):
     """Parameters per component of a ModelSpec."""
@@ -117,22 +110,18 @@ class ParameterCounts(metaclass=_Pybind11Type):
     @property
     def embedding(self) -> int:
         """vocab × embedding width"""
-        ...
 
     @property
     def position_embedding(self) -> int:
         """learned position table"""
-        ...
 
     @property
     def embed_projections(self) -> int:
         """OPT project_in + project_out"""
-        ...
 
     @property
     def lm_head(self) -> int:
         """0 when tied (a bias still counts)"""
-        ...
 
     @property
     def final_norm(self) -> int: ...
@@ -140,37 +129,30 @@ class ParameterCounts(metaclass=_Pybind11Type):
     @property
     def q_proj(self) -> int:
         """per decoder layer"""
-        ...
 
     @property
     def k_proj(self) -> int:
         """per decoder layer"""
-        ...
 
     @property
     def v_proj(self) -> int:
         """per decoder layer"""
-        ...
 
     @property
     def o_proj(self) -> int:
         """per decoder layer"""
-        ...
 
     @property
     def qk_norm(self) -> int:
         """per decoder layer"""
-        ...
 
     @property
     def mlp(self) -> int:
         """per decoder layer"""
-        ...
 
     @property
     def layer_norms(self) -> int:
         """per decoder layer"""
-        ...
 
     @property
     def per_layer(self) -> int: ...
@@ -178,12 +160,10 @@ class ParameterCounts(metaclass=_Pybind11Type):
     @property
     def per_layer_matmul(self) -> int:
         """q, k, v, o, MLP weights without biases"""
-        ...
 
     @property
     def layers(self) -> int:
         """per_layer × num_layers"""
-        ...
 
     @property
     def total(self) -> int: ...
@@ -191,31 +171,26 @@ class ParameterCounts(metaclass=_Pybind11Type):
     @property
     def non_embedding(self) -> int:
         """total − embedding − position_embedding"""
-        ...
 
     @property
     def root_unit(self) -> int:
         """FSDP2 root unit: embeddings, projections, final norm, lm_head"""
-        ...
 
     @property
     def matmul_forward(self) -> int:
         """matmul weights that see every token in forward"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> ParameterCounts: ...
 
-    def __deepcopy__(self, memo: dict) -> ParameterCounts: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> ParameterCounts: ...
 
 class FlopsPerToken(metaclass=_Pybind11Type):
     """FLOPs per token of one training step."""
@@ -224,12 +199,10 @@ class FlopsPerToken(metaclass=_Pybind11Type):
     @property
     def matmul_forward(self) -> float:
         """2 · matmul weights"""
-        ...
 
     @property
     def attention_forward(self) -> float:
         """4 · h · d_h · s_eff · L"""
-        ...
 
     @property
     def forward(self) -> float: ...
@@ -243,26 +216,22 @@ class FlopsPerToken(metaclass=_Pybind11Type):
     @property
     def model(self) -> float:
         """forward + backward: what MFU counts"""
-        ...
 
     @property
     def hardware(self) -> float:
         """model + recompute: what HFU counts"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> FlopsPerToken: ...
 
-    def __deepcopy__(self, memo: dict) -> FlopsPerToken: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> FlopsPerToken: ...
 
 class HardwareProfile(metaclass=_Pybind11Type):
     """One GPU type: peak figures, the typical node, power and a default price."""
@@ -285,27 +254,22 @@ class HardwareProfile(metaclass=_Pybind11Type):
     @property
     def peak_flops(self) -> float:
         """dense bf16, FLOP/s"""
-        ...
 
     @property
     def peak_fp8_flops(self) -> float:
         """dense fp8, FLOP/s"""
-        ...
 
     @property
     def nvlink_bytes_per_s_unidir(self) -> float:
         """B/s"""
-        ...
 
     @property
     def nic_bytes_per_s(self) -> float:
         """B/s"""
-        ...
 
     @property
     def hbm_bytes_per_s(self) -> float:
         """B/s"""
-        ...
 
     def __init__(
         self,
@@ -326,21 +290,18 @@ class HardwareProfile(metaclass=_Pybind11Type):
         source: str = '',
     ) -> None:
         """Every field by keyword; idle_power_w None means unknown."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def validate(self) -> None:
         """Raise ValueError naming the first invalid field."""
-        ...
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> HardwareProfile: ...
 
-    def __deepcopy__(self, memo: dict) -> HardwareProfile: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> HardwareProfile: ...
 
 class DataPipeline(metaclass=_Pybind11Type):
     """Where a step's tokens come from (defaults: pretokenized, in the page cache)."""
@@ -365,17 +326,15 @@ class DataPipeline(metaclass=_Pybind11Type):
         cpu_cores_per_node: int = 0,
     ) -> None:
         """Every field by keyword."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> DataPipeline: ...
 
-    def __deepcopy__(self, memo: dict) -> DataPipeline: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> DataPipeline: ...
 
 class CheckpointPolicy(metaclass=_Pybind11Type):
     """How often the training state is written, and how fast."""
@@ -385,17 +344,15 @@ class CheckpointPolicy(metaclass=_Pybind11Type):
 
     def __init__(self, *, every_steps: int = 0, write_gbps_per_node: float = 0.0) -> None:
         """Every field by keyword."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> CheckpointPolicy: ...
 
-    def __deepcopy__(self, memo: dict) -> CheckpointPolicy: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> CheckpointPolicy: ...
 
 class TrainingConfig(metaclass=_Pybind11Type):
     """How a run is laid out: GPUs, batch, sharding strategy, input pipeline, checkpoints."""
@@ -448,26 +405,24 @@ class TrainingConfig(metaclass=_Pybind11Type):
         data: DataPipeline = ...,
         checkpoint: CheckpointPolicy = ...,
     ) -> None:
-        """Every field by keyword (enums as strings). gpus_per_node 0: the hardware's; global_batch_tokens 0: gpus × micro_batch × seq_len; attention_span_tokens 0: causal, seq_len / 2."""
-        ...
+        """Every field by keyword (enums as strings). gpus_per_node 0: the hardware's; global_batch_tokens 0: gpus ×
+        micro_batch × seq_len; attention_span_tokens 0: causal, seq_len / 2.
+        """
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> TrainingConfig: ...
 
-    def __deepcopy__(self, memo: dict) -> TrainingConfig: ...
-
-    def to_dict(self) -> dict[str, typing.Any]:
-        """Every field as a plain Python value (nested structs as dicts)."""
-        ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> TrainingConfig: ...
 
 def causal_attention_span(seq_len: int) -> float:
     """Mean attended span of a causal full sequence (tokens)."""
-    ...
 
 def count_parameters(model: ModelSpec) -> ParameterCounts:
     """Exact parameter counts of a ModelSpec."""
-    ...
 
 def flops_per_token(
     model: ModelSpec,
@@ -475,28 +430,28 @@ def flops_per_token(
     activation_checkpointing: str = 'full',
 ) -> FlopsPerToken:
     """FLOPs per token with the given mean attention span (causal_attention_span / packed_attention_span)."""
-    ...
 
-def make_options(group: str, values: dict) -> typing.Any:
-    """The group's struct from its defaults and the given options, each checked by the core (ValueError naming the option, the value and what is valid; TypeError for a value of no option type). training also takes data= and checkpoint= as dicts of their options."""
-    ...
+def make_options(group: str, values: dict[str, typing.Any]) -> typing.Any:
+    """The group's struct from its defaults and the given options, each checked by the core (ValueError naming the
+    option, the value and what is valid; TypeError for a value of no option type). training also takes data= and
+    checkpoint= as dicts of their options.
+    """
 
 def model_from_hf_config(config: typing.Any, name: str, origin: str = '<config>') -> ModelSpec:
-    """A ModelSpec from a Hugging Face config.json's contents (a dict). ParseError names the field, including an unsupported or mixture-of-experts model_type."""
-    ...
+    """A ModelSpec from a Hugging Face config.json's contents (a dict). ParseError names the field, including an
+    unsupported or mixture-of-experts model_type.
+    """
 
 def option_groups() -> list[str]:
     """The option groups, each the fields of one core struct."""
-    ...
 
-def option_values(group: str, value: typing.Any) -> dict:
+def option_values(group: str, value: typing.Any) -> dict[str, typing.Any]:
     """The struct's options by name (None: not set)."""
-    ...
 
-def options(group: str) -> list:
-    """The options of a group as dicts: group, name, type, unit, help, choices, minimum, maximum, exclusive_minimum, optional, default (None: not set)."""
-    ...
+def options(group: str) -> list[typing.Any]:
+    """The options of a group as dicts: group, name, type, unit, help, choices, minimum, maximum, exclusive_minimum,
+    optional, default (None: not set).
+    """
 
 def packed_attention_span(document_lengths: typing.Annotated[numpy.typing.ArrayLike, numpy.int64]) -> float:
     """Mean attended span of packed documents with per-document causal masks (tokens)."""
-    ...

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import collections.abc
 import typing
-from typing import Any, Mapping, Optional
 
 import numpy
-import numpy as np
 import numpy.typing
 
-from . import spec
-from . import _Pybind11Type
+from . import _Pybind11Type, spec
 
 class ParseReport(metaclass=_Pybind11Type):
     """What a trace parser read, skipped and dropped."""
@@ -20,27 +17,22 @@ class ParseReport(metaclass=_Pybind11Type):
     @property
     def source(self) -> str:
         """file path or '<string>'"""
-        ...
 
     @property
     def lines(self) -> int:
         """lines read, blank ones included"""
-        ...
 
     @property
     def samples(self) -> int:
         """rows in the trace"""
-        ...
 
     @property
     def skipped_lines(self) -> int:
         """unparseable lines (skipped)"""
-        ...
 
     @property
     def first_skipped_line(self) -> int:
         """1-based; 0 when none"""
-        ...
 
     @property
     def first_skipped_text(self) -> str: ...
@@ -51,49 +43,41 @@ class ParseReport(metaclass=_Pybind11Type):
     @property
     def na_values(self) -> int:
         """'[N/A]', '[Not Supported]', NaN, or a GPU with no power"""
-        ...
 
     @property
     def duplicate_timestamps(self) -> int:
         """same GPU, same time: the later row is dropped"""
-        ...
 
     @property
     def non_monotonic_timestamps(self) -> int:
         """same GPU, earlier time: the row is dropped"""
-        ...
 
     @property
     def first_bad_timestamp_line(self) -> int:
         """1-based; 0 when none"""
-        ...
 
     @property
     def scrapes(self) -> int:
         """dcgm only: scrapes seen"""
-        ...
 
     @property
     def synthetic_time(self) -> bool:
         """dcgm only: no timestamps, time_s = scrape ordinal (0, 1, ...)"""
-        ...
 
     @property
     def clean(self) -> bool:
         """nothing skipped, missing or dropped"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def summary(self) -> str:
         """One line for logs."""
-        ...
 
     def __repr__(self) -> str: ...
-
-    def to_dict(self) -> dict[str, typing.Any]: ...
 
 class PowerTrace(metaclass=_Pybind11Type):
     """GPU power telemetry, one row per GPU per sample (columns as numpy arrays)."""
@@ -102,22 +86,18 @@ class PowerTrace(metaclass=_Pybind11Type):
     @property
     def time_s(self) -> numpy.typing.NDArray[numpy.float64]:
         """s"""
-        ...
 
     @property
     def gpu(self) -> numpy.typing.NDArray[numpy.int32]:
         """nvidia-smi index / dcgm gpu label"""
-        ...
 
     @property
     def power_w(self) -> numpy.typing.NDArray[numpy.float64]:
         """W"""
-        ...
 
     @property
     def utilization_pct(self) -> numpy.typing.NDArray[numpy.float64]:
         """%, NaN when not reported"""
-        ...
 
     @property
     def report(self) -> ParseReport: ...
@@ -125,11 +105,9 @@ class PowerTrace(metaclass=_Pybind11Type):
     @property
     def gpus(self) -> list[int]:
         """distinct GPU ids"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
 
     def __len__(self) -> int: ...
 
@@ -149,19 +127,19 @@ class PowerBands(metaclass=_Pybind11Type):
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
 
-    def thresholds_w(self, power_limit_w: float = ...) -> dict:
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+    def thresholds_w(self, power_limit_w: float = ...) -> dict[str, typing.Any]:
         """Band edges in watts for a GPU with this enforced limit (NaN: board_power_w)."""
-        ...
 
     def validate(self) -> None:
         """Raise ValueError naming the first invalid field."""
-        ...
 
     def __copy__(self) -> PowerBands: ...
 
-    def __deepcopy__(self, memo: dict) -> PowerBands: ...
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> PowerBands: ...
 
     def __repr__(self) -> str: ...
 
@@ -172,16 +150,16 @@ class ClassifierOptions(metaclass=_Pybind11Type):
     @property
     def smoothing_window_s(self) -> float:
         """s: trailing moving average of power over (t − window, t]"""
-        ...
 
     @property
     def min_dwell_s(self) -> float:
         """s: a new phase must hold this long before it is adopted (then dated back)"""
-        ...
 
     def __init__(self, *, smoothing_window_s: float = 1.0, min_dwell_s: float = 2.0) -> None:
         """Every field by keyword; validated."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -192,22 +170,18 @@ class CheckpointSchedule(metaclass=_Pybind11Type):
     @property
     def first_start_s(self) -> float:
         """s: the first save's start"""
-        ...
 
     @property
     def interval_s(self) -> float:
         """s between saves; 0: no periodic schedule"""
-        ...
 
     @property
     def duration_s(self) -> float:
         """s each save lasts"""
-        ...
 
     @property
     def windows(self) -> list[tuple[float, float]]:
         """declared saves as [(start_s, end_s), ...]"""
-        ...
 
     def __init__(
         self,
@@ -218,11 +192,12 @@ class CheckpointSchedule(metaclass=_Pybind11Type):
         windows: collections.abc.Sequence[tuple[float, float]] = [],
     ) -> None:
         """Every field by keyword; validated."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def covers(self, t_s: float) -> bool:
         """Whether a declared save covers time t_s."""
-        ...
 
     def __repr__(self) -> str: ...
 
@@ -233,37 +208,30 @@ class DetectorOptions(metaclass=_Pybind11Type):
     @property
     def util_threshold_pct(self) -> float:
         """%"""
-        ...
 
     @property
     def expected_checkpoint_s(self) -> float:
         """s, 0: unknown"""
-        ...
 
     @property
     def deadlock_after_s(self) -> float:
         """T in s as given; 0: default_deadlock_after_s(expected_checkpoint_s) (see deadlock_threshold_s)"""
-        ...
 
     @property
     def starvation_after_s(self) -> float:
         """s"""
-        ...
 
     @property
     def straggler_after_s(self) -> float:
         """s"""
-        ...
 
     @property
     def checkpoints(self) -> CheckpointSchedule:
         """declared checkpoint saves"""
-        ...
 
     @property
     def deadlock_threshold_s(self) -> float:
         """T in s (deadlock_after_s, or its default when 0)"""
-        ...
 
     def __init__(
         self,
@@ -276,7 +244,9 @@ class DetectorOptions(metaclass=_Pybind11Type):
         checkpoints: CheckpointSchedule = ...,
     ) -> None:
         """Every field by keyword; validated."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -287,28 +257,25 @@ class Alert(metaclass=_Pybind11Type):
     @property
     def kind(self) -> str:
         """'deadlock', 'data_starvation' or 'straggler'"""
-        ...
 
     @property
     def time_s(self) -> float:
         """when it fired (a sample time), s"""
-        ...
 
     @property
     def gpus(self) -> list[int]:
         """deadlock / starvation: the GPUs in that phase; straggler: the straggler"""
-        ...
 
     @property
     def message(self) -> str: ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
-
-    def to_dict(self) -> dict[str, typing.Any]: ...
 
 class TriageResult(metaclass=_Pybind11Type):
     """Phase timelines, alerts, time and energy per phase."""
@@ -317,48 +284,34 @@ class TriageResult(metaclass=_Pybind11Type):
     @property
     def sample_phase(self) -> numpy.typing.NDArray[numpy.uint8]:
         """phase code of every trace row (PHASE_NAMES[code])"""
-        ...
 
     @property
-    def gpu_segments(self) -> dict:
+    def gpu_segments(self) -> dict[str, typing.Any]:
         """per-GPU timeline: dict of numpy arrays gpu, start_s, end_s, phase (code), mean_power_w"""
-        ...
 
     @property
-    def job_segments(self) -> dict:
+    def job_segments(self) -> dict[str, typing.Any]:
         """job timeline (gpu = -1), same columns"""
-        ...
 
     @property
     def alerts(self) -> list[Alert]:
         """in time order"""
-        ...
 
     @property
-    def gpu_totals(self) -> dict:
+    def gpu_totals(self) -> dict[str, typing.Any]:
         """{gpu: {phase: {seconds, energy_j}}} (C++ per_gpu)"""
-        ...
 
     @property
-    def job_totals(self) -> dict:
+    def job_totals(self) -> dict[str, typing.Any]:
         """{phase: {seconds, energy_j}} for the job (C++ job)"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
-
-    def to_dict(self) -> dict[str, typing.Any]: ...
-
-    def timeline_frame(self, *, job: bool = False) -> typing.Any:
-        """The phase timeline as a DataFrame: per-GPU segments, or the job's (job=True)."""
-        ...
-
-    def to_pandas(self, *, job: bool = False) -> typing.Any:
-        """The phase timeline as a DataFrame: per-GPU segments, or the job's (job=True)."""
-        ...
 
 class TriageOptions(metaclass=_Pybind11Type):
     """The classifier's and the detectors' options."""
@@ -405,6 +358,9 @@ class WatchOptions(metaclass=_Pybind11Type):
 
     def validate(self) -> None: ...
 
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
 class NvidiaSmiCsvReader(metaclass=_Pybind11Type):
     """Incremental nvidia-smi CSV parser for a growing log: feed() chunks as they come."""
 
@@ -413,13 +369,11 @@ class NvidiaSmiCsvReader(metaclass=_Pybind11Type):
 
     def __init__(self, source: str = '<stream>') -> None: ...
 
-    def feed(self, chunk: bytes) -> dict:
+    def feed(self, chunk: bytes) -> dict[str, typing.Any]:
         """Rows parsed from the complete lines so far: dict of numpy arrays."""
-        ...
 
-    def finish(self) -> dict:
+    def finish(self) -> dict[str, typing.Any]:
         """Parses a last line without a newline."""
-        ...
 
 class DcgmScrapeParser(metaclass=_Pybind11Type):
     """Parses one dcgm-exporter scrape at a time."""
@@ -429,9 +383,8 @@ class DcgmScrapeParser(metaclass=_Pybind11Type):
 
     def __init__(self, source: str = '<dcgm>') -> None: ...
 
-    def parse(self, text: str, time_s: float) -> dict:
+    def parse(self, text: str, time_s: float) -> dict[str, typing.Any]:
         """One scrape's samples, stamped time_s unless a line has its own."""
-        ...
 
 class PhaseChange(metaclass=_Pybind11Type):
     """A GPU's (gpu >= 0) or the job's (gpu = -1) change of phase."""
@@ -440,41 +393,36 @@ class PhaseChange(metaclass=_Pybind11Type):
     @property
     def gpu(self) -> int:
         """-1: the job"""
-        ...
 
     @property
     def first(self) -> bool:
         """the first phase seen (from_phase is meaningless)"""
-        ...
 
     @property
     def from_phase(self) -> str:
         """C++ from"""
-        ...
 
     @property
     def to_phase(self) -> str:
         """C++ to"""
-        ...
 
     @property
     def start_s(self) -> float:
         """when the new phase began (dated back), s"""
-        ...
 
     @property
     def detected_s(self) -> float:
         """the poll at which it was adopted, s"""
-        ...
 
     @property
     def power_w(self) -> float:
         """smoothed W (GPU) or summed W (job)"""
-        ...
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -490,12 +438,10 @@ class GpuStatus(metaclass=_Pybind11Type):
     @property
     def present(self) -> bool:
         """has fresh data"""
-        ...
 
     @property
     def phase(self) -> str:
         """a PHASE_NAMES name"""
-        ...
 
     @property
     def phase_since_s(self) -> float: ...
@@ -503,7 +449,6 @@ class GpuStatus(metaclass=_Pybind11Type):
     @property
     def power_w(self) -> float:
         """smoothed W"""
-        ...
 
     @property
     def utilization_pct(self) -> float: ...
@@ -511,7 +456,6 @@ class GpuStatus(metaclass=_Pybind11Type):
     @property
     def power_limit_w(self) -> float:
         """NaN: unknown (bands use board_power_w)"""
-        ...
 
     @property
     def last_time_s(self) -> float: ...
@@ -521,7 +465,9 @@ class GpuStatus(metaclass=_Pybind11Type):
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -532,11 +478,12 @@ class StreamOptions(metaclass=_Pybind11Type):
     @property
     def stale_after_s(self) -> float:
         """a GPU whose last sample is older than this is lost (s; an assumption to tune per source)"""
-        ...
 
     def __init__(self, *, stale_after_s: float = 5.0) -> None:
         """Every field by keyword; validated."""
-        ...
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
 
     def __repr__(self) -> str: ...
 
@@ -553,7 +500,7 @@ class TriageStream(metaclass=_Pybind11Type):
     def last_time_s(self) -> float: ...
 
     @property
-    def alert_counts(self) -> dict: ...
+    def alert_counts(self) -> dict[str, typing.Any]: ...
 
     @property
     def bands(self) -> PowerBands: ...
@@ -577,19 +524,18 @@ class TriageStream(metaclass=_Pybind11Type):
         utilization_pct: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
         *,
         now_s: float = ...,
-    ) -> dict:
-        """One poll. Returns {time_s, changes: [PhaseChange], alerts: [Alert], lost: [gpu], returned: [gpu], dropped_samples}."""
-        ...
+    ) -> dict[str, typing.Any]:
+        """One poll. Returns {time_s, changes: [PhaseChange], alerts: [Alert], lost: [gpu], returned: [gpu],
+        dropped_samples}.
+        """
 
-    def advance(self, now_s: float) -> dict:
+    def advance(self, now_s: float) -> dict[str, typing.Any]:
         """A poll without data: lost GPUs are detected and the clocks move on."""
-        ...
 
     def set_power_limit_w(self, gpu: int, power_limit_w: float) -> None: ...
 
     def expect_gpus(self, gpus: collections.abc.Sequence[int]) -> None:
         """The job's GPUs: no deadlock alert until each has fresh data."""
-        ...
 
     def add_checkpoint_window(self, start_s: float, end_s: float) -> None: ...
 
@@ -598,42 +544,42 @@ class TriageStream(metaclass=_Pybind11Type):
     def __repr__(self) -> str: ...
 
 class NvmlSource(metaclass=_Pybind11Type):
-    """Live GPU power readings from NVML, loaded from the NVIDIA driver at run time (LIBSCALE_NVML_LIBRARY overrides the path of libnvidia-ml.so.1)."""
+    """Live GPU power readings from NVML, loaded from the NVIDIA driver at run time (LIBSCALE_NVML_LIBRARY overrides the
+    path of libnvidia-ml.so.1).
+    """
 
     @property
     def library_path(self) -> str:
         """The path given to dlopen."""
-        ...
 
     def __init__(self, indices: collections.abc.Sequence[int] = []) -> None:
-        """Load NVML and select the GPUs with these NVML indices (empty: every GPU). Raises NvmlError when NVML is missing or fails, ValueError for a bad index."""
-        ...
+        """Load NVML and select the GPUs with these NVML indices (empty: every GPU). Raises NvmlError when NVML is
+        missing or fails, ValueError for a bad index.
+        """
 
-    def gpus(self) -> list:
+    def gpus(self) -> list[typing.Any]:
         """One dict per selected GPU: index, name, uuid, power_limit_w (None if unsupported)."""
-        ...
 
-    def poll(self) -> dict:
-        """Read every selected GPU once: a dict of numpy arrays, one entry per GPU (index, time_s, power_w, power_instant_w, utilization_pct, energy_j, power_limit_w, error) and error_text, a list of str. NaN: reading unsupported or failed; error is the NVML return code of a GPU's first failing read (15: GPU lost), 0 if none. Never raises for one GPU's failure."""
-        ...
+    def poll(self) -> dict[str, typing.Any]:
+        """Read every selected GPU once: a dict of numpy arrays, one entry per GPU (index, time_s, power_w,
+        power_instant_w, utilization_pct, energy_j, power_limit_w, error) and error_text, a list of str. NaN: reading
+        unsupported or failed; error is the NVML return code of a GPU's first failing read (15: GPU lost), 0 if none.
+        Never raises for one GPU's failure.
+        """
 
     def __repr__(self) -> str: ...
 
 def alert_kinds(kill_on: str) -> list[str]:
     """The alert kinds of a kill_on list ('deadlock,straggler'; 'none': none)."""
-    ...
 
 def default_power_bands(hardware: spec.HardwareProfile) -> PowerBands:
     """Default (uncalibrated) power bands of a HardwareProfile."""
-    ...
 
 def read_power_bands(path: str, hardware: spec.HardwareProfile) -> PowerBands:
     """The power_bands section of a calibration file made on this hardware."""
-    ...
 
 def read_trace(path: str, format: str = 'auto') -> PowerTrace:
     """Read an nvidia-smi CSV log or dcgm-exporter Prometheus text (format auto|nvidia-smi|dcgm)."""
-    ...
 
 def triage(
     trace: PowerTrace,
@@ -642,6 +588,5 @@ def triage(
     detector: DetectorOptions = ...,
 ) -> TriageResult:
     """Classify every GPU's power into phases, build the GPU and job timelines and detect alerts."""
-    ...
 DEFAULT_DEADLOCK_AFTER_S: float
-PHASE_NAMES: tuple
+PHASE_NAMES: tuple[typing.Any, ...]

@@ -130,9 +130,8 @@ void register_calibrate_fit(py::module_& m) {
     });
 
     using R = FitResult;
-    // dynamic_attr: libscale.fit records the hardware profile and the measurement sources.
-    py::class_<FitResult> fr(m, "FitResult", "A fitted calibration with its covariance and quality.",
-                             py::dynamic_attr());
+    // No dynamic_attr: libscale.FitResult (results) holds this with the hardware and sources.
+    py::class_<FitResult> fr(m, "FitResult", "A fitted calibration with its covariance and quality.");
     def_fields(fr,
                fields(field("calibration", &R::calibration, "the prior with the fitted values in place"),
                       field("parameters", &R::parameters, "names with an uncertainty, covariance order"),

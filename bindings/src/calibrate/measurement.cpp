@@ -99,11 +99,10 @@ void register_calibrate_measurement(py::module_& m) {
                                    field("watts", &PowerRecord::watts)));
 
     using M = MeasurementSet;
-    // dynamic_attr: libscale.read_measurements records its sources on the set.
+    // No dynamic_attr: libscale.Measurements (results) holds this with the source names.
     py::class_<MeasurementSet> ms(m, "MeasurementSet",
                                   "Validated measurement records (schema libscale.measurements/2; /1 files are "
-                                  "read too).",
-                                  py::dynamic_attr());
+                                  "read too).");
     ms.def(py::init<>());
     def_fields(ms,
                fields(field("gemm", &M::gemm), field("attention", &M::attention), field("bandwidth", &M::bandwidth),

@@ -1,22 +1,13 @@
-// libscale._core.estimate: Job, ProjectionRow, Projection, Solution; project and the
-// deadline / budget solvers (estimate/projection.hpp; the GIL is released while they run).
-// Arguments in the C++ order; calibration None: the hardware's default.
+// libscale._core.estimate: Job, ProjectionRow, Projection, Solution and the configuration
+// project() evaluates at each count (estimate/projection.hpp). project and the solvers
+// take a Scenario and are bound with it (scenario.cpp).
 #include "../common.hpp"
 #include "../fields.hpp"
 #include "libscale/estimate/projection.hpp"
-#include "libscale/io/catalog.hpp"
 
 namespace libscale_py {
 
 using namespace libscale;
-
-namespace {
-
-Calibration calibration_or_default(const std::optional<Calibration>& cal, const HardwareProfile& hw) {
-    return cal ? *cal : default_calibration(hw);
-}
-
-}  // namespace
 
 void register_estimate_projection(py::module_& m) {
     const auto job_fields =
@@ -54,9 +45,8 @@ void register_estimate_projection(py::module_& m) {
     def_value_methods(row);
 
     using P = Projection;
-    // dynamic_attr: libscale.project attaches its inputs (model, hardware, ...) and quantiles.
-    py::class_<Projection> proj(m, "Projection", "A projection over GPU counts (rows in ascending GPU count).",
-                                py::dynamic_attr());
+    // No dynamic_attr: libscale.ProjectionResult (results) holds this with its plan and quantiles.
+    py::class_<Projection> proj(m, "Projection", "A projection over GPU counts (rows in ascending GPU count).");
     def_fields(proj,
                fields(output_field<std::string, P>(
                           "scaling", [](const P& p) { return std::string(to_string(p.scaling)); },
@@ -68,8 +58,8 @@ void register_estimate_projection(py::module_& m) {
                Access::read_only);
     def_value_methods(proj);
 
-    // dynamic_attr: the solvers attach their inputs and target.
-    py::class_<Solution> sol(m, "Solution", "The answer of solve_deadline / solve_budget.", py::dynamic_attr());
+    // No dynamic_attr: libscale.SolutionResult (results) holds this with its plan and target.
+    py::class_<Solution> sol(m, "Solution", "The answer of solve_deadline / solve_budget.");
     def_fields(sol,
                fields(field("found", &Solution::found),
                       output_field<std::optional<ProjectionRow>, Solution>(
@@ -84,47 +74,12 @@ void register_estimate_projection(py::module_& m) {
                Access::read_only);
     def_value_methods(sol);
 
-    m.def("project",
-          [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
-             const TrainingConfig& config, std::vector<std::int64_t> gpus, std::string_view scaling, const Job& job) {
-              return project(model, hardware, calibration_or_default(calibration, hardware), config, std::move(gpus),
-                             parse_scaling(scaling), job);
-          },
-          py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"), py::arg("gpus"),
-          py::arg("scaling") = "strong", py::arg("job") = Job{}, py::call_guard<py::gil_scoped_release>(),
-          "Project over GPU counts. Strong scaling keeps config.global_batch_tokens (0: the smallest count "
-          "with no accumulation); weak keeps the per-GPU batch. A count that does not fit is projected all the "
-          "same: its row's step.memory says so and fit_suggestion says what would fit (see require_fit).");
-
     m.def("projection_configs",
           [](const TrainingConfig& config, std::vector<std::int64_t> gpus, std::string_view scaling) {
               return projection_configs(config, std::move(gpus), parse_scaling(scaling));
           },
           py::arg("config"), py::arg("gpus"), py::arg("scaling") = "strong",
           "The configuration project() evaluates at each count (ascending, duplicates removed).");
-
-    m.def("solve_deadline",
-          [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
-             const TrainingConfig& config, const std::vector<std::int64_t>& gpus, std::string_view scaling,
-             const Job& job, double deadline_h) {
-              return solve_deadline(model, hardware, calibration_or_default(calibration, hardware), config, gpus,
-                                    parse_scaling(scaling), job, deadline_h);
-          },
-          py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"), py::arg("gpus"),
-          py::arg("scaling"), py::arg("job"), py::arg("deadline_h"), py::call_guard<py::gil_scoped_release>(),
-          "The cheapest fitting GPU count whose wall time meets deadline_h.");
-
-    m.def("solve_budget",
-          [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
-             const TrainingConfig& config, const std::vector<std::int64_t>& gpus, std::string_view scaling,
-             const Job& job, std::optional<double> max_gpu_hours, std::optional<double> max_cost_usd) {
-              return solve_budget(model, hardware, calibration_or_default(calibration, hardware), config, gpus,
-                                  parse_scaling(scaling), job, none_to_nan(max_gpu_hours), none_to_nan(max_cost_usd));
-          },
-          py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"), py::arg("gpus"),
-          py::arg("scaling"), py::arg("job"), py::arg("max_gpu_hours"), py::arg("max_cost_usd"),
-          py::call_guard<py::gil_scoped_release>(),
-          "The fastest fitting GPU count whose GPU-hours and cost stay under the caps (None: no cap).");
 }
 
 }  // namespace libscale_py

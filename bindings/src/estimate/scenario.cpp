@@ -17,13 +17,10 @@ using namespace libscale;
 void register_estimate_scenario(py::module_& m) {
     py::class_<Scenario> cls(m, "Scenario", "A model on a hardware profile, with a calibration file and a training "
                                             "configuration: what every estimate is of.");
+    // Not validated here: Scenario::validate (run by every estimate) names what is wrong,
+    // the calibration's hardware included.
     cls.def(py::init([](ModelSpec model, HardwareProfile hardware, CalibrationFile calibration, TrainingConfig config) {
-                Scenario s{std::move(model), std::move(hardware), std::move(calibration), std::move(config)};
-                if (s.calibration.calibration.hardware != s.hardware.name)
-                    throw std::invalid_argument("calibration: made for hardware '" + s.calibration.calibration.hardware +
-                                                "', but it is being used for hardware '" + s.hardware.name +
-                                                "'; a calibration applies only to the hardware it was made on");
-                return s;
+                return Scenario{std::move(model), std::move(hardware), std::move(calibration), std::move(config)};
             }),
             py::kw_only(), py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"))
         .def("copy", [](const Scenario& s) { return Scenario(s); }, "A copy.")
@@ -32,7 +29,8 @@ void register_estimate_scenario(py::module_& m) {
         .def_readwrite("calibration", &Scenario::calibration)
         .def_readwrite("config", &Scenario::config)
         .def("validate", &Scenario::validate,
-             "Raise ValueError for the first invalid part: model, hardware, calibration, configuration.");
+             "Raise ValueError for the first invalid part: model, hardware, calibration (and that it was made "
+             "for this hardware), configuration.");
     cls.attr("_fields") = py::make_tuple("model", "hardware", "calibration", "config");
 
     m.def("estimate_step", py::overload_cast<const Scenario&>(&estimate_step), py::arg("scenario"),

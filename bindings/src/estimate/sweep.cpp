@@ -12,7 +12,6 @@
 
 #include "../common.hpp"
 #include "libscale/estimate/sweep.hpp"
-#include "libscale/io/catalog.hpp"
 
 namespace libscale_py {
 
@@ -62,9 +61,7 @@ struct Columns {
     }
 };
 
-py::dict run_sweep(const ModelSpec& model, const HardwareProfile& hardware,
-                   const std::optional<Calibration>& calibration, const TrainingConfig& config,
-                   std::optional<IntArray> gpus, std::optional<IntArray> gpus_per_node,
+py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::optional<IntArray> gpus_per_node,
                    std::optional<IntArray> micro_batch, std::optional<IntArray> seq_len,
                    std::optional<IntArray> global_batch_tokens, int threads) {
     if (threads < 0) throw std::invalid_argument("threads = " + std::to_string(threads) + "; it must be >= 0 (0: auto)");
@@ -101,9 +98,8 @@ py::dict run_sweep(const ModelSpec& model, const HardwareProfile& hardware,
 
     {
         py::gil_scoped_release nogil;
-        const Calibration cal = calibration ? *calibration : default_calibration(hardware);
         // Validates model, hardware and calibration (throws) before any thread starts.
-        sweep(model, hardware, cal, config, SweepInputs{}, SweepOutputs{});
+        sweep(scenario, SweepInputs{}, SweepOutputs{});
         std::size_t workers = threads > 0 ? static_cast<std::size_t>(threads)
                                           : std::max(1u, std::thread::hardware_concurrency());
         workers = std::clamp<std::size_t>(std::min(workers, in.n / kMinPerThread), 1, 64);
@@ -114,7 +110,7 @@ py::dict run_sweep(const ModelSpec& model, const HardwareProfile& hardware,
             SweepOutputs co{at(out.step_time_s), at(out.tokens_per_s), at(out.tokens_per_s_per_gpu), at(out.mfu),
                             at(out.hfu), at(out.compute_s), at(out.comm_s), at(out.exposed_comm_s),
                             at(out.memory_gib), at(out.grad_accum), at(out.fits), at(out.issue)};
-            sweep(model, hardware, cal, config, ci, co);
+            sweep(scenario, ci, co);
         };
         if (workers == 1) {
             chunk(0, in.n);
@@ -157,28 +153,14 @@ py::dict run_sweep(const ModelSpec& model, const HardwareProfile& hardware,
 }  // namespace
 
 void register_estimate_sweep(py::module_& m) {
-    m.def("sweep", &run_sweep, py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"),
-          py::kw_only(), py::arg("gpus") = py::none(), py::arg("gpus_per_node") = py::none(),
-          py::arg("micro_batch") = py::none(), py::arg("seq_len") = py::none(),
+    m.def("sweep", &run_sweep, py::arg("scenario"), py::kw_only(), py::arg("gpus") = py::none(),
+          py::arg("gpus_per_node") = py::none(), py::arg("micro_batch") = py::none(), py::arg("seq_len") = py::none(),
           py::arg("global_batch_tokens") = py::none(), py::arg("threads") = 0,
-          "Estimate one step per element of the given int64 arrays (one common shape; None: config's value). "
-          "Returns a dict of numpy arrays of that shape: step_time_s, tokens_per_s, tokens_per_s_per_gpu, mfu, "
-          "hfu, compute_s, comm_s, exposed_comm_s, memory_gib (float64, NaN where invalid), grad_accum (int64), "
-          "fits (bool), issue (uint8 code, 0: valid; see describe_issue). Invalid configurations are flagged, "
-          "not raised. threads 0: one per core for large sweeps. calibration None: the hardware's default.");
-
-    m.def(
-        "sweep",
-        [](const Scenario& s, std::optional<IntArray> gpus, std::optional<IntArray> gpus_per_node,
-           std::optional<IntArray> micro_batch, std::optional<IntArray> seq_len,
-           std::optional<IntArray> global_batch_tokens, int threads) {
-            return run_sweep(s.model, s.hardware, s.coefficients(), s.config, std::move(gpus), std::move(gpus_per_node),
-                             std::move(micro_batch), std::move(seq_len), std::move(global_batch_tokens), threads);
-        },
-        py::arg("scenario"), py::kw_only(), py::arg("gpus") = py::none(), py::arg("gpus_per_node") = py::none(),
-        py::arg("micro_batch") = py::none(), py::arg("seq_len") = py::none(),
-        py::arg("global_batch_tokens") = py::none(), py::arg("threads") = 0,
-        "The same, for a Scenario (its configuration is every element's base).");
+          "Estimate one step per element of the given int64 arrays (one common shape; None: the scenario "
+          "config's value). Returns a dict of numpy arrays of that shape: step_time_s, tokens_per_s, "
+          "tokens_per_s_per_gpu, mfu, hfu, compute_s, comm_s, exposed_comm_s, memory_gib (float64, NaN where "
+          "invalid), grad_accum (int64), fits (bool), issue (uint8 code, 0: valid; see describe_issue). Invalid "
+          "configurations are flagged, not raised. threads 0: one per core for large sweeps.");
 
     m.def("describe_issue", [](int code) { return std::string(describe(issue_from_code(code))); }, py::arg("code"),
           "What a sweep's issue code means ('ok' for 0).");

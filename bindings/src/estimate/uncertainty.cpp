@@ -49,18 +49,6 @@ void register_estimate_uncertainty(py::module_& m) {
         os << "UncertaintyOptions(samples=" << o.samples << ", seed=" << o.seed << ')';
         return os.str();
     });
-
-    m.def("projection_quantiles",
-          [](const ModelSpec& model, const HardwareProfile& hardware, const CalibrationFile& calibration,
-             const TrainingConfig& config, const std::vector<std::int64_t>& gpus, std::string_view scaling,
-             const Job& job, const UncertaintyOptions& options) {
-              return projection_quantiles(model, hardware, calibration, config, gpus, parse_scaling(scaling), job,
-                                          options);
-          },
-          py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"), py::arg("gpus"),
-          py::arg("scaling") = "strong", py::arg("job") = Job{}, py::arg("options") = UncertaintyOptions{},
-          py::call_guard<py::gil_scoped_release>(),
-          "P10/P50/P90 per GPU count (same order as project()), sampled from the calibration's covariance.");
 }
 
 }  // namespace libscale_py

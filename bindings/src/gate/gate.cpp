@@ -22,14 +22,6 @@ struct PyGate {
     GateConfig c;
 };
 
-StepRounding parse_rounding(const std::string& s) {
-    if (s == "ceil") return StepRounding::ceil;
-    if (s == "floor") return StepRounding::floor;
-    throw std::invalid_argument("step_rounding = '" + s + "': must be ceil or floor");
-}
-
-const char* rounding_name(StepRounding r) { return r == StepRounding::ceil ? "ceil" : "floor"; }
-
 template <class F>
 py::array_t<F> rank_column(const GateResult& g, F RankReport::*field) {
     py::array_t<F> a(static_cast<py::ssize_t>(g.ranks.size()));
@@ -80,10 +72,8 @@ void register_gate_gate(py::module_& m) {
         field("grad_accum", &C::grad_accum), field("shuffle", &C::shuffle, "DistributedSampler(shuffle=...)"),
         field("seed", &C::seed), field("epoch", &C::epoch), field("sampler_drop_last", &C::sampler_drop_last),
         field("dataloader_drop_last", &C::dataloader_drop_last, "floor instead of ceil for micro-batches per rank"),
-        property_field<std::string, C>(
-            "step_rounding", [](const C& c) { return std::string(rounding_name(c.step_rounding)); },
-            [](C& c, std::string s) { c.step_rounding = parse_rounding(s); },
-            "optimizer steps per epoch: 'ceil' (steps on the remainder) or 'floor' (drops it)"),
+        enum_field("step_rounding", &C::step_rounding, parse_step_rounding,
+                   "optimizer steps per epoch: 'ceil' (steps on the remainder) or 'floor' (drops it)"),
         field("map_batch_size", &C::map_batch_size, "TRL / LLaMA-Factory datasets.map batch"),
         field("num_proc", &C::num_proc), field("watchdog_s", &C::watchdog_s, "hang detection time for the cost at risk"),
         field("runtime_equalize", &C::runtime_equalize,

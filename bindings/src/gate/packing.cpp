@@ -11,6 +11,7 @@
 #include "../fields.hpp"
 #include "lengths.hpp"
 #include "libscale/gate/lengths_io.hpp"
+#include "libscale/gate/gate_options.hpp"
 #include "libscale/gate/packing.hpp"
 #include "libscale/io/error.hpp"
 
@@ -102,10 +103,8 @@ PyPackResult to_py(PackResult&& r, const std::string& packer, std::int64_t seq_l
 void register_gate_packing(py::module_& m) {
     m.def("packer_names", [] {
         std::vector<std::string> out;
-        for (Packer p : {Packer::trl_bfd, Packer::trl_bfd_split, Packer::trl_wrapped, Packer::nemo_ffd,
-                         Packer::torchtune, Packer::torchtune_split, Packer::llamafactory,
-                         Packer::axolotl_multipack, Packer::none})
-            out.emplace_back(to_string(p));
+        // The gate option table's choices: the one list of packer names.
+        for (const std::string_view name : find_option(gate_options(), "packer").choices) out.emplace_back(name);
         return out;
     }, "The packer names pack() and gate() accept, e.g. 'trl_bfd'.");
 
@@ -133,11 +132,6 @@ void register_gate_packing(py::module_& m) {
                field("dropped_samples", &O::dropped_samples, "samples the trainer filters out whole"),
                field("dropped_tokens", &O::dropped_tokens));
     def_fields(oc, overflow_fields, Access::read_only);
-    oc.def("to_dict", [overflow_fields](const OverflowCounts& o) {
-        py::dict d;
-        std::apply([&](const auto&... f) { ((d[f.name] = f.get(o)), ...); }, overflow_fields.items);
-        return d;
-    }, "Every field, in order.");
     def_value_methods(oc);
 
     using R = PyPackResult;
@@ -155,6 +149,7 @@ void register_gate_packing(py::module_& m) {
         .def_readonly("num_bins", &R::num_bins)
         .def("__len__", [](const R& p) { return p.num_bins; })
         .def("__repr__", [](const R& p) { return p.text; })
+        .def("to_dict", [](py::handle self) { return detail::struct_dict(self); }, "Every field, in order.")
         .attr("_fields") = py::make_tuple("offsets", "samples", "entry_tokens", "bin_tokens", "overflow",
                                           "input_tokens", "packer", "seq_len", "num_bins");
 

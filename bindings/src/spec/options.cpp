@@ -1,12 +1,12 @@
 // libscale._core.spec: the option tables (spec/option.hpp) — every training, data,
-// checkpoint, job, triage and watch option as the core declares it, and the one path by
+// checkpoint, job, gate, triage and watch option as the core declares it, and the one path by
 // which Python values reach the structs: converted here, checked by the core.
 #include <map>
 #include <string>
 
 #include "../common.hpp"
 #include "libscale/estimate/projection.hpp"
-#include "libscale/gate/packing.hpp"
+#include "libscale/gate/gate_options.hpp"
 #include "libscale/spec/training_config.hpp"
 #include "libscale/triage/triage_options.hpp"
 
@@ -17,8 +17,9 @@ using namespace libscale;
 namespace {
 
 bool is_instance_of_numpy(py::handle h, const char* type) {
-    static py::object numpy = py::module_::import("numpy");
-    return py::isinstance(h, numpy.attr(type));
+    // Imported per call (a dictionary lookup once numpy is loaded): a function-static
+    // py::object would be released by the C++ exit handlers after the interpreter is gone.
+    return py::isinstance(h, py::module_::import("numpy").attr(type));
 }
 
 // Python → OptionValue with no conversion the user did not ask for: bool stays bool (and
@@ -146,7 +147,7 @@ TrainingConfig make_training(const py::dict& values) {
     return c;
 }
 
-const std::vector<std::string> kGroups = {"training", "data", "checkpoint", "job", "triage", "watch"};
+const std::vector<std::string> kGroups = {"training", "data", "checkpoint", "job", "gate", "triage", "watch"};
 
 [[noreturn]] void unknown_group(const std::string& group) {
     std::string valid;
@@ -165,6 +166,7 @@ void register_spec_options(py::module_& m) {
             if (group == "data") return describe(data_options());
             if (group == "checkpoint") return describe(checkpoint_options());
             if (group == "job") return describe(job_options());
+            if (group == "gate") return describe(gate_options());
             if (group == "triage") return describe(triage_options());
             if (group == "watch") return describe(watch_options());
             unknown_group(group);
@@ -179,6 +181,11 @@ void register_spec_options(py::module_& m) {
             if (group == "data") return py::cast(make(data_options(), values));
             if (group == "checkpoint") return py::cast(make(checkpoint_options(), values));
             if (group == "job") return py::cast(make(job_options(), values));
+            if (group == "gate") {
+                auto g = make(gate_options(), values);
+                validate(g);  // seq_len has no default: a GateConfig without it is named here
+                return py::cast(std::move(g));
+            }
             if (group == "triage") {
                 auto t = make(triage_options(), values);
                 t.validate();
@@ -208,6 +215,7 @@ void register_spec_options(py::module_& m) {
             if (group == "data") return values_of(data_options(), obj.cast<const DataPipeline&>());
             if (group == "checkpoint") return values_of(checkpoint_options(), obj.cast<const CheckpointPolicy&>());
             if (group == "job") return values_of(job_options(), obj.cast<const Job&>());
+            if (group == "gate") return values_of(gate_options(), obj.cast<const GateConfig&>());
             if (group == "triage") return values_of(triage_options(), obj.cast<const TriageOptions&>());
             if (group == "watch") return values_of(watch_options(), obj.cast<const WatchOptions&>());
             unknown_group(group);

@@ -146,9 +146,8 @@ void register_triage_triage(py::module_& m) {
     });
 
     using T = TriageResult;
-    // dynamic_attr: libscale.triage attaches the trace and the bands.
-    py::class_<TriageResult> res(m, "TriageResult", "Phase timelines, alerts, time and energy per phase.",
-                                 py::dynamic_attr());
+    // No dynamic_attr: libscale.TriageResult (results) holds this with the trace and the bands.
+    py::class_<TriageResult> res(m, "TriageResult", "Phase timelines, alerts, time and energy per phase.");
     def_fields(
         res,
         fields(output_field<py::array_t<std::uint8_t>, T>(

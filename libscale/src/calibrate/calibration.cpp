@@ -15,7 +15,8 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-#define LIBSCALE_REF(expr) [](Calibration& c) -> double& { return c.expr; }
+// expr is a member path (gemm.eta_max): `c.(expr)` would not compile, hence the NOLINT.
+#define LIBSCALE_REF(expr) [](Calibration& c) -> double& { return c.expr; }  // NOLINT(bugprone-macro-parentheses)
 
 // The one declaration of every coefficient (name = path in a calibration file).
 constexpr std::array kCoefficients{

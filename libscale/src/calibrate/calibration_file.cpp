@@ -241,7 +241,7 @@ CalibrationFile read_absolute(const json& j, const std::string& kind, const Hard
         const std::string path = std::string("coefficients.") + info.name;
         const json* at = &k;
         std::string_view rest = info.name;
-        for (std::size_t dot; (dot = rest.find('.')) != std::string_view::npos; rest.remove_prefix(dot + 1)) {
+        for (std::size_t dot = 0; (dot = rest.find('.')) != std::string_view::npos; rest.remove_prefix(dot + 1)) {
             const std::string key(rest.substr(0, dot));
             const auto it = at->find(key);
             if (it == at->end() || !it->is_object())
@@ -301,7 +301,7 @@ json absolute_form(const Calibration& c, const std::string& kind, const std::vec
     for (const CoefficientInfo& info : calibration_coefficients()) {
         json* at = &j["coefficients"];
         std::string_view rest = info.name;
-        for (std::size_t dot; (dot = rest.find('.')) != std::string_view::npos; rest.remove_prefix(dot + 1))
+        for (std::size_t dot = 0; (dot = rest.find('.')) != std::string_view::npos; rest.remove_prefix(dot + 1))
             at = &(*at)[std::string(rest.substr(0, dot))];
         (*at)[std::string(rest)] = info.ref(const_cast<Calibration&>(c));
     }

@@ -121,7 +121,8 @@ public:
             const MatrixXd A = J.transpose() * J;
             const VectorXd g = J.transpose() * r;
             bool accepted = false;
-            for (; lambda < 1e12; lambda *= 10) {
+            // Levenberg-Marquardt damping: x10 per rejected trial, so a float counter is exact enough.
+            for (; lambda < 1e12; lambda *= 10) {  // NOLINT(clang-analyzer-security.FloatLoopCounter)
                 MatrixXd M = A;
                 M.diagonal() += lambda * A.diagonal() + VectorXd::Constant(p, 1e-12);
                 trial = th - M.ldlt().solve(g);
@@ -353,7 +354,7 @@ std::vector<Param> free_parameters(const KernelRecords& k, const std::vector<Ste
     }
     std::vector<Param> out;
     for (const CoefficientInfo& info : calibration_coefficients()) {
-        if (!want.count(info.name)) continue;
+        if (!want.contains(info.name)) continue;
         const double v = get_parameter(cal, info.name);
         const auto prior = o.prior_log_sd.find(info.name);
         if (prior == o.prior_log_sd.end()) {

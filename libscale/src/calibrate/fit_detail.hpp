@@ -76,13 +76,13 @@ void fit_level(const std::vector<const CollectiveRun*>& runs, bool inter, const 
 
 // One end-to-end step record, resolved.
 struct StepCase {
-    const ModelSpec* model;
-    const ParameterCounts* counts;
+    const ModelSpec* model = nullptr;
+    const ParameterCounts* counts = nullptr;
     TrainingConfig config;
-    double obs;          // seconds
-    double sigma;        // relative error of obs (1 sd)
-    int config_id;       // same configuration
-    int series_id;       // same configuration but for the GPU count
+    double obs = 0;      // seconds
+    double sigma = 0;    // relative error of obs (1 sd)
+    int config_id = 0;   // same configuration
+    int series_id = 0;   // same configuration but for the GPU count
 };
 
 struct KernelRecords {

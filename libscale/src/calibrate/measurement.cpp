@@ -53,7 +53,9 @@ public:
         if (!v.is_string() || v.get<std::string>().empty()) bad(field, v, "a non-empty string");
         return v.get<std::string>();
     }
-    std::string str_or(const char* field, std::string fallback) const { return has(field) ? str(field) : fallback; }
+    std::string str_or(const char* field, const std::string& fallback) const {
+        return has(field) ? str(field) : fallback;
+    }
     // A finite number > 0 (times, sizes, throughputs: zero or negative is a broken record).
     double positive(const char* field) const {
         const json& v = need(field);

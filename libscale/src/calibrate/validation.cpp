@@ -54,7 +54,7 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
                 out.excluded.push_back(file.name + " record " + std::to_string(i) + ": " + s.validation_exclude);
                 continue;
             }
-            if (!series.count(s.series)) order.push_back(s.series);
+            if (!series.contains(s.series)) order.push_back(s.series);
             series[s.series].push_back(i);
         }
         for (const std::string& name : order) {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "estimate/scenario_detail.hpp"
 #include "libscale/io/error.hpp"
 #include "spec/option_builders.hpp"
 
@@ -130,25 +131,27 @@ ProjectionRow projection_row(const StepBreakdown& s, const Job& job, double pric
 }
 
 Projection project(const Scenario& s, std::vector<std::int64_t> gpu_counts, Scaling scaling, const Job& job) {
-    return project(s.model, s.hardware, s.coefficients(), s.config, std::move(gpu_counts), scaling, job);
-}
-
-Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                   const TrainingConfig& base, std::vector<std::int64_t> gpu_counts, Scaling scaling,
-                   const Job& job) {
     job.validate();
+    detail::validate_inputs(s);
     const std::vector<std::int64_t> counts = sorted_counts(std::move(gpu_counts));
     const std::int64_t shared = shared_gpus(counts);
+    const Calibration& cal = s.coefficients();
+    const ParameterCounts params = count_parameters(s.model);
     Projection out;
     out.scaling = scaling;
     out.job = job;
-    out.price_per_gpu_hour_usd = price_of(job, hw);
+    out.price_per_gpu_hour_usd = price_of(job, s.hardware);
     for (const std::int64_t g : counts) {
-        const TrainingConfig c = config_at(base, counts.front(), shared, g, scaling);
-        const StepBreakdown s = estimate_step(m, hw, cal, c);
-        out.rows.push_back(make_row(s, job, out.price_per_gpu_hour_usd));
-        if (s.memory.status != FitStatus::fits) out.rows.back().fit_suggestion = fit_suggestion(m, hw, cal, c);
-        if (!s.comm_hidden && !out.comm_exposed_from_gpus) out.comm_exposed_from_gpus = g;
+        const TrainingConfig c = config_at(s.config, counts.front(), shared, g, scaling);
+        // Unlike the solvers, an invalid configuration at any count is an error here: a
+        // projection shows every count asked for.
+        validate_config(s.model, s.hardware, c);
+        validate_calibration_for(cal, c);
+        const StepBreakdown step = estimate_step_unchecked(s.model, params, s.hardware, cal, c);
+        out.rows.push_back(make_row(step, job, out.price_per_gpu_hour_usd));
+        if (step.memory.status != FitStatus::fits)
+            out.rows.back().fit_suggestion = fit_suggestion(s.model, s.hardware, cal, c);
+        if (!step.comm_hidden && !out.comm_exposed_from_gpus) out.comm_exposed_from_gpus = g;
     }
     fill_scaling(out.rows);
     return out;
@@ -157,24 +160,21 @@ Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibrat
 namespace {
 
 // Every count that is a valid configuration, in ascending order, marked whether it fits.
-std::vector<ProjectionRow> feasible_rows(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                                         const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
+std::vector<ProjectionRow> feasible_rows(const Scenario& s, const std::vector<std::int64_t>& gpu_counts,
                                          Scaling scaling, const Job& job) {
     job.validate();
-    m.validate();
-    hw.validate();
-    cal.validate();
-    validate_calibration_for(hw, cal, base);
+    detail::validate_inputs(s);
+    validate_calibration_for(s.hardware, s.coefficients(), s.config);
     const std::vector<std::int64_t> counts = sorted_counts(gpu_counts);
     const std::int64_t shared = shared_gpus(counts);
-    const double price = price_of(job, hw);
-    const ParameterCounts p = count_parameters(m);
+    const double price = price_of(job, s.hardware);
+    const ParameterCounts p = count_parameters(s.model);
     std::vector<ProjectionRow> rows;
     for (const std::int64_t g : counts) {
-        const TrainingConfig c = config_at(base, counts.front(), shared, g, scaling);
-        if (check_config(m, hw, c) != ConfigIssue::none) continue;
-        const StepBreakdown s = estimate_step_unchecked(m, p, hw, cal, c);
-        rows.push_back(make_row(s, job, price));
+        const TrainingConfig c = config_at(s.config, counts.front(), shared, g, scaling);
+        if (check_config(s.model, s.hardware, c) != ConfigIssue::none) continue;
+        const StepBreakdown step = estimate_step_unchecked(s.model, p, s.hardware, s.coefficients(), c);
+        rows.push_back(make_row(step, job, price));
     }
     fill_scaling(rows);
     return rows;
@@ -184,16 +184,10 @@ std::vector<ProjectionRow> feasible_rows(const ModelSpec& m, const HardwareProfi
 
 Solution solve_deadline(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
                         const Job& job, double deadline_h) {
-    return solve_deadline(s.model, s.hardware, s.coefficients(), s.config, gpu_counts, scaling, job, deadline_h);
-}
-
-Solution solve_deadline(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                        const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
-                        Scaling scaling, const Job& job, double deadline_h) {
     if (!(deadline_h > 0))
         throw std::invalid_argument("deadline_h = " + std::to_string(deadline_h) + "; it must be positive hours");
     Solution sol;
-    sol.candidates = feasible_rows(m, hw, cal, base, gpu_counts, scaling, job);
+    sol.candidates = feasible_rows(s, gpu_counts, scaling, job);
     for (const ProjectionRow& r : sol.candidates) {
         if (!r.step.memory.fits || r.wall_time_h > deadline_h) continue;
         if (!sol.found || r.cost_usd < sol.row.cost_usd) {
@@ -206,13 +200,6 @@ Solution solve_deadline(const ModelSpec& m, const HardwareProfile& hw, const Cal
 
 Solution solve_budget(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
                       const Job& job, double max_gpu_hours, double max_cost_usd) {
-    return solve_budget(s.model, s.hardware, s.coefficients(), s.config, gpu_counts, scaling, job, max_gpu_hours,
-                        max_cost_usd);
-}
-
-Solution solve_budget(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                      const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
-                      Scaling scaling, const Job& job, double max_gpu_hours, double max_cost_usd) {
     if (std::isnan(max_gpu_hours) && std::isnan(max_cost_usd))
         throw std::invalid_argument("give max_gpu_hours or max_cost_usd (both are unset)");
     if (!std::isnan(max_gpu_hours) && !(max_gpu_hours > 0))
@@ -220,7 +207,7 @@ Solution solve_budget(const ModelSpec& m, const HardwareProfile& hw, const Calib
     if (!std::isnan(max_cost_usd) && !(max_cost_usd > 0))
         throw std::invalid_argument("max_cost_usd = " + std::to_string(max_cost_usd) + "; it must be positive");
     Solution sol;
-    sol.candidates = feasible_rows(m, hw, cal, base, gpu_counts, scaling, job);
+    sol.candidates = feasible_rows(s, gpu_counts, scaling, job);
     for (const ProjectionRow& r : sol.candidates) {
         if (!r.step.memory.fits) continue;
         if (!std::isnan(max_gpu_hours) && r.gpu_hours > max_gpu_hours) continue;

@@ -418,17 +418,17 @@ std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw, const 
     if (c.activation_checkpointing != Checkpointing::full) {
         TrainingConfig x = c;
         x.activation_checkpointing = Checkpointing::full;
-        if (fits(x)) ways.push_back("activation_checkpointing='full'");
+        if (fits(x)) ways.emplace_back("activation_checkpointing='full'");
     }
     if (c.micro_batch > 1) {
         TrainingConfig x = c;
         x.micro_batch = 1;
-        if (fits(x)) ways.push_back("micro_batch=1 (more gradient accumulation)");
+        if (fits(x)) ways.emplace_back("micro_batch=1 (more gradient accumulation)");
     }
     if (c.strategy != Strategy::fsdp) {
         TrainingConfig x = c;
         x.strategy = Strategy::fsdp;
-        if (fits(x)) ways.push_back("strategy='fsdp' (shard weights, gradients and optimizer state)");
+        if (fits(x)) ways.emplace_back("strategy='fsdp' (shard weights, gradients and optimizer state)");
     }
     // More GPUs with the same per-GPU batch: FSDP's state per GPU falls as 1/N.
     for (std::int64_t g = c.gpus * 2; g <= std::min<std::int64_t>(65536, kMaxGpus); g *= 2) {

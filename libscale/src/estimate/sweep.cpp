@@ -4,6 +4,8 @@
 #include <limits>
 #include <unordered_map>
 
+#include "estimate/scenario_detail.hpp"
+
 namespace libscale {
 
 const char* describe(ConfigIssue issue) {
@@ -53,14 +55,11 @@ const char* to_string(ConfigIssue issue) {
 }
 
 void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out) {
-    sweep(s.model, s.hardware, s.coefficients(), s.config, in, out);
-}
-
-void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& base,
-           const SweepInputs& in, const SweepOutputs& out) {
-    m.validate();
-    hw.validate();
-    cal.validate();
+    detail::validate_inputs(s);
+    const ModelSpec& m = s.model;
+    const HardwareProfile& hw = s.hardware;
+    const Calibration& cal = s.coefficients();
+    const TrainingConfig& base = s.config;
     validate_calibration_for(hw, cal, base);
     const ParameterCounts p = count_parameters(m);
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
@@ -91,18 +90,18 @@ void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal
             it = timed.emplace(key, compute_times(plan, hw, cal, static_cast<double>(c.micro_batch * c.seq_len),
                                                   attention_span(c))).first;
         }
-        const StepBreakdown s = estimate_step_unchecked(m, p, hw, cal, c, it->second);
-        if (out.step_time_s) out.step_time_s[i] = s.step_time_s;
-        if (out.tokens_per_s) out.tokens_per_s[i] = s.tokens_per_s;
-        if (out.tokens_per_s_per_gpu) out.tokens_per_s_per_gpu[i] = s.tokens_per_s_per_gpu;
-        if (out.mfu) out.mfu[i] = s.mfu;
-        if (out.hfu) out.hfu[i] = s.hfu;
-        if (out.compute_s) out.compute_s[i] = s.compute_s;
-        if (out.comm_s) out.comm_s[i] = s.comm_s;
-        if (out.exposed_comm_s) out.exposed_comm_s[i] = s.exposed_comm_s;
-        if (out.memory_gib) out.memory_gib[i] = s.memory.total_gib;
-        if (out.grad_accum) out.grad_accum[i] = s.grad_accum;
-        if (out.fits) out.fits[i] = s.memory.fits ? 1 : 0;
+        const StepBreakdown step = estimate_step_unchecked(m, p, hw, cal, c, it->second);
+        if (out.step_time_s) out.step_time_s[i] = step.step_time_s;
+        if (out.tokens_per_s) out.tokens_per_s[i] = step.tokens_per_s;
+        if (out.tokens_per_s_per_gpu) out.tokens_per_s_per_gpu[i] = step.tokens_per_s_per_gpu;
+        if (out.mfu) out.mfu[i] = step.mfu;
+        if (out.hfu) out.hfu[i] = step.hfu;
+        if (out.compute_s) out.compute_s[i] = step.compute_s;
+        if (out.comm_s) out.comm_s[i] = step.comm_s;
+        if (out.exposed_comm_s) out.exposed_comm_s[i] = step.exposed_comm_s;
+        if (out.memory_gib) out.memory_gib[i] = step.memory.total_gib;
+        if (out.grad_accum) out.grad_accum[i] = step.grad_accum;
+        if (out.fits) out.fits[i] = step.memory.fits ? 1 : 0;
     }
 }
 

@@ -90,13 +90,7 @@ Eigen::MatrixXd sampling_factor(const Eigen::MatrixXd& c) {
 
 std::vector<RowQuantiles> projection_quantiles(const Scenario& s, const std::vector<std::int64_t>& gpu_counts,
                                                Scaling scaling, const Job& job, const UncertaintyOptions& options) {
-    return projection_quantiles(s.model, s.hardware, s.calibration, s.config, gpu_counts, scaling, job, options);
-}
-
-std::vector<RowQuantiles> projection_quantiles(const ModelSpec& m, const HardwareProfile& hw,
-                                               const CalibrationFile& cal, const TrainingConfig& base,
-                                               const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
-                                               const Job& job, const UncertaintyOptions& options) {
+    const CalibrationFile& cal = s.calibration;
     if (options.samples < 1 || options.samples > kMaxSamples)
         throw std::invalid_argument("samples = " + std::to_string(options.samples) + "; it must be in 1.." +
                                     std::to_string(kMaxSamples));
@@ -112,7 +106,7 @@ std::vector<RowQuantiles> projection_quantiles(const ModelSpec& m, const Hardwar
     // Validates model, hardware, calibration, job and every configuration once; the loop
     // below then needs no checks. Memory does not depend on the sampled coefficients, so
     // each row's fit status is the point projection's.
-    const Projection point = project(m, hw, cal.calibration, base, gpu_counts, scaling, job);
+    const Projection point = project(s, gpu_counts, scaling, job);
     std::vector<RowQuantiles> out;
     out.reserve(point.rows.size());
     if (!uncertain) {
@@ -120,8 +114,8 @@ std::vector<RowQuantiles> projection_quantiles(const ModelSpec& m, const Hardwar
         return out;
     }
 
-    const std::vector<TrainingConfig> configs = projection_configs(base, gpu_counts, scaling);
-    const ParameterCounts counts = count_parameters(m);
+    const std::vector<TrainingConfig> configs = projection_configs(s.config, gpu_counts, scaling);
+    const ParameterCounts counts = count_parameters(s.model);
     Eigen::VectorXd mean(k), to_log = Eigen::VectorXd::Ones(k);
     std::vector<bool> in_log(static_cast<std::size_t>(k));
     for (Eigen::Index i = 0; i < k; ++i) {
@@ -142,7 +136,7 @@ std::vector<RowQuantiles> projection_quantiles(const ModelSpec& m, const Hardwar
     std::normal_distribution<double> normal(0.0, 1.0);
     Calibration draw = cal.calibration;
     Eigen::VectorXd z(k);
-    for (std::size_t s = 0; s < n; ++s) {
+    for (std::size_t sample = 0; sample < n; ++sample) {
         // A draw with a coefficient outside its valid range is redrawn whole (clamping one
         // coordinate would pile probability at the bound and bias the quantiles); after
         // kMaxRedraws tries the last draw is clamped.
@@ -160,9 +154,9 @@ std::vector<RowQuantiles> projection_quantiles(const ModelSpec& m, const Hardwar
             if (inside || attempt + 1 >= kMaxRedraws) break;
         }
         for (std::size_t r = 0; r < rows; ++r) {
-            const StepBreakdown step = estimate_step_unchecked(m, counts, hw, draw, configs[r]);
+            const StepBreakdown step = estimate_step_unchecked(s.model, counts, s.hardware, draw, configs[r]);
             const auto v = metrics_of(projection_row(step, job, point.price_per_gpu_hour_usd));
-            for (std::size_t i = 0; i < kMetrics; ++i) values[i][r * n + s] = v[i];
+            for (std::size_t i = 0; i < kMetrics; ++i) values[i][r * n + sample] = v[i];
         }
     }
 

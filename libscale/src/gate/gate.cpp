@@ -7,33 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "libscale/gate/gate_options.hpp"
 #include "libscale/gate/packing.hpp"
 
 namespace libscale {
 
-namespace {
-void require_positive(const char* field, std::int64_t v) {
-    if (v < 1)
-        throw std::invalid_argument(std::string(field) + " = " + std::to_string(v) +
-                                    ": must be ≥ 1");
+StepRounding parse_step_rounding(std::string_view s) {
+    if (s == "ceil") return StepRounding::ceil;
+    if (s == "floor") return StepRounding::floor;
+    throw std::invalid_argument("step_rounding = '" + std::string(s) + "'; valid: ceil, floor");
 }
-}  // namespace
 
-void validate(const GateConfig& c) {
-    require_positive("seq_len", c.seq_len);
-    require_positive("world_size", c.world_size);
-    require_positive("micro_batch", c.micro_batch);
-    require_positive("grad_accum", c.grad_accum);
-    require_positive("num_proc", c.num_proc);
-    if (c.map_batch_size < 0)
-        throw std::invalid_argument("map_batch_size = " + std::to_string(c.map_batch_size) +
-                                    ": must be ≥ 1, or 0 for the whole dataset");
-    if (c.epoch < 0)
-        throw std::invalid_argument("epoch = " + std::to_string(c.epoch) + ": must be ≥ 0");
-    if (!(c.watchdog_s > 0) || !std::isfinite(c.watchdog_s))
-        throw std::invalid_argument("watchdog_s = " + std::to_string(c.watchdog_s) +
-                                    ": must be a positive number of seconds");
-}
+const char* to_string(StepRounding r) { return r == StepRounding::ceil ? "ceil" : "floor"; }
+
+void validate(const GateConfig& c) { validate_options(gate_options(), c); }
 
 GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens,
                  const GateConfig& c) {

@@ -18,9 +18,9 @@ constexpr const char* kValidDtypes = "<u2, <u4, <u8, <i4, <i8";
 std::size_t item_size(LengthDtype d) {
     switch (d) {
         case LengthDtype::u16: return 2;
-        case LengthDtype::u32: return 4;
+        case LengthDtype::u32:
         case LengthDtype::i32: return 4;
-        case LengthDtype::u64: return 8;
+        case LengthDtype::u64:
         case LengthDtype::i64: return 8;
     }
     return 0;
@@ -124,7 +124,7 @@ std::string header_value(const std::string& h, const std::string& key, const std
     if (p == std::string::npos) throw ParseError(origin + ": malformed .npy header");
     ++p;
     while (p < h.size() && h[p] == ' ') ++p;
-    std::size_t e;
+    std::size_t e = 0;
     if (p < h.size() && h[p] == '(') {
         e = h.find(')', p);
         if (e == std::string::npos) throw ParseError(origin + ": malformed .npy shape");
@@ -169,7 +169,8 @@ std::vector<std::uint32_t> read_lengths_npy(const std::string& path) {
     if (f.gcount() < 10 || std::memcmp(pre, "\x93NUMPY", 6) != 0)
         throw ParseError(path + ": not a .npy file (no \\x93NUMPY magic)");
     const int major = pre[6];
-    std::uint64_t header_len, data_start;
+    std::uint64_t header_len = 0;
+    std::uint64_t data_start = 0;
     if (major == 1) {
         header_len = load_le<std::uint16_t>(pre + 8);
         data_start = 10 + header_len;
@@ -188,7 +189,7 @@ std::vector<std::uint32_t> read_lengths_npy(const std::string& path) {
     std::string descr = header_value(h, "descr", path);
     if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"'))
         descr = descr.substr(1, descr.size() - 2);
-    LengthDtype dtype;
+    LengthDtype dtype{};
     if (descr == "<u2" || descr == "<u4" || descr == "<u8" || descr == "<i4" || descr == "<i8")
         dtype = parse_length_dtype(descr);
     else

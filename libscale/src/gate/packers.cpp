@@ -319,7 +319,7 @@ PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq
         for (const Item& it : items) {
             const std::uint32_t len = S - it.key;
             const auto space = static_cast<std::uint32_t>(spaces.next(len));
-            std::uint32_t bin;
+            std::uint32_t bin = 0;
             if (space < S) {
                 bin = head[space];
                 head[space] = next_in_queue[bin];
@@ -405,7 +405,7 @@ PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t se
     };
     for (const Item& it : items) {
         const std::uint32_t len = S - it.key;
-        std::size_t bin;
+        std::size_t bin = 0;
         if (tree[1] >= len) {
             std::size_t i = 1;
             while (i < cap) i = tree[2 * i] >= len ? 2 * i : 2 * i + 1;

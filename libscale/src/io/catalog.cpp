@@ -64,6 +64,7 @@ const Catalog& catalog() {
 template <class Map>
 std::vector<std::string> keys(const Map& m) {
     std::vector<std::string> out;
+    out.reserve(m.size());
     for (const auto& [k, v] : m) out.push_back(k);
     return out;
 }

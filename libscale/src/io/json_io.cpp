@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <utility>
 #include <unistd.h>
 
 #include "libscale/io/error.hpp"
@@ -75,7 +76,7 @@ double get_number(const json& j, const std::string& field, std::string_view orig
 
 std::string get_string_or(const json& j, const std::string& field, std::string fallback) {
     const auto it = j.find(field);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::move(fallback);
 }
 
 void require_schema(const json& j, const char* schema, std::string_view origin) {

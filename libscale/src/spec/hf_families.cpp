@@ -17,11 +17,11 @@ using nlohmann::json;
 // projections, a gated MLP, two RMSNorms per layer, a final norm, RoPE. Attention
 // modules take head_dim from the config when present, else hidden_size / heads.
 struct Defaults {
-    std::int64_t kv_heads = 0;   // num_key_value_heads when missing; 0: num_attention_heads
-    std::int64_t head_dim = 0;   // when missing; 0: hidden_size / num_attention_heads
-    std::int64_t max_positions;  // max_position_embeddings when missing
-    bool tied;                   // tie_word_embeddings when missing
-    const char* act;             // hidden_act when missing
+    std::int64_t kv_heads = 0;       // num_key_value_heads when missing; 0: num_attention_heads
+    std::int64_t head_dim = 0;       // when missing; 0: hidden_size / num_attention_heads
+    std::int64_t max_positions = 0;  // max_position_embeddings when missing
+    bool tied = false;               // tie_word_embeddings when missing
+    const char* act = "";            // hidden_act when missing
 };
 
 void decoder(const HfConfig& c, ModelSpec& m, const Defaults& d) {
@@ -78,7 +78,7 @@ void llama(const HfConfig& c, ModelSpec& m) {
 // models/mistral: num_key_value_heads defaults to 8 and sliding_window to 4096 when
 // the keys are missing; no biases (bias=False in MistralAttention / MistralMLP).
 void mistral(const HfConfig& c, ModelSpec& m) {
-    decoder(c, m, {.kv_heads = 8, .max_positions = 4096 * 32, .tied = false, .act = "silu"});
+    decoder(c, m, {.kv_heads = 8, .max_positions = std::int64_t{4096} * 32, .tied = false, .act = "silu"});
     window_on_every_layer(c, m, 4096);
 }
 

@@ -98,10 +98,13 @@ PowerBands power_bands_from_json(const nlohmann::json& s, std::string_view origi
     if (!s.is_object()) throw ParseError(std::string(origin) + ": power_bands = " + s.dump() + "; expected an object");
     static const char* const known[] = {"basis", "power_limit_w", "idle_max", "checkpoint_max", "starvation_max",
                                         "communication_max", "idle_util_max_pct", "source", "notes"};
-    for (const auto& [k, v] : s.items())
+    // Not a structured binding: clang before 16 cannot capture one in the lambda.
+    for (const auto& item : s.items()) {
+        const std::string& k = item.key();
         if (std::find_if(std::begin(known), std::end(known), [&](const char* n) { return k == n; }) == std::end(known))
             fail(origin, k, "is not a known field; valid: basis, power_limit_w, idle_max, checkpoint_max, starvation_max, "
                             "communication_max, idle_util_max_pct, source, notes");
+    }
     const auto basis_it = s.find("basis");
     if (basis_it == s.end()) fail(origin, "basis", "is missing; expected \"watts\" or \"fraction_of_power_limit\"");
     const std::string basis = basis_it->is_string() ? basis_it->get<std::string>() : basis_it->dump();

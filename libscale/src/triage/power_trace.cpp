@@ -82,7 +82,7 @@ double strtod_c(const std::string& s) {
     static const _locale_t c_locale = _create_locale(LC_NUMERIC, "C");
     if (c_locale) return _strtod_l(s.c_str(), nullptr, c_locale);
 #else
-    static const locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", static_cast<locale_t>(0));
+    static const locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", nullptr);
     if (c_locale) return strtod_l(s.c_str(), nullptr, c_locale);
 #endif
     // No locale object (out of memory): the classic locale of the C++ library.
@@ -370,7 +370,7 @@ NvidiaSmiCsvReader::NvidiaSmiCsvReader(std::string source) { report_.source = st
 
 std::size_t NvidiaSmiCsvReader::feed(std::string_view chunk, PowerTrace& out) {
     std::size_t n = 0;
-    for (std::size_t nl; (nl = chunk.find('\n')) != std::string_view::npos; chunk.remove_prefix(nl + 1)) {
+    for (std::size_t nl = 0; (nl = chunk.find('\n')) != std::string_view::npos; chunk.remove_prefix(nl + 1)) {
         if (partial_.empty()) { n += parse_line(chunk.substr(0, nl), out); continue; }
         // Taken out before parsing so that a throwing header leaves no stale tail behind.
         const std::string line = std::move(partial_.append(chunk.substr(0, nl)));

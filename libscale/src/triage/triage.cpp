@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -21,6 +22,8 @@ void require(bool ok, const char* where, const char* field, double v, const char
 }
 
 constexpr std::size_t idx(Phase p) { return static_cast<std::size_t>(p); }
+// A double, unlike <cmath>'s INFINITY (a float).
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
@@ -85,9 +88,9 @@ void CheckpointSchedule::validate() const {
     // A periodic schedule without a duration would silence nothing: the one place this is checked.
     require(interval_s == 0 || duration_s > 0, w, "duration_s", duration_s,
             "checkpoint_interval_s needs checkpoint_duration_s (how long each save lasts, > 0 s)");
-    for (std::size_t i = 0; i < windows.size(); ++i)
-        require(std::isfinite(windows[i].first) && std::isfinite(windows[i].second) && windows[i].first < windows[i].second, w,
-                "windows[i].end", windows[i].second, "each window must be a finite [start, end) with start < end");
+    for (const auto& [start, end] : windows)
+        require(std::isfinite(start) && std::isfinite(end) && start < end, w,
+                "windows[i].end", end, "each window must be a finite [start, end) with start < end");
 }
 
 std::ostream& operator<<(std::ostream& os, const Alert& a) {
@@ -169,13 +172,13 @@ JobTracker::Step JobTracker::evaluate(double now, bool data_complete, std::vecto
     if (jp != job_) {
         // dated back to when the last of the GPUs now in that phase entered it (their
         // phases were adopted after the dwell, dated back to their first sample)
-        double entered = -INFINITY;
+        double entered = -kInf;
         for (const Gpu& x : gpus_)
             if (x.phase == jp) entered = std::max(entered, x.phase_since);
         job_ = jp;
         job_since_ = std::isfinite(entered) ? std::min(entered, now) : now;
     }
-    double total_p = 0, last_entry = -INFINITY, max_since = -INFINITY;
+    double total_p = 0, last_entry = -kInf, max_since = -kInf;
     bool all_busy = present > 0;
     for (const Gpu& x : gpus_)
         if (x.phase >= 0) {
@@ -294,7 +297,7 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
     const std::size_t G = ids.size();
     detail::JobTracker job(dopt);
     for (int id : ids) job.slot(id);  // slot g = dense index g
-    std::vector<double> last_t(G, -INFINITY);
+    std::vector<double> last_t(G, -kInf);
     for (std::size_t i = 0; i < n; ++i) last_t[dense[trace.gpu[i]]] = std::max(last_t[dense[trace.gpu[i]]], trace.time_s[i]);
     std::vector<bool> gone(G, false);
     int cur = -1;

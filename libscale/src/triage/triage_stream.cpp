@@ -12,6 +12,7 @@ namespace libscale {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();  // a double, unlike INFINITY
 }
 
 void StreamOptions::validate() const {
@@ -24,7 +25,7 @@ struct TriageStream::Impl {
     // One GPU's causal classifier: the trailing mean of classify_gpu over a deque.
     struct Gpu {
         std::deque<std::pair<double, double>> window;  // (time, watts)
-        double sum = 0, last_t = -INFINITY, smoothed_w = 0, util = kNaN, limit_w = kNaN;
+        double sum = 0, last_t = -kInf, smoothed_w = 0, util = kNaN, limit_w = kNaN;
         BandThresholdsW th{};
         detail::Dwell dwell;
         double since = 0;
@@ -37,10 +38,10 @@ struct TriageStream::Impl {
     detail::JobTracker job;
     std::vector<Gpu> g;  // by JobTracker slot
     int reported_job = -1;
-    double last_now = -INFINITY;
+    double last_now = -kInf;
     std::array<std::size_t, 3> alert_counts{};
 
-    Impl(PowerBands b, ClassifierOptions c, DetectorOptions d, StreamOptions s)
+    Impl(PowerBands b, ClassifierOptions c, const DetectorOptions& d, StreamOptions s)
         : bands(std::move(b)), copt(c), sopt(s), job(d) {}
 
     std::size_t slot(int id) {
@@ -53,7 +54,8 @@ struct TriageStream::Impl {
     }
 };
 
-TriageStream::TriageStream(PowerBands bands, ClassifierOptions classifier, DetectorOptions detector, StreamOptions stream) {
+TriageStream::TriageStream(PowerBands bands, ClassifierOptions classifier, const DetectorOptions& detector,
+                           StreamOptions stream) {
     bands.validate();
     classifier.validate();
     detector.validate();
@@ -62,7 +64,7 @@ TriageStream::TriageStream(PowerBands bands, ClassifierOptions classifier, Detec
         throw std::invalid_argument("ClassifierOptions.min_dwell_s = " + detail::fmt_time(classifier.min_dwell_s) +
                                     "; it must be below the deadlock threshold T = " +
                                     detail::fmt_time(detector.deadlock_threshold_s()) + " s");
-    impl_ = std::make_unique<Impl>(std::move(bands), classifier, std::move(detector), stream);
+    impl_ = std::make_unique<Impl>(std::move(bands), classifier, detector, stream);
 }
 TriageStream::TriageStream(TriageStream&&) noexcept = default;
 TriageStream& TriageStream::operator=(TriageStream&&) noexcept = default;

@@ -97,9 +97,9 @@ struct ComputeTimes {
     double micro_batch_s() const;   // L·(forward + backward) + head + embedding
 };
 
-// tokens: per micro-batch per GPU; span: mean attended keys per query (seq/2 causal).
-ComputeTimes compute_times(const OperationPlan& plan, const HardwareProfile& hw, const Calibration& cal,
-                           double tokens, double span) noexcept;
+// t: tokens per micro-batch per GPU; span: mean attended keys per query (seq/2 causal).
+ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, const Calibration& cal,
+                           double t, double span) noexcept;
 ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                            const Calibration& cal, const TrainingConfig& c) noexcept;
 

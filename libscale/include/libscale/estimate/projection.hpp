@@ -53,7 +53,7 @@ struct Projection {
     std::optional<std::int64_t> comm_exposed_from_gpus;
 };
 
-// base: the configuration at every count; its global_batch_tokens is kept fixed in
+// s.config: the configuration at every count; its global_batch_tokens is kept fixed in
 // strong scaling (0: one micro-batch on each of lcm(counts) GPUs, so every count divides
 // it). In weak scaling the per-GPU batch (micro-batch × accumulation) of the smallest
 // count is kept.
@@ -61,9 +61,6 @@ struct Projection {
 // is still projected: its row's step.memory says so (status, needed and available GiB)
 // and fit_suggestion says what would fit; require_fit() turns that into an error.
 Projection project(const Scenario& s, std::vector<std::int64_t> gpu_counts, Scaling scaling, const Job& job);
-Projection project(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                   const TrainingConfig& base, std::vector<std::int64_t> gpu_counts,
-                   Scaling scaling, const Job& job);
 
 // What project() evaluates, for callers that re-run the step model at the same points
 // (projection_quantiles): the configuration at each count (ascending, duplicates
@@ -83,16 +80,10 @@ struct Solution {
 // The cheapest GPU count (least cost) whose wall time meets deadline_h.
 Solution solve_deadline(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
                         const Job& job, double deadline_h);
-Solution solve_deadline(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                        const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
-                        Scaling scaling, const Job& job, double deadline_h);
 
 // The fastest GPU count whose GPU-hours and cost stay under the caps (NaN: no cap).
 Solution solve_budget(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
                       const Job& job, double max_gpu_hours, double max_cost_usd);
-Solution solve_budget(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                      const TrainingConfig& base, const std::vector<std::int64_t>& gpu_counts,
-                      Scaling scaling, const Job& job, double max_gpu_hours, double max_cost_usd);
 
 std::ostream& operator<<(std::ostream& os, const Job& j);
 std::ostream& operator<<(std::ostream& os, const Solution& s);

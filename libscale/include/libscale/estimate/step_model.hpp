@@ -97,7 +97,7 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
 // counts) time it once.
 StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
                                       const HardwareProfile& hw, const Calibration& cal,
-                                      const TrainingConfig& c, const ComputeTimes& compute) noexcept;
+                                      const TrainingConfig& c, const ComputeTimes& ct) noexcept;
 
 // Time of the parts of a step (each a named function of step_model.cpp), exposed for tests.
 // The optimizer's step over the local shard: bytes read and written over HBM.

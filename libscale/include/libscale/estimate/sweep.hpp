@@ -37,10 +37,9 @@ struct SweepOutputs {
     std::uint8_t* issue = nullptr;   // ConfigIssue
 };
 
-// Validates model, hardware and calibration once (throws std::invalid_argument).
+// s.config is every element's base. Validates model, hardware and calibration once
+// (throws std::invalid_argument).
 void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out);
-void sweep(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-           const TrainingConfig& base, const SweepInputs& in, const SweepOutputs& out);
 
 // Message for a ConfigIssue, for error columns, and its identifier ("global_batch").
 const char* describe(ConfigIssue issue);

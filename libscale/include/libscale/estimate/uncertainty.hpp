@@ -26,12 +26,8 @@ struct UncertaintyOptions {
 };
 
 // One RowQuantiles per GPU count of the projection (same order as project()). With no
-// covariance in `cal`, every quantile equals the point projection.
+// covariance in s.calibration, every quantile equals the point projection.
 std::vector<RowQuantiles> projection_quantiles(const Scenario& s, const std::vector<std::int64_t>& gpu_counts,
                                                Scaling scaling, const Job& job, const UncertaintyOptions& options = {});
-std::vector<RowQuantiles> projection_quantiles(const ModelSpec& m, const HardwareProfile& hw,
-                                               const CalibrationFile& cal, const TrainingConfig& base,
-                                               const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
-                                               const Job& job, const UncertaintyOptions& options = {});
 
 }  // namespace libscale

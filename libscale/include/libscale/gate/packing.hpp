@@ -161,6 +161,8 @@ inline constexpr double kNcclDefaultTimeoutS = 600.0;
 inline constexpr double kDefaultPgTimeoutS = 1800.0;
 
 enum class StepRounding { floor, ceil };
+StepRounding parse_step_rounding(std::string_view s);  // "floor" or "ceil"
+const char* to_string(StepRounding r);
 
 struct GateConfig {
     Packer packer = Packer::trl_bfd;
@@ -192,6 +194,8 @@ struct GateConfig {
     // dataset, then the sampler shards the packed rows, which equalizes the counts).
     bool shard_before_packing = false;
 };
+// Against gate_options() (gate/gate_options.hpp): std::invalid_argument naming the option,
+// its value and what is valid.
 void validate(const GateConfig& c);
 
 struct RankReport {

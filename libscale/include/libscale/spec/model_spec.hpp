@@ -43,7 +43,7 @@ const char* to_string(QkNorm q);
 const char* to_string(Positions p);
 // Hugging Face hidden_act / activation_function names: silu, swish, gelu, gelu_new,
 // gelu_pytorch_tanh, gelu_fast, relu, ... Throws std::invalid_argument with the list.
-Activation parse_activation(std::string_view hf_name);
+Activation parse_activation(std::string_view s);
 
 struct ModelSpec {
     std::string name;

@@ -102,7 +102,7 @@ public:
     const ParseReport& report() const { return report_; }
 
 private:
-    std::size_t parse_line(std::string_view line, PowerTrace& out);
+    std::size_t parse_line(std::string_view raw, PowerTrace& out);
 
     ParseReport report_;
     std::string partial_;  // the unterminated tail of the last chunk

@@ -101,6 +101,6 @@ struct TriageResult {
 // checkpoint_or_deadlock is the job phase only when every GPU with data is in it.
 // A GPU has data from its first to its last sample.
 TriageResult triage(const PowerTrace& trace, const PowerBands& bands,
-                    const ClassifierOptions& classifier = {}, const DetectorOptions& detector = {});
+                    const ClassifierOptions& copt = {}, const DetectorOptions& dopt = {});
 
 }  // namespace libscale

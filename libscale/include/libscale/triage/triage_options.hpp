@@ -20,7 +20,7 @@ struct TriageOptions {
 const OptionTable<TriageOptions>& triage_options();
 
 // How `libscale watch` polls and acts. The loop itself is the Python package's
-// (libscale/watch.py); the values are checked here, once.
+// (libscale/watch/loop.py); the values are checked here, once.
 struct WatchOptions {
     double interval_s = 0.5;             // poll interval
     double stale_after_s = 5.0;          // a GPU without samples this long is lost (TriageStream)

@@ -59,7 +59,7 @@ struct StreamUpdate {
 
 class TriageStream {
 public:
-    TriageStream(PowerBands bands, ClassifierOptions classifier = {}, DetectorOptions detector = {},
+    TriageStream(PowerBands bands, ClassifierOptions classifier = {}, const DetectorOptions& detector = {},
                  StreamOptions stream = {});
     TriageStream(TriageStream&&) noexcept;
     TriageStream& operator=(TriageStream&&) noexcept;
