@@ -18,65 +18,11 @@ import pkgutil as _pkgutil
 # <build>/bindings/libscale; with PYTHONPATH=<build>/bindings:bindings both halves join.
 __path__ = _pkgutil.extend_path(__path__, __name__)
 
-from . import _core  # noqa: E402
-from ._core import (  # noqa: E402
-    DoesNotFitError,
-    LibscaleError,
-    NvmlError,
-    ParseError,
-    UnknownNameError,
+from . import (
+    _core,
+    options,
 )
-from ._core.spec import (  # noqa: E402
-    CheckpointPolicy,
-    DataPipeline,
-    FlopsPerToken,
-    HardwareProfile,
-    ModelSpec,
-    ParameterCounts,
-    TrainingConfig,
-)
-from ._core.calibrate import (  # noqa: E402
-    AttentionLaw,
-    Calibration,
-    CalibrationFile,
-    Coefficient,
-    FamilyScore,
-    FitResult,
-    GemmLaw,
-    LinkLevel,
-    MeasurementSet,
-)
-from ._core.estimate import (  # noqa: E402
-    ComputeTimes,
-    Job,
-    MemoryBreakdown,
-    Projection,
-    ProjectionRow,
-    Quantiles,
-    RowQuantiles,
-    Solution,
-    StepBreakdown,
-)
-from ._core.gate import (  # noqa: E402
-    GateResult,
-    OverflowCounts,
-    PackResult,
-)
-from ._core.triage import (  # noqa: E402
-    Alert,
-    ClassifierOptions,
-    DetectorOptions,
-    GpuStatus,
-    NvmlSource,
-    PHASE_NAMES,
-    ParseReport,
-    PhaseChange,
-    PowerBands,
-    PowerTrace,
-    TriageResult,
-    TriageStream,
-)
-from ._api import (  # noqa: E402
+from ._api import (
     count_parameters,
     default_calibration,
     default_power_bands,
@@ -90,6 +36,7 @@ from ._api import (  # noqa: E402
     models,
     pack,
     packing_names,
+    power_bands,
     read_calibration,
     read_lengths,
     read_measurements,
@@ -98,12 +45,69 @@ from ._api import (  # noqa: E402
     triage,
     triage_options,
     triage_stream,
-    power_bands,
 )
-from ._results import to_jsonable  # noqa: E402  (also attaches to_dict / to_pandas)
-from . import options  # noqa: E402
-from .plan import Plan, estimate_step, project, sweep, solve_deadline, solve_budget  # noqa: E402
-from .results import Projection as ProjectionResult, Solution as SolutionResult, Step, Sweep  # noqa: E402
+from ._core import (
+    DoesNotFitError,
+    LibscaleError,
+    NvmlError,
+    ParseError,
+    UnknownNameError,
+)
+from ._core.calibrate import (
+    AttentionLaw,
+    Calibration,
+    CalibrationFile,
+    Coefficient,
+    FamilyScore,
+    GemmLaw,
+    LinkLevel,
+    MeasurementSet,
+)
+from ._core.estimate import (
+    ComputeTimes,
+    Job,
+    MemoryBreakdown,
+    Projection,
+    ProjectionRow,
+    Quantiles,
+    RowQuantiles,
+    Solution,
+    StepBreakdown,
+)
+from ._core.gate import OverflowCounts
+from ._core.spec import (
+    CheckpointPolicy,
+    DataPipeline,
+    FlopsPerToken,
+    HardwareProfile,
+    ModelSpec,
+    ParameterCounts,
+    TrainingConfig,
+)
+from ._core.triage import (
+    PHASE_NAMES,
+    Alert,
+    ClassifierOptions,
+    DetectorOptions,
+    GpuStatus,
+    NvmlSource,
+    ParseReport,
+    PhaseChange,
+    PowerBands,
+    PowerTrace,
+    TriageStream,
+)
+from .fit_result import FitResult, Measurements
+from .gate_result import GateResult, PackResult
+from .plan import Plan, estimate_step, project, solve_budget, solve_deadline, sweep
+from .results import Projection as ProjectionResult
+from .results import Solution as SolutionResult
+from .results import (
+    Step,
+    Sweep,
+    to_jsonable,
+)
+from .triage_result import TriageResult
 
 SweepResult = Sweep  # the earlier name
 from .validation import Validation, validate  # noqa: E402
@@ -190,6 +194,7 @@ __all__ = [
     "Solution",
     "SweepResult",
     "MeasurementSet",
+    "Measurements",
     "FitResult",
     "Coefficient",
     "FamilyScore",

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 Formatter = Callable[[Any], str]
 
@@ -52,14 +53,14 @@ def text_table(columns: Sequence[Column], rows: Iterable[Mapping[str, Any]]) -> 
     cells = [[c.fmt(r.get(c.key)) for c in columns] for r in rows]
     widths = [max([len(c.header)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
     def line(values: Sequence[str]) -> str:
-        return "  ".join(f"{v:{c.align}{w}}" for v, c, w in zip(values, columns, widths)).rstrip()
+        return "  ".join(f"{v:{c.align}{w}}" for v, c, w in zip(values, columns, widths, strict=True)).rstrip()
     out = [line([c.header for c in columns]), line(["-" * w for w in widths])]
     out += [line(row) for row in cells]
     return "\n".join(out)
 
 
 def html_table(columns: Sequence[Column], rows: Iterable[Mapping[str, Any]],
-               caption: Optional[str] = None, footer: Optional[str] = None) -> str:
+               caption: str | None = None, footer: str | None = None) -> str:
     parts = ["<div class=\"libscale\">"]
     if caption:
         parts.append(f"<p>{html.escape(caption)}</p>")
@@ -288,7 +289,8 @@ def _insert_after(columns: Sequence[Column], key: str, extra: Column) -> list[Co
 
 
 QUANTILE_PROJECTION_COLUMNS = _insert_after(
-    _insert_after(_insert_after(PROJECTION_COLUMNS, "tokens_per_s", Column("tokens_per_s_range", "tokens/s P10–P90", text)),
+    _insert_after(_insert_after(PROJECTION_COLUMNS, "tokens_per_s",
+                                Column("tokens_per_s_range", "tokens/s P10–P90", text)),
                   "wall_time_h", Column("wall_time_h_range", "wall h P10–P90", text)),
     "gpu_hours", Column("gpu_hours_range", "GPU-h P10–P90", text))
 
@@ -335,6 +337,13 @@ COEFFICIENT_COLUMNS = [
     Column("identified", "identified", text, "<"),
     Column("note", "note", text, "<"),
 ]
+
+def fit_error_sentence(d: Mapping[str, Any]) -> str:
+    """The fit's rms and leave-one-out relative errors, in percent (from FitResult.to_dict())."""
+    loo = d["loo_relative_error"]
+    return (f"relative error: rms {percent(2)(d['rms_relative_error'])} %, leave-one-out "
+            + (f"{percent(2)(loo)} %" if loo is not None else "n/a (no stage has more points than parameters)"))
+
 
 FAMILY_COLUMNS = [
     Column("family", "family", text, "<"),
@@ -413,7 +422,35 @@ def gate_verdict(d: Mapping[str, Any]) -> str:
     more = len(fewest) + len(most) - len(shown)
     who = _ranks_phrase(shown) + (f" (and {more} more)" if more else "")
     stoppers = _ranks_phrase(fewest[:3]) + (" ..." if len(fewest) > 3 else "")
-    verb = "would" if len(fewest) == 1 else "would"
-    return (f"FAIL: {who} differ by {d['difference']:,} micro-batches ({lo:,} vs {hi:,}): {stoppers} {verb} "
+    return (f"FAIL: {who} differ by {d['difference']:,} micro-batches ({lo:,} vs {hi:,}): {stoppers} would "
             f"stop calling collectives and the others hang until the {d['watchdog_s']:g} s watchdog: "
             f"{d['cost_at_risk_gpu_hours']:.1f} GPU-hours at risk; remedy: {remedy} or torch Join")
+
+
+# --- power triage --------------------------------------------------------------------
+
+TRIAGE_COLUMNS = [
+    Column("phase", "phase", text, "<"),
+    Column("seconds", "time (s)", fixed(1)),
+    Column("percent", "time (%)", fixed(1)),
+    Column("energy_kwh", "energy (kWh)", fixed(4)),
+]
+
+
+def alert_line(alert: Mapping[str, Any], first_start_s: float) -> str:
+    """One alert: absolute time, time since the trace began, kind, GPUs and the message."""
+    return (f"t = {alert['time_s']:.1f} s (+{alert['time_s'] - first_start_s:.1f} s)  {alert['kind']}  "
+            f"GPUs {','.join(str(g) for g in alert['gpus'])}: {alert['message']}")
+
+
+# --- sequence packing ----------------------------------------------------------------
+
+PACK_COLUMNS = [
+    Column("bin", "bin", integer),
+    Column("samples", "samples", integer),
+    Column("tokens", "tokens", integer),
+    Column("fill", "fill %", percent(1)),
+]
+
+#: A pack's text shows its first this many bins (a dataset packs into millions).
+PACK_TABLE_MAX_BINS = 20

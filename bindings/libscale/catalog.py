@@ -24,9 +24,10 @@ CalibrationLike = Union[None, str, "os.PathLike[str]", _calibrate.Calibration, _
 
 
 def _text(what: str, value: object, expected: str) -> str:
+    """A name or path argument as text (paths, str or bytes, decoded as the OS does)."""
     if isinstance(value, str):
         return value
-    if isinstance(value, os.PathLike):
+    if isinstance(value, (bytes, os.PathLike)):
         return os.fsdecode(value)
     raise TypeError(f"{what}: expected {expected}, got {type(value).__name__}")
 
@@ -85,10 +86,7 @@ def calibration_file(value: CalibrationLike, hw: _spec.HardwareProfile) -> _cali
     if value is None:
         return _calibrate.CalibrationFile(calibration=_calibrate.default_calibration(hw))
     if isinstance(value, _calibrate.CalibrationFile):
-        if value.calibration.hardware != hw.name:
-            raise ValueError(f"calibration: made for hardware {value.calibration.hardware!r}, but it is being used "
-                             f"for hardware {hw.name!r}; a calibration applies only to the hardware it was made on")
-        return value
+        return value  # made for hw? Scenario.validate checks, in every estimate
     if isinstance(value, _calibrate.Calibration):
         return _calibrate.CalibrationFile(calibration=value)
     return _calibrate.read_calibration_file(

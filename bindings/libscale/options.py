@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ._core import spec as _spec
 
@@ -81,7 +82,7 @@ def _bound(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def options(group: str) -> tuple[Option, ...]:
     """The options of a group, in declaration order."""
     return tuple(Option(group=group, name=o["name"], type=o["type"], unit=o["unit"], help=o["help"],
@@ -132,58 +133,72 @@ def with_options_doc(*groups: str) -> Callable[[Callable[..., Any]], Callable[..
 def _metavar(o: Option) -> str:
     if o.type == "choice":
         return "{" + ",".join(o.choices) + "}"
-    return (o.unit or o.type).upper().replace(" ", "_").replace("/", "_PER_")
+    return (o.unit or o.type).upper().replace(" ", "_").replace("/", "_PER_").replace("%", "PCT")
 
 
 def _arg_type(o: Option, *, lists: bool) -> Callable[[str], Any]:
-    """Text to the option's Python type; the core checks the value itself."""
+    """Text to the option's Python type; the core checks the value itself. Text that is not
+    of the type at all is argparse's error, ``--flag: 'text' is not ...``."""
 
     def scalar(text: str) -> Any:
-        if o.type == "integer":
-            try:
-                return int(text)
-            except ValueError:
-                value = float(text)  # 1e6 names an integer: the core accepts an integral float
-                return int(value) if value.is_integer() else value
-        if o.type == "number":
-            return float(text)
+        try:
+            if o.type == "integer":
+                try:
+                    return int(text)
+                except ValueError:
+                    value = float(text)  # 1e6 names an integer: the core accepts an integral float
+                    return int(value) if value.is_integer() else value
+            if o.type == "number":
+                return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not {o.valid()}") from None
         return text
 
     if not lists:
         return scalar
 
     def comma_list(text: str) -> list[Any]:
-        return [scalar(t) for t in text.split(",") if t.strip()]
+        try:
+            return [scalar(t) for t in text.split(",") if t.strip()]
+        except argparse.ArgumentTypeError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of {o.type} values "
+                                             f"(each {o.valid()})") from None
 
     return comma_list
 
 
 def add_arguments(parser: argparse.ArgumentParser | Any, group: str, *, skip: Iterable[str] = (),
-                  lists: Iterable[str] = (), prefix: str = "", required: Iterable[str] = ()) -> None:
+                  lists: Iterable[str] = (), prefix: str = "", required: Iterable[str] = (),
+                  aliases: Mapping[str, Sequence[str]] | None = None) -> None:
     """One flag per option of the group (``--seq-len``; a boolean that defaults to True gets
     ``--no-<name>``). lists: options that take a comma list (sweep axes). prefix: added to
     each flag and destination (``checkpoint`` → ``--checkpoint-every-steps``). Defaults are
     left unset (None), so only what the user gave reaches the core, which applies its own
-    defaults."""
+    defaults. aliases: option name -> further flags for it (an older spelling the command
+    line keeps accepting, e.g. ``--price-per-gpu-hour``)."""
     skip, lists, required = set(skip), set(lists), set(required)
+    aliases = aliases or {}
     for o in options(group):
         if o.name in skip:
             continue
         name = f"{prefix}_{o.name}" if prefix else o.name
         flag = "--" + name.replace("_", "-")
+        extra = tuple(aliases.get(o.name, ()))
         default = "not set" if o.default is None else o.default
         unit = f", {o.unit}" if o.unit else ""
+        text = o.help.replace("%", "%%")  # argparse formats help with %: a unit "%" must be escaped
         if o.type == "boolean":
             if o.default:
-                parser.add_argument("--no-" + flag[2:], dest=name, action="store_const", const=False, default=None,
-                                    help=f"not: {o.help}")
+                parser.add_argument("--no-" + flag[2:], *extra, dest=name, action="store_const", const=False,
+                                    default=None, help=f"not: {text}")
             else:
-                parser.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=o.help)
+                parser.add_argument(flag, *extra, dest=name, action="store_const", const=True, default=None,
+                                    help=o.help)
             continue
         listed = o.name in lists
-        parser.add_argument(flag, dest=name, type=_arg_type(o, lists=listed), default=None,
+        parser.add_argument(flag, *extra, dest=name, type=_arg_type(o, lists=listed), default=None,
                             required=o.name in required, metavar=("LIST" if listed else _metavar(o)),
-                            help=f"{o.help}{unit} (default {default}"
+                            help=f"{text}{unit.replace('%', '%%')} (default {default}"
                                  f"{'; comma list' if listed else ''})")
 
 
@@ -204,7 +219,7 @@ def split(values: Mapping[str, Any], *groups: str) -> list[dict[str, Any]]:
     """values split by group (the first group that declares a name takes it), then what is left."""
     parts: list[dict[str, Any]] = [{} for _ in groups]
     rest: dict[str, Any] = {}
-    owner = {}
+    owner: dict[str, int] = {}
     for i, g in enumerate(groups):
         for n in names(g):
             owner.setdefault(n, i)

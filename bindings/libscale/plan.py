@@ -14,7 +14,8 @@ values are declared once, in C++, and checked there when a Plan is made.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Union, cast
 
 import numpy as np
 
@@ -45,7 +46,7 @@ def _flag(name: str, value: Any) -> bool:
 
 def _counts(gpus: Any) -> list[int]:
     """GPU counts as a list; each count is checked by the core."""
-    if isinstance(gpus, (numbers.Integral, np.integer)) and not isinstance(gpus, bool):
+    if not isinstance(gpus, bool) and isinstance(gpus, (numbers.Integral, np.integer)):
         gpus = [gpus]
     if isinstance(gpus, (str, bytes, Mapping)) or not isinstance(gpus, Iterable):
         raise TypeError(f"gpus: expected a GPU count or a sequence of them, got {type(gpus).__name__}")
@@ -56,22 +57,23 @@ def _counts(gpus: Any) -> list[int]:
     for i, g in enumerate(values):
         if isinstance(g, (bool, np.bool_)) or not isinstance(g, numbers.Real):
             raise TypeError(f"gpus[{i}]: expected an integer GPU count, got {type(g).__name__} {g!r}")
-        if not float(g).is_integer():
+        value = float(g)  # a GPU count (at most 2^30 in the core) is exact as a float
+        if not value.is_integer():
             raise ValueError(f"gpus[{i}] = {g!r}; it must be an integer")
-        if not -2**63 <= int(g) < 2**63:
-            raise ValueError(f"gpus[{i}] = {int(g)}; it is beyond the 64-bit integer range")
-        out.append(int(g))
+        if not -(2.0**63) <= value < 2.0**63:
+            raise ValueError(f"gpus[{i}] = {int(value)}; it is beyond the 64-bit integer range")
+        out.append(int(value))
     return out
 
 
-def _job(job: JobLike) -> "_estimate.Job":
+def _job(job: JobLike) -> _estimate.Job:
     if job is None:
         return _estimate.Job()
     if isinstance(job, _estimate.Job):
         job.validate()
         return job
     if isinstance(job, Mapping):
-        return _spec.make_options("job", dict(job))
+        return cast("_estimate.Job", _spec.make_options("job", dict(job)))
     raise TypeError(f"job: expected a dict of job options ({', '.join(_options.names('job'))}) or a Job, "
                     f"got {type(job).__name__}")
 
@@ -95,7 +97,7 @@ class Plan:
                                             config=_spec.make_options("training", config))
 
     @classmethod
-    def _of(cls, scenario: "_estimate.Scenario") -> "Plan":
+    def _of(cls, scenario: _estimate.Scenario) -> Plan:
         plan = cls.__new__(cls)
         plan._scenario = scenario
         return plan
@@ -103,31 +105,31 @@ class Plan:
     # --- what it holds ---------------------------------------------------------------
 
     @property
-    def scenario(self) -> "_estimate.Scenario":
+    def scenario(self) -> _estimate.Scenario:
         """The compiled scenario (a copy: changing it does not change the plan)."""
         return self._scenario.copy()
 
     @property
-    def model(self) -> "_spec.ModelSpec":
+    def model(self) -> _spec.ModelSpec:
         return self._scenario.model
 
     @property
-    def hardware(self) -> "_spec.HardwareProfile":
+    def hardware(self) -> _spec.HardwareProfile:
         return self._scenario.hardware
 
     @property
-    def calibration(self) -> "_calibrate.CalibrationFile":
+    def calibration(self) -> _calibrate.CalibrationFile:
         return self._scenario.calibration
 
     @property
-    def config(self) -> "_spec.TrainingConfig":
+    def config(self) -> _spec.TrainingConfig:
         return self._scenario.config
 
     def options(self) -> dict[str, Any]:
         """The training options as given or defaulted (None: not set)."""
         return _spec.option_values("training", self._scenario.config)
 
-    def with_(self, **changes: Any) -> "Plan":
+    def with_(self, **changes: Any) -> Plan:
         """A new plan with some options (or model=, hardware=, calibration=) changed. A new
         hardware without a new calibration takes that hardware's default calibration."""
         model = changes.pop("model", self._scenario.model)
@@ -155,8 +157,8 @@ class Plan:
             _estimate.require_fit(self._scenario, step)
         return Step(step, self)
 
-    def project(self, gpus: Union[int, Sequence[int]] = (4, 8, 16), *, job: JobLike = None,
-                scaling: str = "strong", quantiles: bool = False, samples: int = 2000, seed: Optional[int] = None,
+    def project(self, gpus: int | Sequence[int] = (4, 8, 16), *, job: JobLike = None,
+                scaling: str = "strong", quantiles: bool = False, samples: int = 2000, seed: int | None = None,
                 require_fit: bool = False) -> Projection:
         """Throughput, wall time, GPU-hours, cost and energy of a job at each GPU count.
 
@@ -187,7 +189,7 @@ class Plan:
                 at.config = configs[row.step.gpus]
                 _estimate.require_fit(at, row.step)
 
-    def solve_deadline(self, deadline_h: float, *, gpus: Union[int, Sequence[int]] = DEFAULT_CANDIDATES,
+    def solve_deadline(self, deadline_h: float, *, gpus: int | Sequence[int] = DEFAULT_CANDIDATES,
                        job: JobLike = None, scaling: str = "strong", require_fit: bool = False) -> Solution:
         """The cheapest GPU count among ``gpus`` whose wall time meets deadline_h hours.
         Counts invalid for the configuration are skipped; ``.candidates`` lists the others."""
@@ -197,8 +199,8 @@ class Plan:
             self._require_fit(counts, scaling, s.candidates)
         return Solution(s, self, counts, the_job, scaling, {"deadline_h": float(deadline_h)})
 
-    def solve_budget(self, *, max_gpu_hours: Optional[float] = None, max_cost_usd: Optional[float] = None,
-                     gpus: Union[int, Sequence[int]] = DEFAULT_CANDIDATES, job: JobLike = None,
+    def solve_budget(self, *, max_gpu_hours: float | None = None, max_cost_usd: float | None = None,
+                     gpus: int | Sequence[int] = DEFAULT_CANDIDATES, job: JobLike = None,
                      scaling: str = "strong", require_fit: bool = False) -> Solution:
         """The fastest GPU count among ``gpus`` whose GPU-hours and cost stay within the caps."""
         counts, the_job = _counts(gpus), _job(job)
@@ -227,7 +229,7 @@ class Plan:
         except ValueError as e:
             shapes = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
             raise ValueError(f"sweep inputs do not broadcast together: {shapes}") from e
-        inputs = {k: np.asarray(a, dtype=np.int64, order="C") for k, a in zip(arrays, broadcast)}
+        inputs = {k: np.asarray(a, dtype=np.int64, order="C") for k, a in zip(arrays, broadcast, strict=True)}
         outputs = _estimate.sweep(self._scenario, threads=threads, **inputs)
         shape = broadcast[0].shape if broadcast else ()
         cfg, hw = self._scenario.config, self._scenario.hardware
@@ -270,8 +272,8 @@ def estimate_step(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300
 
 @_options.with_options_doc("training", "job")
 def project(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
-            gpus: Union[int, Sequence[int]] = (4, 8, 16), scaling: str = "strong", calibration: CalibrationLike = None,
-            quantiles: bool = False, samples: int = 2000, seed: Optional[int] = None, require_fit: bool = False,
+            gpus: int | Sequence[int] = (4, 8, 16), scaling: str = "strong", calibration: CalibrationLike = None,
+            quantiles: bool = False, samples: int = 2000, seed: int | None = None, require_fit: bool = False,
             **options: Any) -> Projection:
     """A job projected over GPU counts: ``Plan(model, hardware, ...).project(gpus, job=...)``
     with the job options (tokens, epochs, price_per_gpu_hour_usd) among the keywords."""
@@ -282,7 +284,7 @@ def project(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
 
 @_options.with_options_doc("training", "job")
 def solve_deadline(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *, deadline_h: float,
-                   gpus: Union[int, Sequence[int]] = DEFAULT_CANDIDATES, scaling: str = "strong",
+                   gpus: int | Sequence[int] = DEFAULT_CANDIDATES, scaling: str = "strong",
                    calibration: CalibrationLike = None, require_fit: bool = False, **options: Any) -> Solution:
     """The cheapest GPU count that meets a deadline: ``Plan(...).solve_deadline(deadline_h, ...)``."""
     plan, job = _plan(model, hardware, calibration, options)
@@ -291,8 +293,8 @@ def solve_deadline(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b30
 
 @_options.with_options_doc("training", "job")
 def solve_budget(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
-                 max_gpu_hours: Optional[float] = None, max_cost_usd: Optional[float] = None,
-                 gpus: Union[int, Sequence[int]] = DEFAULT_CANDIDATES, scaling: str = "strong",
+                 max_gpu_hours: float | None = None, max_cost_usd: float | None = None,
+                 gpus: int | Sequence[int] = DEFAULT_CANDIDATES, scaling: str = "strong",
                  calibration: CalibrationLike = None, require_fit: bool = False, **options: Any) -> Solution:
     """The fastest GPU count within a budget: ``Plan(...).solve_budget(max_gpu_hours=..., ...)``."""
     plan, job = _plan(model, hardware, calibration, options)

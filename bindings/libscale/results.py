@@ -14,7 +14,8 @@ import csv
 import io
 import json
 import math
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping, Optional, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from ._core import estimate as _estimate
 if TYPE_CHECKING:
     from .plan import Plan
 
-__all__ = ["Result", "Step", "Projection", "Solution", "Sweep", "to_jsonable", "struct_to_dict"]
+__all__ = ["Result", "Step", "Projection", "Solution", "Sweep", "to_jsonable", "struct_to_dict", "rows_csv"]
 
 
 def _pandas() -> Any:
@@ -36,24 +37,10 @@ def _pandas() -> Any:
     return pandas
 
 
-def _field_names(cls: type) -> list[str]:
-    """The bound type's fields in C++ declaration order (the binding's one field list,
-    ``_fields``), then its derived properties (such as memory_gib), in definition order."""
-    declared = list(getattr(cls, "_fields", ()))
-    return declared + [k for k, v in vars(cls).items() if isinstance(v, property) and k not in declared]
-
-
 def struct_to_dict(obj: Any) -> dict[str, Any]:
-    """A bound struct's fields as plain values, nested structs as dicts."""
-    return {k: _plain(getattr(obj, k)) for k in _field_names(type(obj))}
-
-
-def _plain(v: Any) -> Any:
-    if hasattr(type(v), "_fields") and type(v).__module__.startswith("libscale"):
-        return struct_to_dict(v)
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    return v
+    """A bound struct's fields as plain values, nested structs as dicts (the binding's
+    to_dict, defined from its one field list)."""
+    return dict(obj.to_dict())
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -72,11 +59,12 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     if hasattr(type(obj), "_fields") and type(obj).__module__.startswith("libscale"):
-        return to_jsonable(struct_to_dict(obj))
+        return to_jsonable(obj.to_dict())
     return obj
 
 
-def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
+def rows_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    """CSV of flat rows (the union of their keys as the header; None as an empty cell)."""
     out = io.StringIO()
     keys: list[str] = []
     for r in rows:
@@ -127,7 +115,7 @@ class Result(abc.ABC):
         return json.dumps(to_jsonable(self.to_dict()), allow_nan=False, **kwargs)
 
     def to_csv(self) -> str:
-        return _csv(self.records())
+        return rows_csv(self.records())
 
     def to_pandas(self) -> Any:
         return _pandas().DataFrame(self.records())
@@ -136,7 +124,7 @@ class Result(abc.ABC):
         return self.text()
 
 
-def _context(plan: "Plan", gpus: Optional[Sequence[int]] = None) -> dict[str, Any]:
+def _context(plan: Plan, gpus: Sequence[int] | None = None) -> dict[str, Any]:
     """model, hardware, calibration and config: what every estimate reports alongside it."""
     config = struct_to_dict(plan.config)
     if gpus is not None:
@@ -151,7 +139,7 @@ def _context(plan: "Plan", gpus: Optional[Sequence[int]] = None) -> dict[str, An
 class _OfPlan:
     """What a plan's result reports alongside its figures."""
 
-    plan: "Plan"
+    plan: Plan
 
     @property
     def model(self) -> Any:
@@ -176,7 +164,7 @@ class Step(_OfPlan, Result):
 
     SCHEMA = "libscale.step/1"
 
-    def __init__(self, raw: "_estimate.StepBreakdown", plan: "Plan") -> None:
+    def __init__(self, raw: _estimate.StepBreakdown, plan: Plan) -> None:
         super().__init__(raw)
         self.plan = plan
 
@@ -197,8 +185,8 @@ class Step(_OfPlan, Result):
         rows.append({"what": "fits", "value": _format.fit_text(d["memory"])})
         return rows
 
-    _COLUMNS = [_format.Column("what", "quantity", _format.text, "<"),
-                _format.Column("value", "value", _format.text)]
+    _COLUMNS: ClassVar[list[_format.Column]] = [_format.Column("what", "quantity", _format.text, "<"),
+                                                 _format.Column("value", "value", _format.text)]
 
     def text(self) -> str:
         return _format.text_table(self._COLUMNS, self._rows())
@@ -221,7 +209,7 @@ QUANTILE_FIGURES = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "wall
                     "cost_usd", "energy_kwh")
 
 
-def row_to_dict(row: "_estimate.ProjectionRow") -> dict[str, Any]:
+def row_to_dict(row: _estimate.ProjectionRow) -> dict[str, Any]:
     """The step's fields flattened into the row, then the job figures and the memory verdict."""
     d = struct_to_dict(row.step)
     for k in ROW_FIELDS:
@@ -260,12 +248,12 @@ class Projection(_OfPlan, Result):
 
     SCHEMA = "libscale.projection/1"
 
-    def __init__(self, raw: "_estimate.Projection", plan: "Plan", gpus: Sequence[int],
-                 quantiles: Optional[tuple[list[Any], Any]] = None) -> None:
+    def __init__(self, raw: _estimate.Projection, plan: Plan, gpus: Sequence[int],
+                 quantiles: tuple[list[Any], Any] | None = None) -> None:
         super().__init__(raw)
         self.plan = plan
         self.gpus_requested = list(gpus)
-        self.quantiles: Optional[list[Any]] = quantiles[0] if quantiles else None
+        self.quantiles: list[Any] | None = quantiles[0] if quantiles else None
         self._uncertainty = None
         if quantiles:
             options = quantiles[1]
@@ -337,7 +325,7 @@ class Solution(_OfPlan, Result):
 
     SCHEMA = "libscale.solution/1"
 
-    def __init__(self, raw: "_estimate.Solution", plan: "Plan", gpus: Sequence[int], job: "_estimate.Job",
+    def __init__(self, raw: _estimate.Solution, plan: Plan, gpus: Sequence[int], job: _estimate.Job,
                  scaling: str, target: Mapping[str, Any]) -> None:
         super().__init__(raw)
         self.plan = plan
@@ -426,7 +414,7 @@ class Sweep(_OfPlan, Result):
     OUTPUTS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "compute_s", "comm_s",
                "exposed_comm_s", "memory_gib", "grad_accum", "fits", "issue")
 
-    def __init__(self, columns: Mapping[str, np.ndarray], plan: "Plan", *, axes: Sequence[str] = ()) -> None:
+    def __init__(self, columns: Mapping[str, np.ndarray], plan: Plan, *, axes: Sequence[str] = ()) -> None:
         super().__init__(dict(columns))
         self.plan = plan
         self.axes = list(axes)
@@ -470,7 +458,7 @@ class Sweep(_OfPlan, Result):
             return {k: np.ravel(v) for k, v in self._raw.items()}
         return dict(self._raw)
 
-    def records(self, limit: Optional[int] = None) -> list[dict[str, Any]]:
+    def records(self, limit: int | None = None) -> list[dict[str, Any]]:
         """Rows as dicts (with issue_text), at most `limit` of them."""
         flat = self.columns_dict(flat=True)
         texts = np.ravel(self.issue_text())
@@ -504,10 +492,11 @@ class Sweep(_OfPlan, Result):
         plan = self.plan
         cfg = struct_to_dict(plan.config)
         options = _format.options_text(cfg)
+        calibration = _format.calibration_label(struct_to_dict(plan.calibration.calibration))
         header = (f"{plan.model.name} ({plan.model.parameters:,} parameters) on {plan.hardware.name}, "
                   f"{cfg['strategy']}, {cfg['gpus_per_node'] or plan.hardware.gpus_per_node} GPUs/node, activation "
                   f"checkpointing {cfg['activation_checkpointing']}{', ' + options if options else ''}, {len(self)} "
-                  f"configurations, calibration {_format.calibration_label(struct_to_dict(plan.calibration.calibration))}")
+                  f"configurations, calibration {calibration}")
         return header + "\n\n" + _format.text_table(_format.SWEEP_COLUMNS, self.records())
 
     def __repr__(self) -> str:

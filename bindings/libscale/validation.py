@@ -9,20 +9,29 @@ compiled report and prints the README's table.
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import Any
 
 from . import _core
+from .results import Result
 
 
-class Validation:
-    """Result of ``validate()``: per-row errors, per-category summaries, the default's ratio."""
+class Validation(Result):
+    """Result of ``validate()``: per-row errors, per-category summaries, the default's ratio
+    (the compiled ValidationReport's fields read through; ``report`` is it)."""
 
-    def __init__(self, report: "_core.calibrate.ValidationReport") -> None:
+    SCHEMA = "libscale.validation/1"
+
+    def __init__(self, report: _core.calibrate.ValidationReport) -> None:
+        super().__init__(report)
         self._report = report
 
     @property
-    def report(self) -> "_core.calibrate.ValidationReport":
+    def report(self) -> _core.calibrate.ValidationReport:
         return self._report
+
+    def records(self) -> list[dict[str, Any]]:
+        """One row per validated record (the CSV and DataFrame rows)."""
+        return self.rows()
 
     def summary(self) -> list[dict[str, Any]]:
         """One row per category: what differs from the calibration row, count, median and max error (%)."""
@@ -53,18 +62,13 @@ class Validation:
 
     def to_dict(self) -> dict[str, Any]:
         r = self._report
-        return {"schema": "libscale.validation/1", "summary": self.summary(),
+        return {"schema": self.SCHEMA, "summary": self.summary(),
                 "default_ratio": {"rows": r.default_count, "median": r.default_ratio_median,
                                   "min": r.default_ratio_min, "max": r.default_ratio_max},
                 "not_fitting": r.not_fitting, "excluded": list(r.excluded),
                 "series": [{"file": s.file, "series": s.series, "hardware": s.hardware, "rows": s.rows,
                             "framework_efficiency": s.calibration.framework_efficiency} for s in r.series],
                 "rows": self.rows()}
-
-    def to_pandas(self) -> Any:
-        import pandas as pd
-
-        return pd.DataFrame(self.rows())
 
     def markdown(self) -> str:
         """The README's validation table (recomputed by tests/python/test_validation.py)."""
@@ -78,7 +82,8 @@ class Validation:
                      f"| ×{r.default_ratio_median:.2f} | ×{r.default_ratio_min:.2f} – ×{r.default_ratio_max:.2f} |")
         return "\n".join(lines)
 
-    def __str__(self) -> str:
+    def text(self) -> str:
+        """The README's table and the counts (what ``libscale validate`` prints)."""
         r = self._report
         text = [self.markdown(), "",
                 f"{len(r.series)} series, {len(r.rows)} rows; {len(r.excluded)} rows left out (configuration not "
@@ -97,7 +102,7 @@ class Validation:
         return "<pre>" + html.escape(str(self)) + "</pre>"
 
 
-def validate(*paths: "os.PathLike[str] | str", relative_error: Optional[float] = None) -> Validation:
+def validate(*paths: os.PathLike[str] | str, relative_error: float | None = None) -> Validation:
     """Validate against measurement files (default: every shipped series)."""
     options = _core.calibrate.FitOptions()
     if relative_error is not None:

@@ -76,7 +76,7 @@ def test_contract_json_is_self_consistent(contract_json):
 def test_contract_json_equals_the_python_api(contract_json):
     p = libscale.project("qwen3-32b", "b300", gpus=[4, 8, 16], gpus_per_node=8, seq_len=8192, micro_batch=1,
                          global_batch_tokens=1_048_576, activation_checkpointing="full", tokens=1e9)
-    for r, row in zip(contract_json["rows"], p.rows):
+    for r, row in zip(contract_json["rows"], p.rows, strict=True):
         assert r["step_time_s"] == row.step.step_time_s      # JSON round-trips doubles exactly
         assert r["gpu_hours"] == row.gpu_hours
     assert contract_json["comm_exposed_from_gpus"] == p.comm_exposed_from_gpus
@@ -89,22 +89,22 @@ def test_contract_human_output(contract_json):
     header = lines[0]
     assert "qwen3-32b" in header and f"{QWEN3_32B_PARAMETERS:,}" in header and "b300" in header
     assert "fsdp" in header and "1,048,576" in header and "default (uncalibrated)" in header
-    table_head = next(l for l in lines if l.startswith("GPUs"))
+    table_head = next(ln for ln in lines if ln.startswith("GPUs"))
     for col in ("nodes", "grad accum", "step s", "tokens/s", "tokens/s/GPU", "MFU %", "scaling eff %",
                 "memory GiB", "fits", "wall h", "GPU-h", "cost $", "energy kWh"):
         assert col in table_head, col
     body = table_rows(out.stdout)
     assert [b[0] for b in body] == ["4", "8", "16"]
-    for cells, r in zip(body, contract_json["rows"]):
+    for cells, r in zip(body, contract_json["rows"], strict=True):
         assert cells[3] == f"{r['step_time_s']:.3f}"
         assert cells[9] == "yes" and r["fit_status"] == "fits"
         assert cells[10] == f"{r['wall_time_h']:.2f}"
     # the step by part: compute and its GEMM / attention / memory-bound / host-wait parts
-    parts_head = lines[lines.index(next(l for l in lines if l.startswith("time per step by part"))) + 1]
+    parts_head = lines[lines.index(next(ln for ln in lines if ln.startswith("time per step by part"))) + 1]
     for col in ("compute s", "GEMM s", "attention s", "memory-bound s", "host wait s", "exposed comm s"):
         assert col in parts_head, col
     parts = table_rows("\n".join(lines[lines.index(parts_head):]))
-    for cells, r in zip(parts, contract_json["rows"]):
+    for cells, r in zip(parts, contract_json["rows"], strict=True):
         assert cells[:6] == [str(r["gpus"])] + [f"{r[k]:,.3f}" for k in ("compute_s", "gemm_s", "attention_s",
                                                                             "memory_bound_s", "host_wait_s")]
     n = contract_json["comm_exposed_from_gpus"]
@@ -171,7 +171,7 @@ def test_hardware_command(b300):
     assert "default (uncalibrated)" in text
     # every coefficient of the calibration, by its dotted name, with its unit
     for c in libscale._core.calibrate.calibration_coefficients():
-        line = next(l for l in text.splitlines() if l.split()[:1] == [c["name"]])
+        line = next(ln for ln in text.splitlines() if ln.split()[:1] == [c["name"]])
         assert c["unit"] in line and c["help"] in line
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -47,12 +46,15 @@ def _predicted_step_s(record: dict, calibration) -> float:
 def test_read_measurements_merges_files_and_records():
     recs = json.loads(MEASUREMENTS.read_text())["records"]
     m = libscale.read_measurements(MEASUREMENTS, recs[:1])
-    assert isinstance(m, libscale.MeasurementSet)
+    # the compiled set is held, with the file it came from (records have no file name)
+    assert isinstance(m, libscale.Measurements) and isinstance(m.raw, libscale.MeasurementSet)
+    assert m.sources == [str(MEASUREMENTS)] and m.notes == []
     assert len(m) == len(recs) + 1 and m.step_count == len(recs) + 1 and m.hardware == ["h100"]
     assert (m.gemm_count, m.attention_count, m.bandwidth_count, m.collective_count) == (0, 0, 0, 0)
     j = m.to_json()
     assert j["schema"] == "libscale.measurements/2" and j["records"][0]["kind"] == "step"
-    for raw, read in zip(recs, j["records"]):   # v1 records read with the v2 options' defaults
+    # v1 records read with the v2 options' defaults (the set is the file's records, then recs[0] again)
+    for raw, read in zip(recs, j["records"][: len(recs)], strict=True):
         assert (read["gpus"], read["precision"], read["torch_compile"]) == (
             raw["gpus"], raw.get("precision", "bf16"), raw.get("torch_compile", False))
 
@@ -90,7 +92,7 @@ def test_fit_python_result():
             assert c.identified or any(u.startswith(c.name + ":") for u in r.unidentified)
     # each residual is the step model's own prediction with the fitted calibration
     assert isinstance(r.relative_residuals, np.ndarray) and len(r.relative_residuals) == len(steps)
-    for rec, residual in zip(steps, r.relative_residuals):
+    for rec, residual in zip(steps, r.relative_residuals, strict=True):
         assert _predicted_step_s(rec, r.calibration) / rec["step_time_s"] - 1 == pytest.approx(residual, abs=1e-9)
     assert r.rms_relative_error == pytest.approx(float(np.sqrt(np.mean(r.relative_residuals ** 2))))
     d = r.to_dict()
@@ -104,7 +106,7 @@ def test_fit_python_result():
     q = libscale.project("llama-3.1-8b", "h100", gpus=[8, 128], micro_batch=2,
                          activation_checkpointing="selective", scaling="weak", calibration=r.calibration_file(),
                          quantiles=True, samples=500)
-    for a, b in zip(p.rows, q.rows):
+    for a, b in zip(p.rows, q.rows, strict=True):
         assert a.step.tokens_per_s == pytest.approx(b.step.tokens_per_s, rel=1e-12)
     assert [x.gpus for x in q.quantiles] == [8, 128]
 
@@ -123,7 +125,7 @@ def test_fit_write_is_readable_and_round_trips(tmp_path):
             libscale._core.calibrate.get_parameter(r.calibration, name), rel=1e-12)
     assert cf.parameters == r.parameters and cf.prior_log_sd == r.prior_log_sd
     np.testing.assert_allclose(cf.covariance, r.covariance, rtol=1e-12)
-    assert [f for f in list(tmp_path.iterdir())] == [out]  # no temporary left behind
+    assert list(tmp_path.iterdir()) == [out]  # no temporary left behind
 
 
 def test_fit_wrong_hardware_and_bad_arguments():
@@ -158,19 +160,19 @@ def _kernel_records() -> tuple[list[dict], dict[str, list[float]]]:
     g, a = cal.gemm, cal.attention
     sm, per_sm = B300.sm_count, B300.peak_flops / B300.sm_count
     records, scale = [], {"gemm.eta_max": [], "attention.forward_eta_max": [], "hbm_efficiency": []}
-    for (m, n, k), e in zip([(8192, 8192, 8192), (16384, 8192, 8192), (8192, 16384, 8192)], NOISE):
+    for (m, n, k), e in zip([(8192, 8192, 8192), (16384, 8192, 8192), (8192, 16384, 8192)], NOISE, strict=True):
         waves = math.ceil(math.ceil(m / g.tile_m) * math.ceil(n / g.tile_n) / sm)   # ≥ one full wave: no split-K
         c = waves * 2 * (k + g.k_half) * g.tile_m * g.tile_n / per_sm
         scale["gemm.eta_max"].append(c)
         records.append({"kind": "gemm", "hardware": "b300", "m": m, "n": n, "k": k, "seconds": c / 0.75 * (1 + e)})
     seq, heads, d_h = 8192, 32, 128                     # one length and head size: only eta_max is free
-    for batch, e in zip((1, 2, 4), NOISE):
+    for batch, e in zip((1, 2, 4), NOISE, strict=True):
         tokens = batch * seq
         c = 4 * tokens * heads * d_h * (seq / 2) / (B300.peak_flops * seq / (seq + a.forward_half_seq))
         scale["attention.forward_eta_max"].append(c)
         records.append({"kind": "attention", "hardware": "b300", "batch": batch, "seq_len": seq, "heads": heads,
                         "head_dim": d_h, "causal": True, "pass": "forward", "seconds": c / 0.30 * (1 + e)})
-    for nbytes, e in zip((1e9, 4e9, 16e9), NOISE):
+    for nbytes, e in zip((1e9, 4e9, 16e9), NOISE, strict=True):
         c = nbytes / B300.hbm_bytes_per_s
         scale["hbm_efficiency"].append(c)
         records.append({"kind": "bandwidth", "hardware": "b300", "bytes": nbytes, "seconds": c / 0.8 * (1 + e)})
@@ -184,7 +186,7 @@ def _closed_form(records: list[dict], scale: dict[str, list[float]], sigma: floa
     out = {}
     for name, cs in scale.items():
         obs = [r["seconds"] for r in records if r["kind"] == kinds[name]]
-        logs = [math.log(c / o) for c, o in zip(cs, obs)]
+        logs = [math.log(c / o) for c, o in zip(cs, obs, strict=True)]
         theta0, sd = math.log(libscale._core.calibrate.get_parameter(cal, name)), priors[name]
         precision = len(logs) / sigma ** 2 + 1 / sd ** 2
         out[name] = (math.exp((sum(logs) / sigma ** 2 + theta0 / sd ** 2) / precision), precision ** -0.5)
@@ -206,8 +208,8 @@ def test_fit_kernel_records_in_closed_form():
             assert c.identified == (sd_log < 0.7 * priors[name]) and c.prior_log_sd == priors[name]
         # residuals: C_i / (v · obs_i) − 1, in record order (GEMM, attention, bandwidth)
         pred = [cs / expected[n][0] for n, cs_list in scale.items() for cs in cs_list]
-        np.testing.assert_allclose(r.relative_residuals, [p / rec["seconds"] - 1 for p, rec in zip(pred, records)],
-                                   atol=1e-6)
+        expected_residuals = [p / rec["seconds"] - 1 for p, rec in zip(pred, records, strict=True)]
+        np.testing.assert_allclose(r.relative_residuals, expected_residuals, atol=1e-6)
         assert not any(f.applicable for f in r.families)   # no step records: no family comparison
     # more weight on the records pulls the values away from the prior, towards the data
     tight, loose = _closed_form(records, scale, 0.03), _closed_form(records, scale, 0.1)
@@ -375,7 +377,7 @@ def test_cli_fit_bad_measurements_write_nothing(tmp_path, content, expect):
     [str(ROOT / "pyproject.toml"), "--model", "llama-3.1-8b", "--hardware", "h100"],  # a foreign file
     [str(LOGS / "torchtitan.log"), "--model", "llama-3.1-8b", "--hardware", "h100", "--gpus", "16"],
     [str(MEASUREMENTS), "--hardware", "b300"],  # no records for that hardware
-    [str(MEASUREMENTS), "--format", "csv"],
+    [str(MEASUREMENTS), "--input-format", "csv"],  # a JSON file read as a CSV log
     ["does-not-exist.json"],
 ])
 def test_cli_fit_bad_input_exit_2_no_file(tmp_path, args):
@@ -419,7 +421,7 @@ def test_cli_fit_unwritable_output_writes_nothing(tmp_path):
 
 def test_fit_prior_log_sd_option_moves_the_fit():
     # A looser prior on hbm_efficiency lets the three bandwidth records pull it further.
-    records, scale = _kernel_records()
+    records, _scale = _kernel_records()
     bandwidth = [r for r in records if r["kind"] == "bandwidth"]
     tight = libscale.fit(bandwidth, "b300")
     loose = libscale.fit(bandwidth, "b300", prior_log_sd={"hbm_efficiency": 1.0})

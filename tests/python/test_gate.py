@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import libscale
-from libscale import _core, cli
 from conftest import run_cli
+from libscale import _core, cli
 
 
 def gate_cli(capsys, *args):
@@ -167,7 +167,8 @@ def test_cli_fail_exit_1_names_ranks_then_remedy_passes(tmp_path, capsys):
     eq = tmp_path / "equalized.npy"
     np.save(eq, np.array([10, 4], dtype=np.int32))
     status, out, _ = gate_cli(capsys, *imbalanced_args(eq))
-    assert status == 0 and out.strip().splitlines()[-1] == "PASS: all 2 ranks run 1 micro-batches (1 optimizer steps) per epoch"
+    assert status == 0
+    assert out.strip().splitlines()[-1] == "PASS: all 2 ranks run 1 micro-batches (1 optimizer steps) per epoch"
 
 
 def test_cli_guards_a_launch(tmp_path):

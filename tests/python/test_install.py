@@ -75,7 +75,8 @@ def test_sdist_holds_only_what_builds_the_package(tmp_path):
     junk = ["venv/pyvenv.cfg", "venv/lib/python3.11/site-packages/numpy/__init__.py", ".venv/pyvenv.cfg",
             "env/pyvenv.cfg", "env/lib/x.py", ".venv-py312/pyvenv.cfg", ".tox/py311/pyvenv.cfg", "build/x.o",
             "build-debug/CMakeCache.txt", "_skbuild/x", "dist/libscale-0.0.0.tar.gz", ".mypy_cache/x.json",
-            ".ruff_cache/x", ".pytest_cache/x", "__pycache__/x.pyc", "bindings/libscale/__pycache__/cli.cpython-311.pyc",
+            ".ruff_cache/x", ".pytest_cache/x", "__pycache__/x.pyc",
+            "bindings/libscale/__pycache__/cli.cpython-311.pyc",
             "bindings/libscale/_core.cpython-311-x86_64-linux-gnu.so", "libscale/build/x.o",
             "bindings/venv/pyvenv.cfg", "libscale/src/.DS_Store", "notes.txt", "scratch/x.cpp"]
     for rel in junk:

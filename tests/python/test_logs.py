@@ -1,9 +1,8 @@
-"""Trainer logs -> step records (bindings/libscale/logs.py). Expected values are computed here
+"""Trainer logs -> step records (bindings/libscale/logs/). Expected values are computed here
 from the fixtures' own numbers (tests/python/data/logs), not copied from the parser's output."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
@@ -11,28 +10,9 @@ import numpy as np
 import pytest
 
 import libscale
+from libscale import logs
 
-ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data" / "logs"
-
-
-def _load_logs():
-    """libscale.logs as installed when it is this checkout's file; otherwise (not installed yet,
-    or an older copy installed) the source file, loaded by path."""
-    source = ROOT / "bindings" / "libscale" / "logs.py"
-    try:
-        from libscale import logs  # type: ignore[attr-defined]
-        if Path(logs.__file__).read_bytes() == source.read_bytes():
-            return logs
-    except ImportError:
-        pass
-    spec = importlib.util.spec_from_file_location("libscale_logs", source)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-logs = _load_logs()
 CFG = dict(model="llama-3.1-8b", hardware="h100")
 MB = dict(seq_len=8192, micro_batch=1)  # for inline texts that do not say
 
@@ -65,7 +45,8 @@ def test_hf_console_log_old_float_style():
 
 
 def test_hf_console_log_new_string_style_with_progress_bars():
-    with pytest.raises(libscale.ParseError, match=r"hf_trainer_new\.log:\d+: seq_len: not found in the log; pass seq_len="):
+    with pytest.raises(libscale.ParseError,
+                       match=r"hf_trainer_new\.log:\d+: seq_len: not found in the log; pass seq_len="):
         logs.parse_hf(DATA / "hf_trainer_new.log", **CFG)  # an HF log never says it
     recs = logs.parse_hf(DATA / "hf_trainer_new.log", seq_len=4096, **CFG)
     r = recs[0]
@@ -164,7 +145,8 @@ def test_torchtitan_gpu_count_conflict_names_both():
 
 
 def test_torchtitan_several_ranks_and_restart():
-    line = "[rank{r}]:[titan] x - root - INFO - step: {s:2}  loss:  7.0000  memory: 10.00GiB(10.00%)  tps: {t:,}  tflops: 1.00  mfu: 1.00%"
+    line = ("[rank{r}]:[titan] x - root - INFO - step: {s:2}  loss:  7.0000  memory: 10.00GiB(10.00%)  "
+            "tps: {t:,}  tflops: 1.00  mfu: 1.00%")
     rows = []
     for s, t in [(1, 100), (2, 900), (3, 1000), (4, 1100), (1, 50), (2, 800), (3, 1200)]:
         rows += [line.format(r=0, s=s, t=t), line.format(r=1, s=s, t=t + 7)]
@@ -228,8 +210,45 @@ def test_csv_half_written_last_row_skipped_only_after_good_rows():
 
 
 def test_csv_bad_activation_checkpointing_value():
-    with pytest.raises(libscale.ParseError, match=r":2: activation_checkpointing = 'most'"):
+    # the core's check, with the file and line added
+    with pytest.raises(libscale.ParseError, match=r"<text>:2: training option activation_checkpointing = 'most'; "
+                                                  r"valid: none, selective, full"):
         logs.parse_csv("gpus,step_time_s,activation_checkpointing\n8,1.0,most\n", **CFG)
+
+
+# --- configuration keywords: derived from the option schema ------------------------------
+
+
+def test_config_keywords_are_the_step_records_training_options():
+    step = libscale.schemas.load("measurements-2")["$defs"]["step"]["properties"]
+    training = [n for n in libscale.options.names("training") if n in step]
+    assert set(logs.CONFIG_KEYS) == {"model", "hardware", "grad_accum", *training}
+    assert {"strategy", "activation_checkpointing", "precision", "torch_compile"} <= set(logs.CONFIG_KEYS)
+    assert "attention_span_tokens" not in logs.CONFIG_KEYS  # no step record field: the loader would drop it
+    assert logs.CSV_COLUMNS[:len(logs.CONFIG_KEYS)] == logs.CONFIG_KEYS
+    # every parser documents them from the schema
+    for parser in (logs.parse_hf, logs.parse_torchtitan, logs.parse_csv, logs.parse_log):
+        assert "precision: " in (parser.__doc__ or "") and "valid: bf16, fp8" in (parser.__doc__ or "")
+
+
+def test_choices_are_checked_by_the_core_and_keep_the_logs_spelling():
+    text = "gpus,step_time_s,strategy,activation_checkpointing,precision,torch_compile\n8,1.0,FULL_SHARD,op,FP8,true\n"
+    r = logs.parse_csv(text, **CFG, **MB)[0]
+    # case folded and torchtitan's "op" mapped; full_shard is not rewritten to the core's fsdp
+    assert (r["strategy"], r["activation_checkpointing"], r["precision"], r["torch_compile"]) == \
+        ("full_shard", "selective", "fp8", True)
+    r = logs.parse_log(DATA / "steps.csv", seq_len=8192, strategy="ZeRO3", grad_accum=1.0, **CFG)[0]
+    assert r["strategy"] == "zero3" and r["grad_accum"] == 1 and isinstance(r["grad_accum"], int)
+    with pytest.raises(ValueError, match=r"training option strategy = 'megatron'; valid: fsdp, hsdp"):
+        logs.parse_csv(DATA / "steps.csv", strategy="megatron", seq_len=8192, **CFG)
+    with pytest.raises(TypeError, match=r"training option precision: expected one of the names bf16, fp8"):
+        logs.parse_hf(DATA / "hf_trainer.log", precision=8, seq_len=4096, **CFG)
+    with pytest.raises(ValueError, match=r"training option seq_len = 0; valid: an integer in \[1, "):
+        logs.parse_torchtitan(DATA / "torchtitan.log", seq_len=0, **CFG)
+    with pytest.raises(libscale.ParseError, match=r"<text>:2: torch_compile = 'maybe'; valid: true or false"):
+        logs.parse_csv("gpus,step_time_s,torch_compile\n8,1.0,maybe\n", **CFG, **MB)
+    with pytest.raises(TypeError, match=r"parse_csv: unknown keyword 'nodes'; valid: activation_checkpointing"):
+        logs.parse_csv(DATA / "steps.csv", nodes=2, **CFG)
 
 
 # --- parse_log: auto-detection -----------------------------------------------------------
@@ -358,7 +377,8 @@ def test_torchtitan_malformed_step_line_mid_file():
 
 
 def test_torchtitan_only_warmup_steps():
-    text = "step:  1  loss: 9.0  memory: 1.00GiB(1.00%)  tps: 100\nstep: 10  loss: 8.0  memory: 1.00GiB(1.00%)  tps: 900\n"
+    text = ("step:  1  loss: 9.0  memory: 1.00GiB(1.00%)  tps: 100\n"
+            "step: 10  loss: 8.0  memory: 1.00GiB(1.00%)  tps: 900\n")
     with pytest.raises(libscale.ParseError, match=r"2 step lines, all within the first skip_first=2"):
         logs.parse_torchtitan(text, gpus=8, **CFG)
     assert logs.parse_torchtitan(text, gpus=8, skip_first=1, **CFG, **MB)[0]["tokens_per_s_per_gpu"] == 900
@@ -395,3 +415,16 @@ def test_torchtitan_per_step_gives_one_record_per_kept_step():
     assert [r["tokens_per_s_per_gpu"] for r in recs] == [5762, 5755, 5790, 5748, 5771, 5702, 5769]
     assert all(r["gpus"] == 8 and r["seq_len"] == 8192 and r["micro_batch"] == 1 for r in recs)
     assert recs[0]["source"].endswith("torchtitan.log:19: step 20 tps")  # line 19 of the file
+
+
+def test_errors_about_a_keyword_name_it_as_field():
+    # what `libscale fit` turns into the flag to give (--seq-len)
+    with pytest.raises(libscale.ParseError, match="seq_len: not found in the log") as missing:
+        logs.parse_hf(DATA / "hf_trainer_new.log", **CFG)
+    assert missing.value.field == "seq_len"
+    with pytest.raises(ValueError, match="training option gpus = 0") as bad:
+        logs.parse_log(DATA / "torchtitan.log", gpus=0, **CFG)
+    assert bad.value.field == "gpus"
+    with pytest.raises(libscale.ParseError, match="but activation_checkpointing='none' was given") as clash:
+        logs.parse_torchtitan(DATA / "torchtitan.log", activation_checkpointing="off", **CFG)
+    assert clash.value.field == "activation_checkpointing"

@@ -20,7 +20,8 @@ def test_all_names_exist():
 def test_version_matches_cmakelists():
     # The one version source: CMakeLists.txt's project(libscale VERSION ...), which
     # pyproject.toml reads (dynamic version, scikit-build-core's regex provider).
-    version = re.search(r"^project\(\s*libscale\s+VERSION\s+([0-9.]+)", (ROOT / "CMakeLists.txt").read_text(), re.M).group(1)
+    cmake = (ROOT / "CMakeLists.txt").read_text()
+    version = re.search(r"^project\(\s*libscale\s+VERSION\s+([0-9.]+)", cmake, re.M).group(1)
     assert libscale.__version__ == version
 
 

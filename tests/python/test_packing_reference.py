@@ -18,6 +18,7 @@ reference written here, independently of the C++ engine, from the trainers' publ
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections import defaultdict
 
@@ -69,7 +70,7 @@ def ref_trl_bfd(lengths, S, split=False, batch_size=1000, num_proc=1):
         for length, i in items:
             best = None
             for b in bins:
-                if 0 < b["space"] and b["space"] >= length:
+                if b["space"] > 0 and b["space"] >= length:
                     if best is None or (b["space"], b["stamp"]) < (best["space"], best["stamp"]):
                         best = b
             if best is None:
@@ -236,7 +237,7 @@ def ref_sampler(n, world_size, rank, drop_last=False):
 
 def lib_bins(r):
     samples, tokens, offs = r.samples.tolist(), r.entry_tokens.tolist(), r.offsets.tolist()
-    return [list(zip(samples[a:b], tokens[a:b])) for a, b in zip(offs[:-1], offs[1:])]
+    return [list(zip(samples[a:b], tokens[a:b], strict=True)) for a, b in itertools.pairwise(offs)]
 
 
 def merged(bins):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import libscale
+from libscale.results import row_to_dict
 
 CONFIG = dict(gpus_per_node=8, seq_len=8192, micro_batch=1, global_batch_tokens=1_048_576,
               activation_checkpointing="full")
@@ -98,7 +99,7 @@ def test_counts_that_do_not_fit_are_projected_and_flagged():
         assert (r.needed_gib, r.available_gib) == (mem.total_gib, mem.available_gib) and r.available_gib == 80
         assert (r.fit_suggestion == "") == (mem.status == "fits")
         assert r.step.step_time_s > 0                         # timed all the same
-        d = r.to_dict()
+        d = row_to_dict(r)
         assert (d["fits"], d["fit_status"], d["needed_gib"], d["available_gib"], d["fit_suggestion"]) == \
             (r.fits, r.fit_status, r.needed_gib, r.available_gib, r.fit_suggestion)
     first = p.rows[0]

@@ -52,7 +52,7 @@ def test_main_job_output_matches_readme():
     assert out.returncode == 0, out.stderr
     shown = re.search(r"<!-- main-output -->\n```text\n(.*?)```", README, flags=re.S)
     assert shown, "README lacks the <!-- main-output --> block"
-    printed = [l for l in out.stdout.splitlines() if not l.startswith("setup:")]
+    printed = [ln for ln in out.stdout.splitlines() if not ln.startswith("setup:")]
     assert "\n".join(printed).strip() == shown.group(1).strip()
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
 import libscale
+from libscale.results import struct_to_dict
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +55,7 @@ def test_step_to_dict_has_every_field_and_nested_memory():
     json.dumps(d)  # plain Python values only
     times = libscale._core.estimate.compute_times(libscale.model("qwen3-32b"), libscale.hardware("b300"), None,
                                                   libscale.training_config(gpus=8))
-    assert times.to_dict()["micro_batch_s"] == times.micro_batch_s and repr(times).startswith("ComputeTimes(")
+    assert struct_to_dict(times)["micro_batch_s"] == times.micro_batch_s and repr(times).startswith("ComputeTimes(")
 
 
 def test_projection_to_dict_carries_context(projection, qwen):
@@ -114,3 +116,78 @@ def test_to_jsonable_turns_nan_into_null():
     text = json.dumps(libscale.to_jsonable(r.records()), allow_nan=False)
     rows = json.loads(text)
     assert rows[1]["step_time_s"] is None and rows[0]["step_time_s"] == r.step_time_s[0]
+
+
+# --- fit, triage, gate and pack: wrappers over the compiled results ----------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+MEASUREMENTS = ROOT / "calibration" / "data" / "measurements" / "torchtitan-llama3.1-8b-h100.json"
+LENGTHS = [(i * 7919) % 3000 + 40 for i in range(600)]
+
+
+def test_wrappers_hold_the_compiled_result_and_nothing_is_patched_onto_it():
+    results = {libscale.FitResult: libscale.fit(MEASUREMENTS),
+               libscale.TriageResult: libscale.triage(ROOT / "examples" / "traces" / "nccl-hang.csv"),
+               libscale.GateResult: libscale.gate(LENGTHS, world_size=4, seq_len=4096),
+               libscale.PackResult: libscale.pack(LENGTHS, seq_len=4096)}
+    for cls, r in results.items():
+        assert type(r) is cls and type(r.raw).__module__.startswith("libscale._core")
+        for name in ("to_pandas", "_repr_html_", "write", "bins", "timeline_frame"):
+            assert not hasattr(type(r.raw), name), f"{type(r.raw).__name__}.{name} patched on"
+        # The compiled to_dict is the binding's, made from its field list: plain fields, no schema tag.
+        if hasattr(type(r.raw), "_fields"):
+            raw = r.raw.to_dict()
+            assert "schema" not in raw and list(raw)[: len(type(r.raw)._fields)] == list(type(r.raw)._fields)
+        with pytest.raises(AttributeError):   # no dynamic_attr: nothing can be stored on them
+            r.raw.anything = 1
+        assert r.to_dict()["schema"] == cls.SCHEMA and str(r) == r.text()
+        assert json.loads(r.to_json())["schema"] == cls.SCHEMA and r.to_csv().count("\n") == len(r.records()) + 1
+
+
+def test_fit_result_reads_through_and_records_what_it_wrote(tmp_path):
+    r = libscale.fit(MEASUREMENTS)
+    assert r.hardware.name == "h100" and r.sources == [str(MEASUREMENTS)] and r.notes == []
+    assert r.records_used == 7 and r.coefficients[0].name == "gemm.eta_max"   # the compiled fields
+    assert r.calibration.hardware == "h100" and r.output == "" and "wrote" not in r.text()
+    r.write(tmp_path / "cal.json", provenance={"command": "test"})
+    d = r.to_dict()
+    assert d["output"] == str(tmp_path / "cal.json") and d["provenance"]["command"] == "test"
+    assert d["provenance"]["source"] == [str(MEASUREMENTS)] and r.text().endswith("hardware h100)")
+    assert libscale.read_calibration(tmp_path / "cal.json", "h100").calibration.gemm.eta_max == \
+        pytest.approx(r.calibration.gemm.eta_max)
+    assert [row["name"] for row in r.records()] == [c.name for c in r.coefficients]
+    assert "<table>" in r._repr_html_() and "gemm.eta_max" in r._repr_html_()
+
+
+def test_triage_result_tables():
+    r = libscale.triage(ROOT / "examples" / "traces" / "nccl-hang.csv")
+    rows = r.records()
+    assert [x["phase"] for x in rows] == list(libscale.PHASE_NAMES)
+    assert sum(x["percent"] for x in rows) == pytest.approx(100.0)
+    assert [a.kind for a in r.alerts] == ["deadlock"] and r.bands.label.startswith("default")
+    assert "alerts (1):" in r.text() and "deadlock" in r._repr_html_()
+    pytest.importorskip("pandas")
+    frame = r.to_pandas()
+    assert list(frame["phase"].cat.categories) == list(libscale.PHASE_NAMES)
+    assert len(frame) == len(r.to_dict()["timeline"])
+
+
+def test_triage_options_are_the_schema_s_and_checked_by_the_core():
+    o = libscale.triage_options(smoothing_window_s=3.0, checkpoint_interval_s=100, checkpoint_duration_s=10,
+                                checkpoint_windows=[(5, 6)])
+    assert o.classifier.smoothing_window_s == 3.0 and o.detector.expected_checkpoint_s == 10
+    assert o.detector.checkpoints.windows == [(5.0, 6.0)]
+    with pytest.raises(ValueError, match=r"unknown triage option 'smoothing'.*smoothing_window_s"):
+        libscale.triage_options(smoothing=3.0)
+    with pytest.raises(ValueError, match="checkpoint_interval_s needs checkpoint_duration_s"):
+        libscale.triage_options(checkpoint_interval_s=100)
+
+
+def test_gate_and_pack_results():
+    g = libscale.gate(LENGTHS, world_size=4, seq_len=4096, micro_batch=2, shard_before_packing=True)
+    assert not g.passed and g.text().splitlines()[-1].startswith("FAIL: ")
+    assert [x["rank"] for x in g.records()] == [0, 1, 2, 3] and g.to_dict()["ranks"] == g.records()
+    p = libscale.pack(LENGTHS, seq_len=4096)
+    bins = p.bins()
+    assert len(bins) == p.num_bins and sum(len(b) for b in bins) == len(LENGTHS)
+    assert [x["tokens"] for x in p.records()] == p.bin_tokens.tolist() and p.to_dict()["num_bins"] == p.num_bins

@@ -3,7 +3,6 @@ flagged (never raised), numpy broadcasting, and speed."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 

@@ -23,7 +23,7 @@ DEFAULT_T = 600.0  # deadlock threshold with no checkpoint duration declared (tr
 def _stamp(t: float) -> str:
     import time
     s = time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(int(t)))
-    return f"{s}.{int(round((t - int(t)) * 1000)):03d}"
+    return f"{s}.{round((t - int(t)) * 1000):03d}"
 
 
 def write_trace(path: Path, segments: list[tuple[float, float, float]], *, dt: float = 1.0,
@@ -32,7 +32,7 @@ def write_trace(path: Path, segments: list[tuple[float, float, float]], *, dt: f
     lines = [HEADER]
     t = 0.0
     for duration, power, util in segments:
-        for _ in range(int(round(duration / dt))):
+        for _ in range(round(duration / dt)):
             for g in range(GPUS):
                 lines.append(f"{_stamp(T0 + t)}, {g}, {power + 0.3 * g:.2f} W, {util:.0f} %")
             t += dt

@@ -198,7 +198,7 @@ def test_attach_kills_a_process_by_pidfd(tmp_path: Path, hang_csv: Path):
                              capture_output=True, text=True, timeout=60)
         assert out.returncode == W.EXIT_TERMINATED, out.stderr
         assert job.wait(timeout=10) == -signal.SIGTERM
-        sig = [e for e in _events(out.stdout) if e["event"] == "signal"][0]
+        sig = next(e for e in _events(out.stdout) if e["event"] == "signal")
         assert f"sent to process {job.pid} (it does not lead its process group)" == sig["result"]
     finally:
         if job.poll() is None:
@@ -228,7 +228,7 @@ def test_dcgm_trace_replay_fires(tmp_path: Path):
 class _Metrics(http.server.BaseHTTPRequestHandler):
     power_w = 650.0
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
+    def do_GET(self):  # http.server's name
         body = "".join(f'# TYPE DCGM_FI_DEV_POWER_USAGE gauge\nDCGM_FI_DEV_POWER_USAGE{{gpu="{g}"}} {self.power_w}\n'
                        f'DCGM_FI_DEV_GPU_UTIL{{gpu="{g}"}} 100\n' for g in range(2)).encode()
         self.send_response(200)
@@ -255,7 +255,7 @@ def test_live_dcgm_exporter_url():
     try:
         stream = libscale.triage_stream(hardware="h100", deadlock_after_s=1.0, min_dwell_s=0.2, smoothing_s=0.1)
         job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(60)"])
-        rc = W.Watcher(W.DcgmSource(url), stream, job=job, actions=W.Actions(grace_s=5), interval_s=0.05,
+        rc = W.Watcher(W.DcgmSource(url), stream, job=job, grace_s=5, interval_s=0.05,
                        events=on_event).run()
     finally:
         server.shutdown()
@@ -297,9 +297,8 @@ def test_checkpoint_marker_silences_the_detector(tmp_path: Path, hang_csv: Path)
             os.utime(marker, (t, t))
         events: list[dict] = []
         stream = libscale.triage_stream(hardware="h100", deadlock_after_s=T)
-        actions = W.Actions(kill_on=frozenset(), checkpoint_marker=str(marker) if marker else None,
-                            checkpoint_duration_s=T + 60)
-        assert W.Watcher(src, stream, actions=actions, events=events.append).run() == 0
+        actions = W.Actions(checkpoint_marker=str(marker) if marker else None, checkpoint_duration_s=T + 60)
+        assert W.Watcher(src, stream, actions=actions, kill_on="none", events=events.append).run() == 0
         return events
 
     declared = run(tmp_path / "ckpt")
@@ -337,14 +336,14 @@ def test_nvml_gpu_lost_mid_run_is_reported_never_acted_on(fake_nvml: Path, monke
         return libscale.triage_stream(hardware="h100", deadlock_after_s=0.5, min_dwell_s=0.1, stale_after_s=0.3,
                                       util_threshold_pct=40)
     job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(1.5)"])
-    rc = W.Watcher(src, stream(), job=job, interval_s=0.05, actions=W.Actions(dry_run=True), events=on_event).run()
+    rc = W.Watcher(src, stream(), job=job, interval_s=0.05, dry_run=True, events=on_event).run()
     assert rc == 0
     err = [e for e in events if e["event"] == "source_error"]
     assert err and err[0]["gpu"] == 1 and err[0]["nvml_return"] == 15
     assert [e["gpu"] for e in events if e["event"] == "gpu_lost"] == [1]
     assert not [e for e in events if e["event"] in ("alert", "signal")]
     # the fake's GPU 0 reads 100 W of a 700 W limit at 50 % utilization
-    g0 = [e for e in events if e["event"] == "phase" and e["gpu"] == 0][0]
+    g0 = next(e for e in events if e["event"] == "phase" and e["gpu"] == 0)
     assert g0["power_w"] == pytest.approx(100.0) and g0["to"] == "checkpoint_or_deadlock"
 
 
@@ -366,17 +365,17 @@ def test_stream_api_and_reprs():
     assert s.alert_counts == {"deadlock": 0, "data_starvation": 0, "straggler": 0}
     with pytest.raises(ValueError, match="time_s"):
         s.push(np.zeros((2, 2)), np.array([0]), np.array([1.0]), np.array([1.0]))
-    with pytest.raises(TypeError, match="unknown triage option"):
+    with pytest.raises((TypeError, ValueError), match="unknown triage option 'deadlock_after'"):
         libscale.triage_stream(deadlock_after=5)
 
 
 @pytest.mark.parametrize("args,message", [
     (["--follow", "--", "true"], "--follow applies to --nvidia-smi-csv"),
-    (["--kill-on", "oom", "--", "true"], "--kill-on: oom not valid"),
+    (["--kill-on", "oom", "--", "true"], "--kill-on: watch option kill_on = 'oom': 'oom' is not an alert kind"),
     (["--pid", "1", "--", "true"], "not both"),
     (["--nvidia-smi-csv", "/nonexistent.csv", "--", "true"], "no such file"),
     (["--checkpoint-marker", "m", "--", "true"], "--checkpoint-duration-s"),
-    (["--interval-s", "0", "--", "true"], "--interval-s = 0"),
+    (["--interval-s", "0", "--", "true"], "--interval-s: watch option interval_s = 0; valid: a finite number > 0"),
 ])
 def test_bad_watch_options_exit_2(args, message):
     out = subprocess.run([sys.executable, "-m", "libscale", "watch", *args], capture_output=True, text=True,
@@ -398,7 +397,7 @@ def test_nvml_control_the_same_readings_fire_when_no_gpu_is_lost(fake_nvml: Path
     events: list[dict] = []
     stream = libscale.triage_stream(hardware="h100", deadlock_after_s=0.5, min_dwell_s=0.1, util_threshold_pct=40)
     job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(30)"])
-    rc = W.Watcher(W.NvmlPollSource(), stream, job=job, interval_s=0.05, actions=W.Actions(grace_s=5),
+    rc = W.Watcher(W.NvmlPollSource(), stream, job=job, interval_s=0.05, grace_s=5,
                    events=events.append).run()
     assert rc == W.EXIT_TERMINATED
     assert [e["gpus"] for e in events if e["event"] == "alert"] == [[0, 1]]
@@ -515,3 +514,34 @@ def test_a_closed_events_pipe_does_not_end_the_watch(healthy_csv: Path):
     assert out.stdout.splitlines()[-1] == "status 0"
     assert time.monotonic() - start >= 1.5  # it watched until the job ended
     assert "Traceback" not in out.stderr
+
+
+def test_watch_options_come_from_the_core(hang_csv: Path):
+    # one rule for the CLI and for Python: the core's watch option table checks every value
+    trace = libscale.read_trace(hang_csv)
+    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=T)
+    src = W.ReplaySource(trace, speed=SPEED)
+    w = W.Watcher(src, stream, interval_s=0.25, kill_on="deadlock,straggler", events=lambda e: None)
+    assert (w.options.interval_s, w.options.grace_s, w.options.dry_run) == (0.25, 30.0, False)
+    assert w.kill_on == frozenset({"deadlock", "straggler"})
+    # an options object, with keywords over it
+    base = W.watch_options(grace_s=2.0, kill_on="none")
+    w = W.Watcher(src, stream, options=base, dry_run=True, events=lambda e: None)
+    assert (w.options.grace_s, w.options.dry_run, w.kill_on) == (2.0, True, frozenset())
+    assert base.dry_run is False, "the keywords changed the caller's options object"
+    with pytest.raises(ValueError, match=r"watch option interval_s = 0; valid: a finite number > 0"):
+        W.Watcher(src, stream, interval_s=0)
+    with pytest.raises(ValueError, match=r"watch option grace_s = -1"):
+        W.Watcher(src, stream, grace_s=-1)
+    with pytest.raises(ValueError, match=r"'oom' is not an alert kind"):
+        W.Watcher(src, stream, kill_on="deadlock,oom")
+    with pytest.raises((TypeError, ValueError), match=r"unknown watch option 'interval'; valid: interval_s"):
+        W.Watcher(src, stream, interval=1.0)
+    with pytest.raises(ValueError, match=r"watch option speed = 0"):
+        W.ReplaySource(trace, speed=0)
+    with pytest.raises(ValueError, match=r"watch option nvml_power = 'peak'; valid: average, instant"):
+        W.NvmlPollSource(power="peak")
+    # the sources satisfy the PowerSource protocol (mypy checks the types; this, the members)
+    assert isinstance(src, W.PowerSource) and not isinstance(object(), W.PowerSource)
+    # the docstring lists the options from the same table
+    assert all(name in (W.Watcher.__doc__ or "") for name in libscale.options.names("watch"))

@@ -79,7 +79,7 @@ def test_calibrated_on_the_smallest_count_predicts_the_rest(path: Path, records:
     first = [r for r in records if r["gpus"] == records[0]["gpus"]]
     fit = libscale.fit(first, first[0]["hardware"])
     # the fitter's residuals are the step model's own predictions with the fitted calibration
-    for r, residual in zip(first, fit.relative_residuals):
+    for r, residual in zip(first, fit.relative_residuals, strict=True):
         assert estimate(r, fit.calibration).step_time_s / r["step_time_s"] - 1 == pytest.approx(residual, abs=1e-9)
     for r in records[len(first):]:
         error = r["step_time_s"] / estimate(r, fit.calibration).step_time_s - 1   # tokens/s, predicted vs measured

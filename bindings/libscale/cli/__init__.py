@@ -1,0 +1,67 @@
+"""The ``libscale`` command line: one module per subcommand, each with ``add_parser`` and
+``run``. docs/cli.md lists every command, flag, exit code and output.
+
+Every command prints a table for people by default (every column header carries its unit),
+one JSON object with ``--format json`` (or ``--json``; ``watch``: one JSON line per event)
+and CSV rows with ``--format csv``. Exit status: 0 ok; 1 ``gate`` FAIL or ``solve`` with no
+GPU count meeting the target; 2 bad input, one line on stderr ``libscale: error: ...``
+(``fit`` then writes no file); 3 ``watch`` terminated the job after an alert (else the job's
+own status); 130 interrupted. A GPU count that does not fit in memory is not bad input
+unless ``--require-fit`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from .. import _core
+from . import fit, gate, hardware, models, project, solve, sweep, triage, validate, watch
+from ._common import PROG, CliError, Parser, fail
+
+__all__ = ["PROG", "CliError", "build_parser", "main"]
+
+#: The subcommands in the order `libscale --help` lists them.
+COMMANDS = (project, sweep, gate, solve, models, hardware, triage, watch, fit, validate)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    parser = Parser(prog=PROG, description="Strong-scaling, GPU-hour and cost calculator for FSDP / ZeRO "
+                                           "training.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2: bad input)."""
+    args = build_parser().parse_args(argv)
+    run: Callable[[argparse.Namespace], int] = args.run
+    try:
+        return run(args)
+    except BrokenPipeError:
+        return _broken_pipe()
+    except (CliError, _core.LibscaleError, ValueError, TypeError, OSError) as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        return 130
+
+
+def _broken_pipe() -> int:
+    # The reader went away (e.g. `| head`): stop quietly, as other tools do.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""``libscale sweep``: step estimates over the cartesian product of comma lists."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from ..plan import Plan
+from ._common import (
+    add_calibration,
+    add_format,
+    add_require_fit,
+    add_target,
+    add_training,
+    calibration_kwargs,
+    emit,
+    training_values,
+)
+
+#: The options that take a comma list here: the sweep's axes, in the product's order.
+AXES = ("gpus", "micro_batch", "seq_len", "global_batch_tokens")
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("sweep", help="vectorized step estimates over the cartesian product of lists",
+                       description="Evaluate every combination of the given lists (one C++ call). The axes "
+                                   "(--gpus, --micro-batch, --seq-len, --global-batch-tokens) take comma lists.")
+    add_target(p)
+    add_training(p, lists=AXES, required=["gpus"])
+    add_calibration(p)
+    add_require_fit(p)
+    add_format(p)
+    p.set_defaults(run=run)
+
+
+def run(a: argparse.Namespace) -> int:
+    config = training_values(a)
+    axes = {k: config.pop(k) for k in AXES if k in config}
+    grids = np.meshgrid(*[np.asarray(v, dtype=np.int64) for v in axes.values()], indexing="ij")
+    plan = Plan(a.model, a.hardware, **calibration_kwargs(a), **config)
+    arrays: dict[str, Any] = dict(zip(axes, grids, strict=True))
+    result = plan.sweep(**arrays)
+    if a.require_fit:
+        misfit = next((x for x in result.records() if x["issue"] == 0 and not x["fits"]), None)
+        if misfit is not None:  # the one estimate again, for the core's DoesNotFitError message
+            plan.with_(**{k: misfit[k] or None for k in ("gpus", "gpus_per_node", *AXES[1:])}).step(require_fit=True)
+    emit(result, a.output_format)
+    return 0
