@@ -42,7 +42,6 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
@@ -76,7 +75,7 @@ def write_csv(path: str, gpus: int, hz: float, duration_s: float, seed: int = 0)
         f.write("timestamp, index, power.draw [W], utilization.gpu [%]\n")
         for i in range(n):
             t = t0 + i / hz
-            ms = int(round((t % 1.0) * 1000))
+            ms = round((t % 1.0) * 1000)
             stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(int(t))) + f".{ms:03d}"
             for g in range(gpus):
                 f.write(f"{stamp}, {g}, {power[i, g]:.2f} W, 100 %\n")
@@ -122,7 +121,7 @@ def cpu_s(pid: int) -> tuple[float, float]:
     return (int(fields[11]) + int(fields[12])) / TICK, int(fields[12]) / TICK  # fields 14, 15
 
 
-def run_ns(pid: int) -> Optional[int]:
+def run_ns(pid: int) -> int | None:
     """Time on CPU of all the process's threads, ns, from the scheduler (/proc/PID/task/*/schedstat,
     first field): exact, unlike the tick-sampled utime/stime. None where the kernel lacks it."""
     total = 0
@@ -166,7 +165,7 @@ class Sample:
     window_s: float
     cpu_s: float
     sys_s: float
-    sched_s: Optional[float]
+    sched_s: float | None
     wakeups: int
     rss_kib: int
     threads: int
@@ -177,7 +176,7 @@ class Sample:
         return self.cpu_s / self.window_s * 100.0
 
     @property
-    def sched_pct(self) -> Optional[float]:
+    def sched_pct(self) -> float | None:
         return None if self.sched_s is None else self.sched_s / self.window_s * 100.0
 
     @property
@@ -187,7 +186,7 @@ class Sample:
         return cpu / (self.window_s * HZ) * 1e6
 
 
-def start_event(path: str) -> Optional[dict]:
+def start_event(path: str) -> dict | None:
     try:
         with open(path) as f:
             for line in f:
@@ -200,7 +199,7 @@ def start_event(path: str) -> Optional[dict]:
     return None
 
 
-def stop(proc: subprocess.Popen, job: Optional[dict]) -> None:
+def stop(proc: subprocess.Popen, job: dict | None) -> None:
     """SIGTERM to the watcher (it forwards to the job and exits when the job has); SIGKILL
     after 15 s; then make sure the sleep job is gone too."""
     if proc.poll() is None:
@@ -278,7 +277,7 @@ def profile(config: str, d: str, gpus: int, seconds: float, top: int) -> None:
 # --- main ------------------------------------------------------------------------------
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=30.0, help="measurement window per repeat (default 30)")
     ap.add_argument("--repeats", type=int, default=3, help="fresh watchers per configuration (default 3)")
@@ -292,7 +291,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     a = ap.parse_args(argv)
     configs = [c.strip() for c in a.configs.split(",") if c.strip()]
     for c in configs + ([a.profile] if a.profile else []):
-        if c not in CONFIGS or c == "floor" and c == a.profile:
+        if c not in CONFIGS or (c == "floor" and c == a.profile):
             ap.error(f"config {c!r}; valid: {', '.join(CONFIGS)}")
 
     import libscale
@@ -322,7 +321,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         w = max(len(f"{c}: {CONFIGS[c]}") for c in configs)
         print(f"{'configuration':<{w}}  {'CPU % of a core (stat)':>22}  {'CPU % (schedstat)':>22}  {'per poll':>9}  "
               f"{'kernel':>6}  {'wakeups/s':>9}  {'RSS MiB':>7}  {'start-up wall/CPU':>17}")
-        print(f"{'':<{w}}  {'median (min-max)':>22}  {'median (min-max)':>22}  {'median':>9}  {'share':>6}  {'median':>9}")
+        print(f"{'':<{w}}  {'median (min-max)':>22}  {'median (min-max)':>22}  {'median':>9}  {'share':>6}  "
+              f"{'median':>9}")
         worst = 0.0
         for c, ss in rows:
             pct = [s.pct for s in ss]
@@ -341,7 +341,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                   + (f"{statistics.median(s.startup_wall_s for s in ss):8.2f} / "
                      f"{statistics.median(s.startup_cpu_s for s in ss):.2f} s" if c != "floor" else f"{'-':>17}"))
         print(f"stat: utime+stime in {1000 / TICK:g} ms ticks (resolution {100 / TICK / a.seconds:.3f} % over "
-              f"{a.seconds:g} s), kernel share = stime / (utime + stime); schedstat: the scheduler's exact run time of every thread; per poll = CPU time / "
+              f"{a.seconds:g} s), kernel share = stime / (utime + stime); schedstat: the scheduler's exact run time "
+              "of every thread; per poll = CPU time / "
               f"({a.seconds:g} s x {HZ:g} polls/s)")
         loads = [s.load for _, ss in rows for s in ss]
         print(f"load average (1 min) at the window ends: {min(loads):.2f}-{max(loads):.2f} on {os.cpu_count()} CPUs"

@@ -1,67 +1,158 @@
 """Regenerate the stubs of libscale._core's submodules (bindings/libscale/_core/<sub>.pyi).
 
-    PYTHONPATH=build/<dir>/bindings:bindings python scripts/make_stubs.py   # needs pybind11-stubgen
+    PYTHONPATH=build/<dir>/bindings:bindings python scripts/make_stubs.py [--out DIR]
 
-pybind11-stubgen reads the built module's signatures; this script then writes them the
-way the stubs are kept: read-write fields as annotations and read-only ones as
-properties, in C++ declaration order (each class's _fields), a class without a
-constructor given an __init__ that takes nothing, the metaclass pybind11 gives every
-bound class, short docstrings. _core/__init__.pyi (version and exceptions) is kept by
-hand. Check the result with `python -m mypy.stubtest libscale._core`.
+needs pybind11-stubgen and ruff. pybind11-stubgen reads the built module's signatures;
+this script then writes them the way the stubs are kept: read-write fields as
+annotations and read-only ones as properties, in C++ declaration order (each class's
+_fields), a class without a constructor given an __init__ that takes nothing, the
+metaclass pybind11 gives every bound class, short docstrings wrapped at the line limit,
+bare containers (pybind11's py::dict, py::list) given type arguments so that
+`mypy --strict` accepts them, and the imports reduced to those used (`ruff check
+--fix-only`). _core/__init__.pyi (version and exceptions) is kept by hand. Check the
+result with `python -m mypy.stubtest libscale._core` (scripts/lint.sh does).
 """
-import ast, re, subprocess, sys, pathlib, tempfile
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import inspect
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-dst = ROOT / "bindings" / "libscale" / "_core"
-_tmp = tempfile.TemporaryDirectory()
-subprocess.run([sys.executable, "-m", "pybind11_stubgen", "libscale._core", "-o", _tmp.name,
-                "--numpy-array-use-type-var"], check=True)
-src = pathlib.Path(_tmp.name) / "libscale" / "_core"
 SUBS = ["spec", "io", "calibrate", "estimate", "gate", "triage"]
+LINE_LIMIT = 120  # [tool.ruff] line-length
+DEF_LIMIT = 110  # longer def lines get one parameter per line
+# Type arguments for the bare containers pybind11-stubgen writes for py::dict, py::list,
+# py::tuple and py::sequence: the core's dicts are keyed by field name.
+BARE_GENERICS = {
+    "dict": "dict[str, typing.Any]",
+    "list": "list[typing.Any]",
+    "tuple": "tuple[typing.Any, ...]",
+    "collections.abc.Sequence": "collections.abc.Sequence[typing.Any]",
+    "typing.Sequence": "collections.abc.Sequence[typing.Any]",
+}
+HEADER_IMPORTS = [
+    "from __future__ import annotations", "",
+    "import collections.abc", "import typing", "from typing import Any, Mapping, Optional", "",
+    "import numpy", "import numpy as np", "import numpy.typing", "",
+]
 
-def is_docstring(node):
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+RUNTIME_CLASSES: dict[str, type] = {}
 
-def dec_name(d):
-    if isinstance(d, ast.Name): return d.id
-    if isinstance(d, ast.Attribute): return ast.unparse(d)
-    return ast.unparse(d)
 
-def ellipsis_body(doc=None):
-    body = []
-    if doc is not None: body.append(doc)
-    body.append(ast.Expr(ast.Constant(...)))
-    return body
+def is_docstring(node: ast.stmt) -> bool:
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str))
 
-def first_line_doc(node):
+
+def dec_name(d: ast.expr) -> str:
+    return d.id if isinstance(d, ast.Name) else ast.unparse(d)
+
+
+def first_line_doc(node: ast.FunctionDef | ast.ClassDef) -> ast.Expr | None:
     """Keep a one-paragraph docstring (stubs stay short)."""
     if node.body and is_docstring(node.body[0]):
-        text = node.body[0].value.value.strip()
-        if not text: return None
-        return ast.Expr(ast.Constant(text))
+        first = node.body[0]
+        assert isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+        text = str(first.value.value).strip()
+        return ast.Expr(ast.Constant(text)) if text else None
     return None
 
-def fix_function(fn, keep_doc=True):
-    doc = first_line_doc(fn) if keep_doc else None
-    fn.body = ellipsis_body(doc)
-    # pybind11 names unnamed args arg0; no change
+
+class _Generics(ast.NodeTransformer):
+    """Bare dict/list/tuple/Sequence in an annotation -> with type arguments."""
+
+    def __init__(self, memo: bool) -> None:
+        self.memo = memo  # __deepcopy__'s memo is keyed by id()
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        node.slice = self.visit(node.slice)  # the subscripted container itself already has arguments
+        return node
+
+    def _replace(self, node: ast.expr) -> ast.expr:
+        name = ast.unparse(node)
+        if self.memo and name == "dict":
+            return ast.parse("dict[int, typing.Any]", mode="eval").body
+        if name in BARE_GENERICS:
+            return ast.parse(BARE_GENERICS[name], mode="eval").body
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return self._replace(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        return self._replace(node)
+
+
+def fix_annotations(fn: ast.FunctionDef) -> None:
+    a = fn.args
+    for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+        if arg is not None and arg.annotation is not None:
+            arg.annotation = _Generics(memo=fn.name == "__deepcopy__").visit(arg.annotation)
+    if fn.returns is not None:
+        fn.returns = _Generics(memo=False).visit(fn.returns)
+
+
+def fix_function(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """Body: the docstring's first paragraph, or `...` when there is none."""
+    doc = first_line_doc(fn)
+    fn.body = [doc] if doc is not None else [ast.Expr(ast.Constant(...))]
+    fix_annotations(fn)
     return fn
 
-def _no_ctor(runtime):
-    import inspect
+
+def _no_ctor(runtime: type) -> bool:
+    """True when the class binds no constructor: pybind11's own ones have no signature to inspect."""
     try:
-        inspect.signature(runtime.__init__)  # pybind11 constructors have no introspectable signature
+        inspect.signature(runtime.__init__)  # type: ignore[misc]  # the class's own, not an instance's
     except (TypeError, ValueError):
         return False
     return True
 
-def process_class(cls):
-    new_body = []
+
+def _is_property(node: ast.FunctionDef) -> bool:
+    return any(dec_name(d) == "property" for d in node.decorator_list)
+
+
+def _order_key(node: ast.stmt, fields: list[str], order: list[str]) -> tuple[int, int]:
+    """The fields in declaration order (_fields), then other properties, then methods, in runtime order."""
+    if isinstance(node, ast.Expr):
+        return (0, 0)
+    if isinstance(node, ast.AnnAssign):
+        assert isinstance(node.target, ast.Name)
+        name, is_field = node.target.id, True
+        if name == "_fields":
+            return (1, 0)
+    elif isinstance(node, ast.FunctionDef):
+        name, is_field = node.name, _is_property(node)
+    else:
+        return (6, 0)
+    late = 10**6  # not seen at runtime: last
+    if name in fields:
+        return (2, fields.index(name))
+    if is_field:
+        return (3, order.index(name) if name in order else late)
+    if name == "__init__":
+        return (4, 0)
+    return (5, order.index(name) if name in order else late)
+
+
+def process_class(cls: ast.ClassDef) -> ast.ClassDef:
+    new_body: list[ast.stmt] = []
     doc = first_line_doc(cls)
-    if doc: new_body.append(doc)
-    setters = {node.name for node in cls.body if isinstance(node, ast.FunctionDef)
-               and any(dec_name(d).endswith(".setter") for d in node.decorator_list)}
-    inits = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+    if doc is not None:
+        new_body.append(doc)
+    methods = [n for n in cls.body if isinstance(n, ast.FunctionDef)]
+    setters = {n.name for n in methods if any(dec_name(d).endswith(".setter") for d in n.decorator_list)}
+    n_inits = sum(n.name == "__init__" for n in methods)
     for node in cls.body:
         if is_docstring(node):
             continue
@@ -69,137 +160,165 @@ def process_class(cls):
             if isinstance(node.target, ast.Name) and node.target.id == "_fields":
                 node.annotation = ast.parse("typing.ClassVar[tuple[str, ...]]", mode="eval").body
                 node.value = None
-            new_body.append(node); continue
-        if isinstance(node, ast.FunctionDef):
-            decs = [dec_name(d) for d in node.decorator_list]
-            if "property" in decs:
-                if node.name in setters:
-                    new_body.append(ast.AnnAssign(target=ast.Name(node.name), annotation=node.returns, value=None, simple=1))
-                else:
-                    new_body.append(fix_function(node))
-                continue
-            if any(d.endswith(".setter") for d in decs):
-                continue
-            if node.name == "__init__" and len(inits) > 1:
-                args = node.args
-                if args.kwarg is not None and not args.kwonlyargs and len(args.args) == 1:
-                    continue  # the diagnosing **kwargs overload: same keywords as the typed one
-                node.decorator_list = [d for d in node.decorator_list if dec_name(d) != "typing.overload"]
-            new_body.append(fix_function(node))
+            new_body.append(node)
             continue
-        new_body.append(node)
-    # the fields in declaration order (_fields), then other properties, then methods, in runtime order
+        if not isinstance(node, ast.FunctionDef):
+            new_body.append(node)
+            continue
+        decs = [dec_name(d) for d in node.decorator_list]
+        if "property" in decs:
+            if node.name in setters and node.returns is not None:
+                returns = _Generics(memo=False).visit(node.returns)
+                new_body.append(ast.AnnAssign(target=ast.Name(node.name), annotation=returns, value=None, simple=1))
+            else:
+                new_body.append(fix_function(node))
+            continue
+        if any(d.endswith(".setter") for d in decs):
+            continue
+        if node.name == "__init__" and n_inits > 1:
+            args = node.args
+            if args.kwarg is not None and not args.kwonlyargs and len(args.args) == 1:
+                continue  # the diagnosing **kwargs overload: same keywords as the typed one
+            node.decorator_list = [d for d in node.decorator_list if dec_name(d) != "typing.overload"]
+        new_body.append(fix_function(node))
     runtime = RUNTIME_CLASSES.get(cls.name)
     if runtime is not None:
         fields = list(getattr(runtime, "_fields", ()))
         order = list(vars(runtime))
-        def key(node):
-            if isinstance(node, ast.Expr): return (0, 0)
-            if isinstance(node, ast.AnnAssign) and node.target.id == "_fields": return (1, 0)
-            name = node.target.id if isinstance(node, ast.AnnAssign) else node.name
-            is_field = isinstance(node, ast.AnnAssign) or any(dec_name(d) == "property" for d in node.decorator_list)
-            if name in fields: return (2, fields.index(name))
-            if is_field: return (3, order.index(name) if name in order else 10**6)
-            if name == "__init__": return (4, 0)
-            return (5, order.index(name) if name in order else 10**6)
-        new_body.sort(key=key)
-    if runtime is not None and _no_ctor(runtime):
-        # No constructor bound: pybind11's base __init__ takes anything and raises TypeError.
-        ctor = ast.parse("def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:\n"
-                         "    \"\"\"No constructor: made by the core only (TypeError).\"\"\"\n    ...").body[0]
-        at = next((i for i, n in enumerate(new_body) if isinstance(n, ast.FunctionDef) and not
-                   any(dec_name(d) == "property" for d in n.decorator_list)), len(new_body))
-        new_body.insert(at, ctor)
-    if runtime is not None and type(runtime).__name__ == "pybind11_type":
-        cls.keywords = [ast.keyword(arg="metaclass", value=ast.Name("_Pybind11Type"))]
+        new_body.sort(key=lambda n: _order_key(n, fields, order))
+        if _no_ctor(runtime):
+            # No constructor bound: pybind11's base __init__ takes anything and raises TypeError.
+            ctor = ast.parse("def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:\n"
+                             '    """No constructor: made by the core only (TypeError)."""').body[0]
+            at = next((i for i, n in enumerate(new_body) if isinstance(n, ast.FunctionDef) and not _is_property(n)),
+                      len(new_body))
+            new_body.insert(at, ctor)
+        if type(runtime).__name__ == "pybind11_type":
+            cls.keywords = [ast.keyword(arg="metaclass", value=ast.Name("_Pybind11Type"))]
     cls.body = new_body or [ast.Expr(ast.Constant(...))]
     return cls
 
-import importlib
-RUNTIME_CLASSES = {}
-core = importlib.import_module("libscale._core")
-for sub in SUBS:
-    m = getattr(core, sub)
-    for n in dir(m):
-        v = getattr(m, n)
-        if isinstance(v, type):
-            RUNTIME_CLASSES[n] = v
-for path in sorted(src.glob("*.pyi")):
-    if path.name == "__init__.pyi":
-        continue  # kept by hand
+
+def convert(path: pathlib.Path) -> str:
+    """One stubgen .pyi -> the kept stub's text (before the line-level pass)."""
     tree = ast.parse(path.read_text())
-    body = []
     mod_doc = tree.body[0] if tree.body and is_docstring(tree.body[0]) else None
+    body: list[ast.stmt] = []
     for node in tree.body:
-        if node is mod_doc: continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue  # rewritten below
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "__all__":
-            continue
+        if node is mod_doc or isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue  # imports are rewritten below
         if isinstance(node, ast.AnnAssign):
+            if isinstance(node.target, ast.Name) and node.target.id == "__all__":
+                continue
             node.value = None
-            body.append(node); continue
-        if isinstance(node, ast.ClassDef):
-            body.append(process_class(node)); continue
-        if isinstance(node, ast.FunctionDef):
-            body.append(fix_function(node)); continue
+            node.annotation = _Generics(memo=False).visit(node.annotation)
+        elif isinstance(node, ast.ClassDef):
+            node = process_class(node)
+        elif isinstance(node, ast.FunctionDef):
+            node = fix_function(node)
         body.append(node)
     tree.body = body
     text = ast.unparse(tree)
     text = text.replace("typing.SupportsInt | typing.SupportsIndex", "int")
     text = text.replace("typing.SupportsFloat | typing.SupportsIndex", "float")
-    text = re.sub(r"\blibscale\._core\.(\w+)\.", lambda m: (m.group(1) + "."), text)
+    text = re.sub(r"\blibscale\._core\.(\w+)\.", lambda m: m.group(1) + ".", text)
     text = re.sub(r"(\) -> [^\n]*:|\):)\n\s+\.\.\.\n", lambda m: m.group(1) + " ...\n", text)
-    name = path.stem
-    imports = ["from __future__ import annotations", "", "import collections.abc", "import typing", "from typing import Any, Mapping, Optional", "",
-               "import numpy", "import numpy as np", "import numpy.typing", ""]
-    used = sorted({s for s in SUBS if re.search(rf"\b{s}\.[A-Z]", text) and s != name})
-    for s in used:
-        imports.append(f"from . import {s}")
+    imports = list(HEADER_IMPORTS)
+    imports += [f"from . import {s}" for s in SUBS if s != path.stem and re.search(rf"\b{s}\.[A-Z]", text)]
     if "_Pybind11Type" in text:
         imports.append("from . import _Pybind11Type")
-    header = f'"""{mod_doc.value.value.strip()}"""\n\n' if mod_doc else ""
-    (dst / path.name).write_text(header + "\n".join(imports) + "\n\n" + text + "\n")
-    print("wrote", (dst / path.name).relative_to(ROOT))
+    header = ""
+    if isinstance(mod_doc, ast.Expr) and isinstance(mod_doc.value, ast.Constant):
+        header = f'"""{str(mod_doc.value.value).strip()}"""\n\n'
+    return header + "\n".join(imports) + "\n\n" + text + "\n"
 
-# Wrap long def lines: one parameter per line.
-def split_top(params):
-    out, depth, cur = [], 0, ""
+
+def split_top(params: str) -> list[str]:
+    """Split a parameter list at its top-level commas."""
+    out: list[str] = []
+    depth, cur = 0, ""
     for ch in params:
-        if ch in "([{": depth += 1
-        if ch in ")]}": depth -= 1
+        depth += (ch in "([{") - (ch in ")]}")
         if ch == "," and depth == 0:
-            out.append(cur.strip()); cur = ""
+            out.append(cur.strip())
+            cur = ""
         else:
             cur += ch
-    if cur.strip(): out.append(cur.strip())
+    if cur.strip():
+        out.append(cur.strip())
     return out
 
-def norm_param(p_):
-    if ":" not in p_:
-        return p_
-    depth = 0
-    for i, ch in enumerate(p_):
-        if ch in "([{": depth += 1
-        elif ch in ")]}": depth -= 1
-        elif ch == "=" and depth == 0:
-            return p_[:i].rstrip() + " = " + p_[i + 1:].lstrip()
-    return p_
 
-for path in sorted(p for p in dst.glob("*.pyi") if p.name != "__init__.pyi"):
-    lines = []
-    for line in path.read_text().splitlines():
+def norm_param(p: str) -> str:
+    """`x: int=3` -> `x: int = 3` (PEP 8 for annotated defaults)."""
+    if ":" not in p:
+        return p
+    depth = 0
+    for i, ch in enumerate(p):
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch == "=" and depth == 0:
+            return p[:i].rstrip() + " = " + p[i + 1:].lstrip()
+    return p
+
+
+def wrap_lines(text: str) -> str:
+    """Long defs: one parameter per line; long one-line docstrings: wrapped at the limit."""
+    lines: list[str] = []
+    for line in text.splitlines():
         m = re.match(r"^(\s*)def (\w+)\((.*)\)( -> .*:.*)$", line)
+        d = re.match(r'^(\s*)"""(.*)"""$', line)
         if m:
             ind, name, params, rest = m.groups()
             parts = [norm_param(x) for x in split_top(params)]
             one = f"{ind}def {name}({', '.join(parts)}){rest}"
-            if len(one) <= 110:
+            if len(one) <= DEF_LIMIT:
                 lines.append(one)
             else:
                 lines.append(f"{ind}def {name}(")
                 lines.extend(f"{ind}    {x}," for x in parts)
                 lines.append(f"{ind}){rest}")
+        elif d and len(line) > LINE_LIMIT:
+            ind, doc = d.groups()
+            lines += textwrap.wrap(doc, width=LINE_LIMIT, initial_indent=ind + '"""', subsequent_indent=ind,
+                                   break_on_hyphens=False)
+            lines.append(ind + '"""')
         else:
             lines.append(line)
-    path.write_text("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--out", type=pathlib.Path, default=ROOT / "bindings" / "libscale" / "_core",
+                    help="folder to write <sub>.pyi into (default: bindings/libscale/_core)")
+    args = ap.parse_args(argv)
+    dst: pathlib.Path = args.out
+    dst.mkdir(parents=True, exist_ok=True)
+    core = importlib.import_module("libscale._core")
+    for sub in SUBS:
+        module = getattr(core, sub)
+        for name in dir(module):
+            value = getattr(module, name)
+            if isinstance(value, type):
+                RUNTIME_CLASSES[name] = value
+    written: list[pathlib.Path] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, "-m", "pybind11_stubgen", "libscale._core", "-o", tmp,
+                        "--numpy-array-use-type-var"], check=True)
+        for path in sorted((pathlib.Path(tmp) / "libscale" / "_core").glob("*.pyi")):
+            if path.name == "__init__.pyi":
+                continue  # kept by hand
+            out = dst / path.name
+            out.write_text(wrap_lines(convert(path)))
+            written.append(out)
+    # The header imports everything a stub may use; ruff removes the unused ones and
+    # sorts the rest, with the project's settings (first-party libscale).
+    subprocess.run([sys.executable, "-m", "ruff", "check", "--config", str(ROOT / "pyproject.toml"),
+                    "--fix-only", "--quiet", "--select", "F401,I,UP", *map(str, written)], check=True)
+    for out in written:
+        print("wrote", out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -26,7 +26,7 @@ NCCL_HANG = [
 
 
 def stamp(t: float) -> str:
-    return time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(int(t))) + f".{int(round((t % 1) * 1000)):03d}"
+    return time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(int(t))) + f".{round((t % 1) * 1000):03d}"
 
 
 def write(path: Path, pieces: list[tuple[int, float, float, float]], seed: int = 0) -> None:
