@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <random>
 
-#include "libscale/io/catalog.hpp"
+#include "libscale/calibrate/fit.hpp"
 #include "libscale/estimate/collective.hpp"
 #include "libscale/estimate/compute_model.hpp"
-#include "libscale/calibrate/fit.hpp"
 #include "libscale/estimate/step_model.hpp"
+#include "libscale/io/catalog.hpp"
 
 namespace {
 

@@ -25,8 +25,7 @@ const std::vector<std::uint32_t>& lengths() {
         std::mt19937_64 rng(42);
         std::lognormal_distribution<double> d(std::log(600.0), 1.0);
         std::vector<std::uint32_t> out(kSamples);
-        for (auto& x : out)
-            x = static_cast<std::uint32_t>(std::clamp(d(rng), 1.0, 2.0 * kSeqLen));
+        for (auto& x : out) x = static_cast<std::uint32_t>(std::clamp(d(rng), 1.0, 2.0 * kSeqLen));
         return out;
     }();
     return v;

@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "libscale/io/catalog.hpp"
 #include "libscale/estimate/compute_model.hpp"
-#include "libscale/spec/flops.hpp"
 #include "libscale/estimate/projection.hpp"
 #include "libscale/estimate/step_model.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/spec/flops.hpp"
 
 namespace {
 

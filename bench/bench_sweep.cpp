@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "libscale/io/catalog.hpp"
 #include "libscale/estimate/sweep.hpp"
+#include "libscale/io/catalog.hpp"
 
 namespace {
 

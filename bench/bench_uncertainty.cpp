@@ -3,8 +3,8 @@
 //   build/cpp/bench/bench_uncertainty --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
-#include "libscale/io/catalog.hpp"
 #include "libscale/estimate/uncertainty.hpp"
+#include "libscale/io/catalog.hpp"
 
 namespace {
 
@@ -22,8 +22,9 @@ void BM_ProjectionQuantiles(benchmark::State& state) {
     f.calibration = default_calibration(hw);
     // What a fit to step records leaves uncertain (the derived B300 file's parameters),
     // plus the network.
-    f.parameters = {"gemm.eta_max", "attention.forward_eta_max", "attention.backward_eta_max", "hbm_efficiency",
-                    "framework_efficiency", "inter_node.busbw_bytes_per_s", "inter_node.alpha_s"};
+    f.parameters = {"gemm.eta_max",      "attention.forward_eta_max", "attention.backward_eta_max",
+                    "hbm_efficiency",    "framework_efficiency",      "inter_node.busbw_bytes_per_s",
+                    "inter_node.alpha_s"};
     f.covariance = Eigen::MatrixXd::Zero(7, 7);
     f.covariance.diagonal() << 6e-3, 7e-3, 7e-3, 4e-2, 5e-3, 1e20, 1e-12;
     UncertaintyOptions o;

@@ -31,7 +31,8 @@ template <class T, class... Extra>
 py::class_<T, Extra...>& def_value_methods(py::class_<T, Extra...>& cls) {
     cls.def("__repr__", &repr<T>);
     cls.def("__copy__", [](const T& self) { return T(self); });
-    cls.def("__deepcopy__", [](const T& self, py::dict) { return T(self); }, py::arg("memo"));
+    cls.def(
+        "__deepcopy__", [](const T& self, py::dict) { return T(self); }, py::arg("memo"));
     return cls;
 }
 
@@ -40,9 +41,7 @@ inline std::optional<double> nan_to_none(double v) {
     if (std::isnan(v)) return std::nullopt;
     return v;
 }
-inline double none_to_nan(std::optional<double> v) {
-    return v ? *v : std::numeric_limits<double>::quiet_NaN();
-}
+inline double none_to_nan(std::optional<double> v) { return v ? *v : std::numeric_limits<double>::quiet_NaN(); }
 
 // One register function per binding file, each taking its submodule; module.cpp calls them
 // in dependency order (a type is registered before any signature names it).

@@ -47,11 +47,11 @@ void raise(PyObject* type, const char* message, SetAttrs&& set_attrs) {
 }  // namespace
 
 void register_errors(py::module_& m) {
-    g_error = new_exception(m, "LibscaleError", PyExc_ValueError,
-                            "Base class of libscale's own errors (a ValueError).");
-    g_unknown_name = new_exception(
-        m, "UnknownNameError", g_error,
-        "A model or hardware name that is not in the catalog; .suggestions holds the closest names.");
+    g_error =
+        new_exception(m, "LibscaleError", PyExc_ValueError, "Base class of libscale's own errors (a ValueError).");
+    g_unknown_name =
+        new_exception(m, "UnknownNameError", g_error,
+                      "A model or hardware name that is not in the catalog; .suggestions holds the closest names.");
     g_does_not_fit = new_exception(
         m, "DoesNotFitError", g_error,
         "A configuration whose memory per GPU exceeds the GPU's; .needed_gib and .available_gib say by how much.");

@@ -38,10 +38,8 @@ struct MemberField {
     void set(T& t, Py v) const { t.*member = std::move(v); }
     template <class Cls>
     void define(Cls& cls, Access access) const {
-        if (access == Access::read_write)
-            cls.def_readwrite(name, member, doc);
-        else
-            cls.def_readonly(name, member, doc);
+        if (access == Access::read_write) cls.def_readwrite(name, member, doc);
+        else cls.def_readonly(name, member, doc);
     }
 };
 
@@ -60,10 +58,8 @@ struct PropertyField {
     void set(T& t, Py v) const { setter(t, std::move(v)); }
     template <class Cls>
     void define(Cls& cls, Access access) const {
-        if (access == Access::read_write)
-            cls.def_property(name, getter, setter, doc);
-        else
-            cls.def_property_readonly(name, getter, doc);
+        if (access == Access::read_write) cls.def_property(name, getter, setter, doc);
+        else cls.def_property_readonly(name, getter, doc);
     }
 };
 
@@ -155,8 +151,9 @@ template <class Cls, class... F>
 void def_fields(Cls& cls, const FieldList<F...>& list, Access access) {
     std::apply([&](const auto&... f) { (f.define(cls, access), ...); }, list.items);
     cls.attr("_fields") = list.names();
-    cls.def("to_dict", [](py::handle self) { return detail::struct_dict(self); },
-            "The fields in declaration order, then derived properties; nested structs as dicts.");
+    cls.def(
+        "to_dict", [](py::handle self) { return detail::struct_dict(self); },
+        "The fields in declaration order, then derived properties; nested structs as dicts.");
 }
 
 struct NoCheck {
@@ -193,8 +190,7 @@ bool set_from_object(typename F::Class& t, const F& f, const std::string& cls, p
     if constexpr (std::is_same_v<P, double>) {
         // pybind11 converts a bool to 1.0: refuse it as the typed overload does.
         if (py::isinstance<py::bool_>(value))
-            throw py::type_error(cls + "(): " + f.name + " = " + std::string(py::repr(value)) +
-                                 "; expected a number");
+            throw py::type_error(cls + "(): " + f.name + " = " + std::string(py::repr(value)) + "; expected a number");
     }
     try {
         f.set(t, value.cast<P>());
@@ -275,8 +271,9 @@ std::string fields_repr(const std::string& name, const FieldList<F...>& list, co
     std::ostringstream os;
     os << name << '(';
     bool first = true;
-    std::apply([&](const auto&... f) { ((os << (first ? "" : ", ") << f.name << '=' << f.get(t), first = false), ...); },
-               list.items);
+    std::apply(
+        [&](const auto&... f) { ((os << (first ? "" : ", ") << f.name << '=' << f.get(t), first = false), ...); },
+        list.items);
     os << ')';
     return os.str();
 }

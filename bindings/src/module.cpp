@@ -21,8 +21,9 @@
 
 PYBIND11_MODULE(_core, m) {
     namespace b = libscale_py;
-    m.doc() = "libscale C++ core (private; use the `libscale` package). One submodule per capability: "
-              "spec, io, calibrate, estimate, gate, triage.";
+    m.doc() =
+        "libscale C++ core (private; use the `libscale` package). One submodule per capability: "
+        "spec, io, calibrate, estimate, gate, triage.";
     m.attr("__version__") = LIBSCALE_VERSION;
     b::register_errors(m);
 
@@ -36,18 +37,20 @@ PYBIND11_MODULE(_core, m) {
     py::module_ io = m.def_submodule("io", "The shipped catalog: models, hardware profiles, data files.");
     b::register_io_catalog(io);
 
-    py::module_ calibrate = m.def_submodule(
-        "calibrate", "Calibrations and their coefficient table, calibration files, measurements, the fitter, "
-                     "validation against published step timings.");
+    py::module_ calibrate =
+        m.def_submodule("calibrate",
+                        "Calibrations and their coefficient table, calibration files, measurements, the fitter, "
+                        "validation against published step timings.");
     b::register_calibrate_calibration(calibrate);
     b::register_calibrate_measurement(calibrate);
     b::register_calibrate_fit(calibrate);
     b::register_calibrate_calibration_file(calibrate);
     b::register_calibrate_validation(calibrate);
 
-    py::module_ estimate = m.def_submodule(
-        "estimate", "The compute laws, the step and memory model, projections over GPU counts, the deadline and "
-                    "budget solvers, vectorized sweeps and projection quantiles.");
+    py::module_ estimate =
+        m.def_submodule("estimate",
+                        "The compute laws, the step and memory model, projections over GPU counts, the deadline and "
+                        "budget solvers, vectorized sweeps and projection quantiles.");
     b::register_estimate_compute(estimate);
     b::register_estimate_step(estimate);
     b::register_estimate_projection(estimate);
@@ -59,8 +62,8 @@ PYBIND11_MODULE(_core, m) {
     b::register_gate_packing(gate);
     b::register_gate_gate(gate);
 
-    py::module_ triage = m.def_submodule(
-        "triage", "GPU power traces, power bands, offline triage, live triage streams and NVML.");
+    py::module_ triage =
+        m.def_submodule("triage", "GPU power traces, power bands, offline triage, live triage streams and NVML.");
     b::register_triage_trace(triage);
     b::register_triage_triage(triage);
     b::register_triage_options(triage);

@@ -9,10 +9,10 @@
 #include <map>
 
 #include "libscale/calibrate/calibration_file.hpp"
+#include "libscale/estimate/projection.hpp"
 #include "libscale/io/catalog.hpp"
 #include "libscale/io/error.hpp"
 #include "libscale/io/json_io.hpp"
-#include "libscale/estimate/projection.hpp"
 #include "test_scenario.hpp"
 #include "test_support.hpp"
 
@@ -57,7 +57,7 @@ CalibrationFile sample_file() {
     const double s1 = 0.01, s2 = 3e9, s3 = 0.05, rho = -0.3;
     f.covariance << s1 * s1, rho * s1 * s2, 0, rho * s1 * s2, s2 * s2, 0, 0, 0, s3 * s3;
     f.quality = {{"rms_relative_error", 0.0123}, {"loo_relative_error", nullptr}, {"records_used", 7}};
-    f.provenance = {{"hardware", "b300"}, {"driver", "570.1"}, {"cuda", "12.9"}, {"nccl", "2.27.3"},
+    f.provenance = {{"hardware", "b300"},   {"driver", "570.1"},   {"cuda", "12.9"}, {"nccl", "2.27.3"},
                     {"date", "2026-05-01"}, {"source", "harness"}, {"notes", "test"}};
     f.sources = {{"gemm.eta_max", "fitted"}};
     f.prior_log_sd = {{"gemm.eta_max", 0.1}, {"framework_efficiency", 0.3}};
@@ -239,8 +239,8 @@ TEST(CalibrationFile, PriorIsReadAndChecked) {
     json j = calibration_to_json(sample_file());
     j["prior"] = {{"attention.forward_half_seq", 0.5}, {"hbm_efficiency", 0.25}};
     const CalibrationFile f = calibration_from_json(j, hw, "cal.json");
-    EXPECT_EQ(f.prior_log_sd, (std::map<std::string, double>{{"attention.forward_half_seq", 0.5},
-                                                             {"hbm_efficiency", 0.25}}));
+    EXPECT_EQ(f.prior_log_sd,
+              (std::map<std::string, double>{{"attention.forward_half_seq", 0.5}, {"hbm_efficiency", 0.25}}));
     j.erase("prior");  // optional
     EXPECT_TRUE(calibration_from_json(j, hw, "cal.json").prior_log_sd.empty());
 }
@@ -265,7 +265,9 @@ TEST(CalibrationFile, RejectsMalformedFilesNamingFileAndField) {
          [](json& j) { j["coefficients"]["gemm"]["eta_max"] = std::numeric_limits<double>::quiet_NaN(); },
          "'coefficients.gemm.eta_max'", "finite"},
         {"infinite bandwidth",
-         [](json& j) { j["coefficients"]["inter_node"]["busbw_bytes_per_s"] = std::numeric_limits<double>::infinity(); },
+         [](json& j) {
+             j["coefficients"]["inter_node"]["busbw_bytes_per_s"] = std::numeric_limits<double>::infinity();
+         },
          "'coefficients.inter_node.busbw_bytes_per_s'", "finite"},
         {"string coefficient", [](json& j) { j["coefficients"]["power"]["idle_w"] = "160"; },
          "'coefficients.power.idle_w'", "number"},
@@ -278,7 +280,10 @@ TEST(CalibrationFile, RejectsMalformedFilesNamingFileAndField) {
          "'coefficients.gemm.eta_mx'", "not a known coefficient; valid here: eta_max, fp8_eta_max, tile_m"},
         {"schema 1 name", [](json& j) { j["coefficients"]["eta_max"] = 0.5; }, "'coefficients.eta_max'",
          "not a known coefficient"},
-        {"misspelt group", [](json& j) { j["coefficients"]["atention"] = {{"forward_eta_max", 0.3}}; },
+        {"misspelt group",
+         [](json& j) {
+             j["coefficients"]["atention"] = {{"forward_eta_max", 0.3}};
+         },
          "'coefficients.atention'", "not a known coefficient"},
         {"out of range", [](json& j) { j["coefficients"]["gemm"]["eta_max"] = 1.5; }, "gemm.eta_max", "(0, 1]"},
         {"framework efficiency out of range", [](json& j) { j["coefficients"]["framework_efficiency"] = 0; },
@@ -291,8 +296,8 @@ TEST(CalibrationFile, RejectsMalformedFilesNamingFileAndField) {
          "'uncertainty.parameters[1]'", "twice"},
         {"too few rows", [](json& j) { j["uncertainty"]["covariance"].erase(1); }, "'uncertainty.covariance'",
          "2 rows for 3 parameters"},
-        {"not square", [](json& j) { j["uncertainty"]["covariance"][1].push_back(0.0); },
-         "'uncertainty.covariance[1]'", "square"},
+        {"not square", [](json& j) { j["uncertainty"]["covariance"][1].push_back(0.0); }, "'uncertainty.covariance[1]'",
+         "square"},
         {"size mismatch", [](json& j) { j["uncertainty"]["parameters"].push_back("step_overhead_s"); },
          "'uncertainty.covariance'", "4 parameters"},
         {"not symmetric", [](json& j) { j["uncertainty"]["covariance"][0][1] = 0.0; }, "'uncertainty.covariance'",
@@ -318,8 +323,7 @@ TEST(CalibrationFile, RejectsMalformedFilesNamingFileAndField) {
         json j = good;
         b.edit(j);
         const std::string msg = parse_error_of([&] { (void)calibration_from_json(j, hw, "cal.json"); });
-        EXPECT_TRUE(has(msg, "cal.json") && has(msg, b.field) && has(msg, b.phrase))
-            << b.what << ": " << msg;
+        EXPECT_TRUE(has(msg, "cal.json") && has(msg, b.field) && has(msg, b.phrase)) << b.what << ": " << msg;
     }
     EXPECT_TRUE(has(parse_error_of([&] { (void)calibration_from_json(json::array(), hw, "cal.json"); }), "object"));
 }
@@ -357,7 +361,8 @@ TEST(CalibrationFile, DerivedB300ReproducesTheFieldReport) {
     c.strategy = Strategy::fsdp;
     c.activation_checkpointing = Checkpointing::full;
     c.reduce_bytes = 2;
-    const Projection p = project(test::scenario(find_model("qwen3-32b"), hw, f.calibration, c), {16}, Scaling::strong, Job{});
+    const Projection p =
+        project(test::scenario(find_model("qwen3-32b"), hw, f.calibration, c), {16}, Scaling::strong, Job{});
     ASSERT_EQ(p.rows.size(), 1u);
     EXPECT_EQ(p.rows[0].step.nodes, 2);
     // Within a fifth of the record's stated 2.5%; and exactly where the file's own residual

@@ -19,20 +19,43 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 }
 
 TEST(Catalog, EveryModelLoads) {
-    const std::vector<std::string> expected = {
-        "codellama-34b",          "gemma-2-9b",           "gemma-2b",
-        "gpt2",                   "kempnerforge-13b",     "kempnerforge-debug-20m",
-        "kempnerforge-wikitext-77m", "llama-2-13b",       "llama-2-70b",
-        "llama-2-7b",             "llama-3.1-405b",       "llama-3.1-70b",
-        "llama-3.1-8b",           "llm-foundry-mpt-125m", "llm-foundry-mpt-13b",
-        "llm-foundry-mpt-1b",     "llm-foundry-mpt-30b",  "llm-foundry-mpt-350m",
-        "llm-foundry-mpt-3b",     "llm-foundry-mpt-70b",  "llm-foundry-mpt-760m",
-        "llm-foundry-mpt-7b",     "mistral-7b-v0.1",      "mpt-7b",
-        "olmo-1b",                "olmo-2-1124-7b",       "opt-125m",
-        "phi-2",                  "phi-3-mini-4k-instruct", "pythia-1b",
-        "qwen2.5-7b",             "qwen3-0.6b",           "qwen3-1.7b",
-        "qwen3-14b",              "qwen3-32b",            "qwen3-4b",
-        "qwen3-8b"};
+    const std::vector<std::string> expected = {"codellama-34b",
+                                               "gemma-2-9b",
+                                               "gemma-2b",
+                                               "gpt2",
+                                               "kempnerforge-13b",
+                                               "kempnerforge-debug-20m",
+                                               "kempnerforge-wikitext-77m",
+                                               "llama-2-13b",
+                                               "llama-2-70b",
+                                               "llama-2-7b",
+                                               "llama-3.1-405b",
+                                               "llama-3.1-70b",
+                                               "llama-3.1-8b",
+                                               "llm-foundry-mpt-125m",
+                                               "llm-foundry-mpt-13b",
+                                               "llm-foundry-mpt-1b",
+                                               "llm-foundry-mpt-30b",
+                                               "llm-foundry-mpt-350m",
+                                               "llm-foundry-mpt-3b",
+                                               "llm-foundry-mpt-70b",
+                                               "llm-foundry-mpt-760m",
+                                               "llm-foundry-mpt-7b",
+                                               "mistral-7b-v0.1",
+                                               "mpt-7b",
+                                               "olmo-1b",
+                                               "olmo-2-1124-7b",
+                                               "opt-125m",
+                                               "phi-2",
+                                               "phi-3-mini-4k-instruct",
+                                               "pythia-1b",
+                                               "qwen2.5-7b",
+                                               "qwen3-0.6b",
+                                               "qwen3-1.7b",
+                                               "qwen3-14b",
+                                               "qwen3-32b",
+                                               "qwen3-4b",
+                                               "qwen3-8b"};
     EXPECT_EQ(model_names(), expected);  // sorted
     for (const std::string& name : model_names()) {
         SCOPED_TRACE(name);
@@ -167,7 +190,7 @@ TEST(Catalog, UnknownHardwareGetsTheGenericCalibration) {
     h.idle_power_w = std::nan("");  // no idle figure: 0.1 · board power
     const Calibration cal = default_calibration(h);
     EXPECT_NE(cal.source.find("generic"), std::string::npos) << cal.source;
-    EXPECT_DOUBLE_EQ(cal.power_idle_w, 100.0);  // 0.1 · 1000 W
+    EXPECT_DOUBLE_EQ(cal.power_idle_w, 100.0);                    // 0.1 · 1000 W
     EXPECT_NEAR(cal.intra_node.busbw_bytes_per_s, 0.82e12, 1e3);  // 0.82 · 1e12 one way
     EXPECT_NEAR(cal.inter_node.busbw_bytes_per_s, 0.94e11, 1e3);
 }
@@ -209,7 +232,7 @@ TEST(Catalog, ModelFromAPathOrSnapshotDirectory) {
         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "vocab_size": 100, "max_position_embeddings": 256})");
     const ModelSpec by_dir = find_model(dir.string());
-    EXPECT_EQ(by_dir.name, "my-model");  // the snapshot directory's name
+    EXPECT_EQ(by_dir.name, "my-model");                 // the snapshot directory's name
     EXPECT_EQ(count_parameters(by_dir).total, 86'848);  // test_model_spec.cpp by hand
     EXPECT_EQ(find_model((dir / "config.json").string()).name, "my-model");
     EXPECT_THROW((void)find_model((dir / "missing.json").string()), ParseError);

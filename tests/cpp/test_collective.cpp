@@ -3,8 +3,8 @@
 
 #include <stdexcept>
 
-#include "libscale/io/catalog.hpp"
 #include "libscale/estimate/collective.hpp"
+#include "libscale/io/catalog.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <tuple>
 
-#include "libscale/io/catalog.hpp"
 #include "libscale/estimate/compute_model.hpp"
+#include "libscale/io/catalog.hpp"
 #include "test_support.hpp"
 
 namespace libscale {
@@ -95,8 +95,7 @@ TEST(AttentionLaw, FlopsRatesHalfLengthsAndHeadDim) {
     // Another kernel: FlashAttention in Triton at 0.419 of FA2 with s½ = 323.
     cal.attention.head_dim_half = 0;
     const double rate = 1e15 * 0.5 * 0.419 * 1000.0 / 1323.0;
-    EXPECT_REL(attention_time_s(hw, cal, 1000, 1000, 128, 500, 1000, false, AttentionKernel::flash_triton),
-               2e9 / rate);
+    EXPECT_REL(attention_time_s(hw, cal, 1000, 1000, 128, 500, 1000, false, AttentionKernel::flash_triton), 2e9 / rate);
 }
 
 TEST(MemoryLaw, BytesOverAchievedBandwidth) {
@@ -185,9 +184,7 @@ TEST(ComputeTimes, CheckpointingRecomputesWhatItDiscards) {
     const ModelSpec m = tiny_model();
     const ParameterCounts p = count_parameters(m);
     TrainingConfig c = tiny_config();
-    const auto backward = [&] {
-        return compute_times(m, p, tiny_hardware(), tiny_calibration(), c).layer_backward_s;
-    };
+    const auto backward = [&] { return compute_times(m, p, tiny_hardware(), tiny_calibration(), c).layer_backward_s; };
     const double full = backward();
     c.activation_checkpointing = Checkpointing::none;
     const double none = backward();
@@ -252,8 +249,8 @@ TEST(ComputeTimes, DefaultsReproduceTheirOwnSources) {
     // The GEMM default is derived from the best-shape matmul figure (MAMF) of
     // stas00/ml-engineering: H100 794.5 of 989 TFLOP/s at 2048×2048×13312; A100 271.2 of
     // 312 at 1024×10240×5120. The law must give them back at those shapes.
-    for (const auto& [name, m, n, k, fraction] : {std::tuple{"h100", 2048.0, 2048.0, 13312.0, 0.803},
-                                                 std::tuple{"a100", 1024.0, 10240.0, 5120.0, 0.869}}) {
+    for (const auto& [name, m, n, k, fraction] :
+         {std::tuple{"h100", 2048.0, 2048.0, 13312.0, 0.803}, std::tuple{"a100", 1024.0, 10240.0, 5120.0, 0.869}}) {
         const HardwareProfile hw = find_hardware(name);
         const double achieved = 2 * m * n * k / gemm_time_s(hw, default_calibration(hw), m, n, k) / hw.peak_flops();
         EXPECT_NEAR(achieved, fraction, 0.002) << name;

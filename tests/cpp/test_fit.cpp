@@ -19,13 +19,13 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "libscale/io/catalog.hpp"
+#include "libscale/calibrate/fit.hpp"
 #include "libscale/estimate/collective.hpp"
 #include "libscale/estimate/compute_model.hpp"
-#include "libscale/io/error.hpp"
-#include "libscale/calibrate/fit.hpp"
 #include "libscale/estimate/projection.hpp"
 #include "libscale/estimate/step_model.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/io/error.hpp"
 #include "test_scenario.hpp"
 #include "test_support.hpp"
 
@@ -93,8 +93,8 @@ struct Synth {
             for (double bytes : {1e5, 1e7, 1e9}) {
                 const Collective op = ops[k++ % 3];
                 const LinkLevel link = ring_link(ranks, 8, truth);
-                m.collectives.push_back({"h100", op, ranks, inter ? 8 : ranks, bytes,
-                                         ring_time_s(op, bytes, ranks, link) * noise()});
+                m.collectives.push_back(
+                    {"h100", op, ranks, inter ? 8 : ranks, bytes, ring_time_s(op, bytes, ranks, link) * noise()});
             }
     }
     StepRun step(const std::string& model, std::int64_t gpus, std::int64_t mb, std::int64_t global,
@@ -140,8 +140,7 @@ void expect_posterior_covariance(const FitResult& r) {
         SCOPED_TRACE(r.parameters[static_cast<std::size_t>(i)]);
         EXPECT_GT(r.covariance(i, i), 0.0);
         EXPECT_REL(coef(r, r.parameters[static_cast<std::size_t>(i)]).std_error, sd(i));
-        for (Eigen::Index k = 0; k < n; ++k)
-            EXPECT_NEAR(r.covariance(i, k), r.covariance(k, i), 1e-12 * sd(i) * sd(k));
+        for (Eigen::Index k = 0; k < n; ++k) EXPECT_NEAR(r.covariance(i, k), r.covariance(k, i), 1e-12 * sd(i) * sd(k));
     }
     const Eigen::MatrixXd corr = sd.cwiseInverse().asDiagonal() * r.covariance * sd.cwiseInverse().asDiagonal();
     EXPECT_GT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(corr).eigenvalues().minCoeff(), -1e-9);
@@ -188,7 +187,8 @@ TEST(Fit, KernelRunsWithoutNoiseRecoverTheLaws) {
     // Collectives: linear least squares, exact.
     for (const char* name : kCollectiveParams) {
         EXPECT_NEAR(get_parameter(r.calibration, name), get_parameter(s.truth, name),
-                    1e-9 * get_parameter(s.truth, name)) << name;
+                    1e-9 * get_parameter(s.truth, name))
+            << name;
         EXPECT_TRUE(coef(r, name).fitted) << name;
     }
     // Kernel laws: the MAP sits within a hair of the truth (36 exact records at 3% against
@@ -206,8 +206,8 @@ TEST(Fit, KernelRunsWithoutNoiseRecoverTheLaws) {
     }
     // One head_dim: head_dim_half is not free and keeps the prior; no step records: the
     // framework efficiency and host overheads are not fitted.
-    for (const char* name : {"attention.head_dim_half", "framework_efficiency", "kernel_overhead_s",
-                             "layer_overhead_s", "step_overhead_s", "gemm.tile_m"}) {
+    for (const char* name : {"attention.head_dim_half", "framework_efficiency", "kernel_overhead_s", "layer_overhead_s",
+                             "step_overhead_s", "gemm.tile_m"}) {
         SCOPED_TRACE(name);
         EXPECT_FALSE(coef(r, name).fitted);
         EXPECT_FALSE(coef(r, name).identified);
@@ -376,7 +376,8 @@ TEST(Fit, OneStepRecordMovesMostlyTheFrameworkEfficiency) {
 
     TrainingConfig base = m.steps[0].config;
     base.global_batch_tokens = 16 * 2 * 8192;
-    const Projection p = project(test::scenario(model, s.hw, r.calibration, base), {1, 2, 4, 8, 16}, Scaling::strong, Job{});
+    const Projection p =
+        project(test::scenario(model, s.hw, r.calibration, base), {1, 2, 4, 8, 16}, Scaling::strong, Job{});
     for (std::size_t i = 1; i < p.rows.size(); ++i) {
         EXPECT_GE(p.rows[i].step.tokens_per_s, p.rows[i - 1].step.tokens_per_s) << p.rows[i].step.gpus;
         EXPECT_LE(p.rows[i].scaling_efficiency, 1.0 + 1e-12) << p.rows[i].step.gpus;
@@ -434,10 +435,11 @@ TEST(Fit, KernelAndStepRecordsTogether) {
     for (std::int64_t gpus : {8, 16, 32}) m.steps.push_back(s.step("llama-3.1-8b", gpus, 1, 1 << 20, trainer));
     const FitResult r = fit(m, s.hw, s.prior);
     EXPECT_NEAR(r.calibration.framework_efficiency, 0.8, 0.01 * 0.8);
-    for (const char* name : {"gemm.eta_max", "attention.forward_eta_max", "attention.backward_eta_max",
-                             "hbm_efficiency"})
+    for (const char* name :
+         {"gemm.eta_max", "attention.forward_eta_max", "attention.backward_eta_max", "hbm_efficiency"})
         EXPECT_NEAR(get_parameter(r.calibration, name), get_parameter(s.truth, name),
-                    0.01 * get_parameter(s.truth, name)) << name;
+                    0.01 * get_parameter(s.truth, name))
+            << name;
     EXPECT_TRUE(coef(r, "framework_efficiency").identified);
     EXPECT_EQ(r.records_used, m.size());
 }
@@ -504,7 +506,8 @@ TEST(Fit, OneSizeOneRankCountIsUnidentified) {
         m.collectives.push_back({"H100", Collective::all_gather, 8, 8, 1e8,
                                  ring_time_s(Collective::all_gather, 1e8, 8, s.truth.intra_node) * s.noise()});
     const FitResult r = fit(m, s.hw, s.prior);
-    EXPECT_TRUE(mentions(r.unidentified, "intra_node.alpha_s: every intra_node collective run has the same rank count"));
+    EXPECT_TRUE(
+        mentions(r.unidentified, "intra_node.alpha_s: every intra_node collective run has the same rank count"));
     EXPECT_TRUE(mentions(r.unidentified, "intra_node.busbw_bytes_per_s"));
     EXPECT_EQ(r.calibration.intra_node.alpha_s, s.prior.intra_node.alpha_s);
     EXPECT_EQ(r.calibration.intra_node.busbw_bytes_per_s, s.prior.intra_node.busbw_bytes_per_s);
@@ -538,10 +541,9 @@ TEST(Fit, ZeroPriorValueIsHeldAndSaysWhy) {
 TEST(Fit, SchemaOneGemmChainRecordsAreRefused) {
     // libscale.measurements/1 timed a layer's GEMM chain by token count; the per-operation
     // model needs each GEMM's shape.
-    const nlohmann::json v1 = {{"schema", "libscale.measurements/1"},
-                               {"records",
-                                {{{"kind", "gemm"}, {"hardware", "h100"}, {"tokens", 4096}, {"flops", 1e13},
-                                  {"seconds", 0.02}}}}};
+    const nlohmann::json v1 = {
+        {"schema", "libscale.measurements/1"},
+        {"records", {{{"kind", "gemm"}, {"hardware", "h100"}, {"tokens", 4096}, {"flops", 1e13}, {"seconds", 0.02}}}}};
     try {
         (void)measurements_from_json(v1, "old.json");
         FAIL() << "no ParseError";

@@ -58,7 +58,7 @@ TEST(Flops, TinyModelNoCheckpointing) {
     EXPECT_DOUBLE_EQ(f.forward, 212e6);
     EXPECT_DOUBLE_EQ(f.backward, 424e6);  // 2 × forward
     EXPECT_DOUBLE_EQ(f.recompute, 0.0);
-    EXPECT_DOUBLE_EQ(f.model, 636e6);     // 3 × forward
+    EXPECT_DOUBLE_EQ(f.model, 636e6);  // 3 × forward
     EXPECT_DOUBLE_EQ(f.hardware, 636e6);
 }
 

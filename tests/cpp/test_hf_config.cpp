@@ -42,15 +42,15 @@ json falcon_7b() {
 
 TEST(HfConfig, FalconMultiQueryOneNorm) {
     const ModelSpec m = read(falcon_7b());
-    EXPECT_EQ(m.num_kv_heads, 1);            // multi_query overrides num_kv_heads = 71
-    EXPECT_EQ(m.head_dim, 64);               // 4544 / 71
-    EXPECT_EQ(m.intermediate_size, 18176);   // ffn_hidden_size absent: 4 · 4544
-    EXPECT_EQ(m.norms_per_layer, 1);         // parallel_attn without new_decoder_architecture
+    EXPECT_EQ(m.num_kv_heads, 1);           // multi_query overrides num_kv_heads = 71
+    EXPECT_EQ(m.head_dim, 64);              // 4544 / 71
+    EXPECT_EQ(m.intermediate_size, 18176);  // ffn_hidden_size absent: 4 · 4544
+    EXPECT_EQ(m.norms_per_layer, 1);        // parallel_attn without new_decoder_architecture
     EXPECT_TRUE(m.parallel_block && m.fused_qkv && m.tie_word_embeddings && m.norm_bias);
     EXPECT_EQ(m.positions, Positions::rope);
     EXPECT_EQ(m.activation, Activation::gelu);
     const ParameterCounts p = count_parameters(m);
-    EXPECT_EQ(p.q_proj + p.k_proj + p.v_proj, 4544 * (4544 + 2 * 64));  // query_key_value 21,229,568
+    EXPECT_EQ(p.q_proj + p.k_proj + p.v_proj, 4544 * (4544 + 2 * 64));               // query_key_value 21,229,568
     EXPECT_EQ(p.per_layer, 21'229'568 + 4544 * 4544 + 2 * 4544 * 18176 + 2 * 4544);  // 207,070,080
     // 32 · 207,070,080 + 65024 · 4544 + 9,088 (no exact published total was found to cite)
     EXPECT_EQ(p.total, 6'921'720'704);
@@ -127,24 +127,29 @@ TEST(HfConfig, MptFollowsMosaicMlKeys) {
 }
 
 TEST(HfConfig, ActivationKeysAreParsed) {
-    json c = {{"model_type", "gpt2"}, {"n_embd", 64}, {"n_layer", 2}, {"n_head", 4}, {"vocab_size", 100},
-              {"n_positions", 32}, {"activation_function", "relu"}};
+    json c = {{"model_type", "gpt2"},
+              {"n_embd", 64},
+              {"n_layer", 2},
+              {"n_head", 4},
+              {"vocab_size", 100},
+              {"n_positions", 32},
+              {"activation_function", "relu"}};
     EXPECT_EQ(read(c).activation, Activation::relu);
     EXPECT_EQ(read(c).intermediate_size, 256);  // n_inner absent: 4 · n_embd
     c["activation_function"] = "quick_gelu";
     const std::string msg = error_of(c);
     EXPECT_TRUE(has(msg, "'activation_function'") && has(msg, "quick_gelu") && has(msg, "gelu_pytorch_tanh")) << msg;
     // Gemma 2 reads hidden_activation, not hidden_act.
-    const json g = {{"model_type", "gemma2"}, {"hidden_size", 64}, {"intermediate_size", 128},
-                    {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"vocab_size", 100},
-                    {"hidden_act", "relu"}, {"hidden_activation", "silu"}};
+    const json g = {{"model_type", "gemma2"}, {"hidden_size", 64},          {"intermediate_size", 128},
+                    {"num_hidden_layers", 2}, {"num_attention_heads", 4},   {"vocab_size", 100},
+                    {"hidden_act", "relu"},   {"hidden_activation", "silu"}};
     EXPECT_EQ(read(g).activation, Activation::silu);
 }
 
 TEST(HfConfig, SlidingWindowLayers) {
-    json q = {{"model_type", "qwen2"}, {"hidden_size", 64}, {"intermediate_size", 128},
+    json q = {{"model_type", "qwen2"},  {"hidden_size", 64},        {"intermediate_size", 128},
               {"num_hidden_layers", 8}, {"num_attention_heads", 4}, {"num_key_value_heads", 2},
-              {"vocab_size", 100}, {"sliding_window", 32}, {"max_window_layers", 6}};
+              {"vocab_size", 100},      {"sliding_window", 32},     {"max_window_layers", 6}};
     EXPECT_EQ(read(q).sliding_window_layers, 0);  // use_sliding_window defaults to false
     q["use_sliding_window"] = true;
     EXPECT_EQ(read(q).sliding_window_layers, 2);  // layers 6 and 7
@@ -155,8 +160,8 @@ TEST(HfConfig, SlidingWindowLayers) {
     q["layer_types"].erase(0);
     EXPECT_TRUE(has(error_of(q), "'layer_types'")) << error_of(q);
     // Gemma 2 with 5 layers: even layers 0, 2, 4; null soft-caps mean none.
-    const json g = {{"model_type", "gemma2"}, {"hidden_size", 64}, {"intermediate_size", 128},
-                    {"num_hidden_layers", 5}, {"num_attention_heads", 4}, {"vocab_size", 100},
+    const json g = {{"model_type", "gemma2"},           {"hidden_size", 64},        {"intermediate_size", 128},
+                    {"num_hidden_layers", 5},           {"num_attention_heads", 4}, {"vocab_size", 100},
                     {"attn_logit_softcapping", nullptr}};
     EXPECT_EQ(read(g).sliding_window_layers, 3);
     EXPECT_DOUBLE_EQ(read(g).attn_logit_softcap, 0.0);
@@ -164,16 +169,21 @@ TEST(HfConfig, SlidingWindowLayers) {
 }
 
 TEST(HfConfig, UnknownAndMixtureOfExpertsTypesListTheSupportedOnes) {
-    const json dense = {{"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 2},
-                        {"num_attention_heads", 4}, {"vocab_size", 100}};
+    const json dense = {{"hidden_size", 64},
+                        {"intermediate_size", 128},
+                        {"num_hidden_layers", 2},
+                        {"num_attention_heads", 4},
+                        {"vocab_size", 100}};
     for (const char* type : {"bloom", "mixtral", "qwen3_moe", "deepseek_v3", "gpt_oss"}) {
         SCOPED_TRACE(type);
         json c = dense;
         c["model_type"] = type;
         const std::string msg = error_of(c);
         EXPECT_TRUE(has(msg, "m/config.json") && has(msg, std::string("'") + type + "'")) << msg;
-        EXPECT_TRUE(has(msg, "falcon, gemma, gemma2, gpt2, gpt_neox, llama, mistral, mpt, olmo, olmo2, opt, "
-                             "phi, phi3, qwen2, qwen3, starcoder2")) << msg;
+        EXPECT_TRUE(has(msg,
+                        "falcon, gemma, gemma2, gpt2, gpt_neox, llama, mistral, mpt, olmo, olmo2, opt, "
+                        "phi, phi3, qwen2, qwen3, starcoder2"))
+            << msg;
         EXPECT_EQ(msg.find('\n'), std::string::npos);  // one line
         EXPECT_EQ(has(msg, "mixture-of-experts"), std::string(type) != "bloom") << msg;
     }
@@ -181,8 +191,11 @@ TEST(HfConfig, UnknownAndMixtureOfExpertsTypesListTheSupportedOnes) {
 }
 
 TEST(HfConfig, MissingModelTypeIsReadAsLlamaOnlyWithLlamaKeys) {
-    json c = {{"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 2},
-              {"num_attention_heads", 4}, {"vocab_size", 100}};
+    json c = {{"hidden_size", 64},
+              {"intermediate_size", 128},
+              {"num_hidden_layers", 2},
+              {"num_attention_heads", 4},
+              {"vocab_size", 100}};
     EXPECT_EQ(read(c).model_type, "llama");
     c.erase("intermediate_size");
     const std::string msg = error_of(c);
@@ -190,12 +203,11 @@ TEST(HfConfig, MissingModelTypeIsReadAsLlamaOnlyWithLlamaKeys) {
 }
 
 TEST(HfConfig, MissingSizeKeyIsNamedPerFamily) {
-    const json gpt2 = {{"model_type", "gpt2"}, {"n_layer", 2}, {"n_head", 4}, {"vocab_size", 100},
-                       {"n_positions", 32}};
+    const json gpt2 = {{"model_type", "gpt2"}, {"n_layer", 2}, {"n_head", 4}, {"vocab_size", 100}, {"n_positions", 32}};
     EXPECT_TRUE(has(error_of(gpt2), "missing field 'n_embd'")) << error_of(gpt2);
     const json mpt = {{"model_type", "mpt"}, {"n_layers", 2}, {"n_heads", 4}, {"vocab_size", 100}};
     EXPECT_TRUE(has(error_of(mpt), "missing field 'd_model'")) << error_of(mpt);
-    const json opt = {{"model_type", "opt"}, {"hidden_size", 64}, {"num_hidden_layers", 2},
+    const json opt = {{"model_type", "opt"},      {"hidden_size", 64}, {"num_hidden_layers", 2},
                       {"num_attention_heads", 4}, {"vocab_size", 100}, {"max_position_embeddings", 32}};
     EXPECT_TRUE(has(error_of(opt), "missing field 'ffn_dim'")) << error_of(opt);
     json bad = gpt2;
@@ -204,8 +216,11 @@ TEST(HfConfig, MissingSizeKeyIsNamedPerFamily) {
 }
 
 TEST(HfConfig, FamilyDefaultsFromTransformers) {
-    const json base = {{"hidden_size", 64}, {"intermediate_size", 128}, {"num_hidden_layers", 2},
-                       {"num_attention_heads", 16}, {"vocab_size", 100}};
+    const json base = {{"hidden_size", 64},
+                       {"intermediate_size", 128},
+                       {"num_hidden_layers", 2},
+                       {"num_attention_heads", 16},
+                       {"vocab_size", 100}};
     json c = base;
     c["model_type"] = "mistral";
     EXPECT_EQ(read(c).num_kv_heads, 8);       // MistralConfig's default, not the head count
@@ -215,14 +230,14 @@ TEST(HfConfig, FamilyDefaultsFromTransformers) {
     c = base;
     c["model_type"] = "qwen3";
     c["num_key_value_heads"] = 4;
-    EXPECT_EQ(read(c).head_dim, 128);         // Qwen3Config's default head_dim, not 64 / 16
+    EXPECT_EQ(read(c).head_dim, 128);  // Qwen3Config's default head_dim, not 64 / 16
     c["num_key_value_heads"] = nullptr;
-    EXPECT_EQ(read(c).num_kv_heads, 16);      // null: all heads
+    EXPECT_EQ(read(c).num_kv_heads, 16);  // null: all heads
     c = base;
     c["model_type"] = "phi";
     c["qk_layernorm"] = true;
     const ParameterCounts phi = count_parameters(read(c));
-    EXPECT_EQ(phi.qk_norm, 2 * 2 * 4);        // LayerNorms (weight + bias) over d_h = 4 on q and k
+    EXPECT_EQ(phi.qk_norm, 2 * 2 * 4);  // LayerNorms (weight + bias) over d_h = 4 on q and k
     EXPECT_EQ(phi.lm_head, 100 * 64 + 100);
 }
 

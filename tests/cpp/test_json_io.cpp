@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "libscale/io/error.hpp"
-#include "libscale/spec/hf_config.hpp"
 #include "libscale/io/json_io.hpp"
+#include "libscale/spec/hf_config.hpp"
 #include "test_support.hpp"
 
 namespace libscale {

@@ -9,15 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "libscale/io/error.hpp"
 #include "libscale/gate/lengths_io.hpp"
+#include "libscale/io/error.hpp"
 
 namespace libscale {
 namespace {
 
-std::string tmp(const std::string& name) {
-    return (std::filesystem::path(LIBSCALE_TEST_TMPDIR) / name).string();
-}
+std::string tmp(const std::string& name) { return (std::filesystem::path(LIBSCALE_TEST_TMPDIR) / name).string(); }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
     std::ofstream f(path, std::ios::binary);
@@ -34,8 +32,9 @@ std::string le_bytes(const std::vector<T>& v) {
 // A .npy file: descr, shape count, data bytes, format version 1 or 2.
 std::string npy(const std::string& descr, std::uint64_t n, const std::string& data, int major = 1,
                 const std::string& shape = "") {
-    std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " +
-                    (shape.empty() ? "(" + std::to_string(n) + ",)" : shape) + ", }";
+    std::string h = "{'descr': '" + descr +
+                    "', 'fortran_order': False, 'shape': " + (shape.empty() ? "(" + std::to_string(n) + ",)" : shape) +
+                    ", }";
     const std::size_t pre = major == 1 ? 10 : 12;
     h.append((64 - (pre + h.size() + 1) % 64) % 64, ' ');
     h.push_back('\n');
@@ -74,8 +73,7 @@ TEST(LengthsNpy, AllDtypesAndVersion2) {
     write_bytes(tmp("u8.npy"), npy("<u8", 3, le_bytes(std::vector<std::uint64_t>{3, 9, 4})));
     write_bytes(tmp("i4.npy"), npy("<i4", 3, le_bytes(std::vector<std::int32_t>{3, 9, 4})));
     write_bytes(tmp("i8.npy"), npy("<i8", 3, le_bytes(std::vector<std::int64_t>{3, 9, 4}), 2));
-    for (const char* f : {"u2.npy", "u8.npy", "i4.npy", "i8.npy"})
-        EXPECT_EQ(read_lengths_npy(tmp(f)), want) << f;
+    for (const char* f : {"u2.npy", "u8.npy", "i4.npy", "i8.npy"}) EXPECT_EQ(read_lengths_npy(tmp(f)), want) << f;
 }
 
 TEST(LengthsNpy, BadFiles) {
@@ -93,8 +91,7 @@ TEST(LengthsNpy, BadFiles) {
     EXPECT_NE(neg.find("lengths[1] = -2"), std::string::npos) << neg;
 
     write_bytes(tmp("zero.npy"), npy("<u4", 2, le_bytes(std::vector<std::uint32_t>{4, 0})));
-    EXPECT_NE(error_of([] { read_lengths_npy(tmp("zero.npy")); }).find("lengths[1] = 0"),
-              std::string::npos);
+    EXPECT_NE(error_of([] { read_lengths_npy(tmp("zero.npy")); }).find("lengths[1] = 0"), std::string::npos);
 
     write_bytes(tmp("short.npy"), npy("<u4", 5, le_bytes(std::vector<std::uint32_t>{1, 2})));
     const std::string sh = error_of([] { read_lengths_npy(tmp("short.npy")); });
@@ -104,8 +101,7 @@ TEST(LengthsNpy, BadFiles) {
     write_bytes(tmp("foreign.npy"), "PK\x03\x04 this is a zip");
     EXPECT_THROW(read_lengths_npy(tmp("foreign.npy")), ParseError);
 
-    write_bytes(tmp("2d.npy"), npy("<u4", 4, le_bytes(std::vector<std::uint32_t>{1, 2, 3, 4}), 1,
-                                   "(2, 2)"));
+    write_bytes(tmp("2d.npy"), npy("<u4", 4, le_bytes(std::vector<std::uint32_t>{1, 2, 3, 4}), 1, "(2, 2)"));
     EXPECT_THROW(read_lengths_npy(tmp("2d.npy")), ParseError);
 
     write_bytes(tmp("empty.npy"), npy("<u4", 0, ""));
@@ -115,8 +111,7 @@ TEST(LengthsNpy, BadFiles) {
 
 TEST(LengthsRaw, DtypeFlag) {
     write_bytes(tmp("raw.bin"), le_bytes(std::vector<std::int32_t>{7, 1, 2}));
-    EXPECT_EQ(read_lengths_raw(tmp("raw.bin"), LengthDtype::i32),
-              (std::vector<std::uint32_t>{7, 1, 2}));
+    EXPECT_EQ(read_lengths_raw(tmp("raw.bin"), LengthDtype::i32), (std::vector<std::uint32_t>{7, 1, 2}));
     // Read as uint16 the high halves are zero-length samples: named by index.
     const std::string z = error_of([] { read_lengths_raw(tmp("raw.bin"), parse_length_dtype("uint16")); });
     EXPECT_NE(z.find("lengths[1] = 0"), std::string::npos) << z;

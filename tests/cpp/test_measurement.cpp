@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libscale/io/error.hpp"
 #include "libscale/calibrate/measurement.hpp"
+#include "libscale/io/error.hpp"
 #include "test_support.hpp"
 
 namespace libscale {
@@ -24,12 +24,27 @@ json issue_step() {
 json mixed() {
     return json::array({
         {{"kind", "gemm"}, {"hardware", "h100"}, {"m", 4096}, {"n", 4096}, {"k", 1024}, {"seconds", 0.02}},
-        {{"kind", "attention"}, {"hardware", "h100"}, {"batch", 2}, {"seq_len", 4096}, {"heads", 32},
-         {"head_dim", 128}, {"pass", "backward"}, {"seconds", 0.003}},
+        {{"kind", "attention"},
+         {"hardware", "h100"},
+         {"batch", 2},
+         {"seq_len", 4096},
+         {"heads", 32},
+         {"head_dim", 128},
+         {"pass", "backward"},
+         {"seconds", 0.003}},
         {{"kind", "bandwidth"}, {"hardware", "h100"}, {"bytes", 4e9}, {"seconds", 0.0014}},
-        {{"kind", "collective"}, {"hardware", "h100"}, {"op", "all_reduce"}, {"ranks", 16}, {"ranks_per_node", 8},
-         {"bytes", 1e8}, {"seconds", 0.004}},
-        {{"kind", "collective"}, {"hardware", "h100"}, {"op", "all_gather"}, {"ranks", 8}, {"bytes", 1e8},
+        {{"kind", "collective"},
+         {"hardware", "h100"},
+         {"op", "all_reduce"},
+         {"ranks", 16},
+         {"ranks_per_node", 8},
+         {"bytes", 1e8},
+         {"seconds", 0.004}},
+        {{"kind", "collective"},
+         {"hardware", "h100"},
+         {"op", "all_gather"},
+         {"ranks", 8},
+         {"bytes", 1e8},
          {"seconds", 0.0005}},
         issue_step(),
         {{"kind", "power"}, {"hardware", "h100"}, {"phase", "compute"}, {"watts", 650}},
@@ -89,10 +104,10 @@ TEST(Measurement, StepOptionsOfThePerOperationModel) {
     r["series"] = "table 3";
     r["model_overrides"] = {{"num_hidden_layers", 16}};
     r["validation_exclude"] = "held out: the report's own outlier";
-    const json gemm = {{"kind", "gemm"}, {"hardware", "h100"}, {"m", 8192}, {"n", 8192}, {"k", 8192},
-                       {"dtype", "fp8"}, {"seconds", 0.001}};
-    const json fwd = {{"kind", "attention"}, {"hardware", "h100"}, {"batch", 1}, {"seq_len", 8192}, {"heads", 8},
-                      {"head_dim", 64}, {"causal", false}, {"pass", "forward"}, {"seconds", 0.002}};
+    const json gemm = {{"kind", "gemm"}, {"hardware", "h100"}, {"m", 8192},       {"n", 8192},
+                       {"k", 8192},      {"dtype", "fp8"},     {"seconds", 0.001}};
+    const json fwd = {{"kind", "attention"}, {"hardware", "h100"}, {"batch", 1},        {"seq_len", 8192}, {"heads", 8},
+                      {"head_dim", 64},      {"causal", false},    {"pass", "forward"}, {"seconds", 0.002}};
     const MeasurementSet m = measurements_from_json(json::array({r, gemm, fwd}), "opts.json");
     const StepRun& s = m.steps[0];
     EXPECT_EQ(s.config.precision, Precision::fp8);
@@ -130,7 +145,8 @@ TEST(Measurement, ThroughputFormsAndAccumulation) {
     b["global_batch_tokens"] = 524288;
     b["step_time_s"] = 8.0;
     // Step records of schema 1 are still read (only its GEMM-chain records are refused).
-    const MeasurementSet m = measurements_from_json(json{{"schema", "libscale.measurements/1"}, {"records", {a, b}}}, "x");
+    const MeasurementSet m =
+        measurements_from_json(json{{"schema", "libscale.measurements/1"}, {"records", {a, b}}}, "x");
     EXPECT_EQ(m.steps[0].config.global_batch_tokens, 524288);
     EXPECT_REL(m.steps[0].step_time_s, 8.0);
     EXPECT_EQ(m.steps[0].config.reduce_bytes, 4);

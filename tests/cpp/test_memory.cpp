@@ -10,9 +10,9 @@
 #include <sstream>
 #include <string>
 
+#include "libscale/estimate/step_model.hpp"
 #include "libscale/io/catalog.hpp"
 #include "libscale/io/error.hpp"
-#include "libscale/estimate/step_model.hpp"
 #include "test_support.hpp"
 
 namespace libscale {
@@ -55,12 +55,12 @@ TEST_F(Memory, DdpAndZeroShardWhatTheyShard) {
     EXPECT_REL(mem.weights_gib, 2 * P / kGiB);
     EXPECT_REL(mem.grads_gib, 2 * P / kGiB);
     EXPECT_REL(mem.optimizer_gib, 6 * P / kGiB);
-    c.strategy = Strategy::zero2;     // grads and optimizer / 2
+    c.strategy = Strategy::zero2;  // grads and optimizer / 2
     mem = run();
     EXPECT_REL(mem.weights_gib, 2 * P / kGiB);
     EXPECT_REL(mem.grads_gib, P / kGiB);
     EXPECT_REL(mem.optimizer_gib, 6 * P / kGiB);
-    c.strategy = Strategy::hsdp;      // 16 GPUs: sharded 8 ways inside the node
+    c.strategy = Strategy::hsdp;  // 16 GPUs: sharded 8 ways inside the node
     c.gpus = 16;
     c.global_batch_tokens = 0;
     mem = run();
@@ -75,11 +75,11 @@ TEST_F(Memory, ActivationsByCheckpointingMode) {
     //   selective: d + 2q + kv + f + d (w2's output) = 8,000 per layer + one recomputed layer
     //   plus 2d outside the layers (embedding output, final norm) in every mode.
     // bytes = 1000 tokens · elements · 2 B
-    c.activation_checkpointing = Checkpointing::full;      // 4·1000 + 2000 + 20,000 = 26,000
+    c.activation_checkpointing = Checkpointing::full;  // 4·1000 + 2000 + 20,000 = 26,000
     EXPECT_REL(run().activations_gib, 52'000'000.0 / kGiB);
-    c.activation_checkpointing = Checkpointing::selective; // 4·8000 + 2000 + 20,000 = 54,000
+    c.activation_checkpointing = Checkpointing::selective;  // 4·8000 + 2000 + 20,000 = 54,000
     EXPECT_REL(run().activations_gib, 108'000'000.0 / kGiB);
-    c.activation_checkpointing = Checkpointing::none;      // 4·20,000 + 2000 = 82,000
+    c.activation_checkpointing = Checkpointing::none;  // 4·20,000 + 2000 = 82,000
     EXPECT_REL(run().activations_gib, 164'000'000.0 / kGiB);
     // Activations scale with the micro-batch.
     c.micro_batch = 2;

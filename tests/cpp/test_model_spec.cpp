@@ -24,20 +24,20 @@ using nlohmann::json;
 TEST(ModelSpec, Qwen3_32B_PerLayerBreakdownMatchesPublished) {
     const ParameterCounts p = count_parameters(find_model("qwen3-32b"));
     // d = 5120, h = 64, h_kv = 8, d_h = 128 (q width 8192), f = 25600, V = 151936, L = 64.
-    EXPECT_EQ(p.q_proj, 41'943'040);        // 5120 · 8192
-    EXPECT_EQ(p.k_proj, 5'242'880);         // 5120 · 1024
-    EXPECT_EQ(p.v_proj, 5'242'880);         // 5120 · 1024
-    EXPECT_EQ(p.o_proj, 41'943'040);        // 8192 · 5120
-    EXPECT_EQ(p.qk_norm, 256);              // q_norm + k_norm, 128 each
-    EXPECT_EQ(p.mlp, 393'216'000);          // 3 · 5120 · 25600
-    EXPECT_EQ(p.layer_norms, 10'240);       // 2 · 5120
-    EXPECT_EQ(p.per_layer, 487'598'336);    // sum of the above
+    EXPECT_EQ(p.q_proj, 41'943'040);             // 5120 · 8192
+    EXPECT_EQ(p.k_proj, 5'242'880);              // 5120 · 1024
+    EXPECT_EQ(p.v_proj, 5'242'880);              // 5120 · 1024
+    EXPECT_EQ(p.o_proj, 41'943'040);             // 8192 · 5120
+    EXPECT_EQ(p.qk_norm, 256);                   // q_norm + k_norm, 128 each
+    EXPECT_EQ(p.mlp, 393'216'000);               // 3 · 5120 · 25600
+    EXPECT_EQ(p.layer_norms, 10'240);            // 2 · 5120
+    EXPECT_EQ(p.per_layer, 487'598'336);         // sum of the above
     EXPECT_EQ(p.per_layer_matmul, 487'587'840);  // 487,598,336 − 256 − 10,240
-    EXPECT_EQ(p.layers, 31'206'293'504);    // × 64
-    EXPECT_EQ(p.embedding, 777'912'320);    // 151936 · 5120
-    EXPECT_EQ(p.lm_head, 777'912'320);      // untied
+    EXPECT_EQ(p.layers, 31'206'293'504);         // × 64
+    EXPECT_EQ(p.embedding, 777'912'320);         // 151936 · 5120
+    EXPECT_EQ(p.lm_head, 777'912'320);           // untied
     EXPECT_EQ(p.final_norm, 5'120);
-    EXPECT_EQ(p.total, 32'762'123'264);     // 31,206,293,504 + 2 · 777,912,320 + 5,120
+    EXPECT_EQ(p.total, 32'762'123'264);          // 31,206,293,504 + 2 · 777,912,320 + 5,120
     EXPECT_EQ(p.non_embedding, 31'984'210'944);  // total − embedding
     // FSDP2 root unit: embedding + lm_head + final norm = 1,555,829,760 (DESIGN: "1.56 B").
     EXPECT_EQ(p.root_unit, 1'555'829'760);
@@ -104,10 +104,10 @@ TEST(ModelSpec, EveryCatalogModelMatchesItsPublishedCount) {
 TEST(ModelSpec, Qwen2ConfigHasQkvBiasButNoOutputBias) {
     // Qwen2.5-0.5B's config.json (model_type qwen2, tied). Its published safetensors
     // total is 494,032,768 ("0.49B", non-embedding "0.36B" on the model card).
-    const json config = {{"model_type", "qwen2"},       {"hidden_size", 896},
-                         {"intermediate_size", 4864},   {"num_hidden_layers", 24},
-                         {"num_attention_heads", 14},   {"num_key_value_heads", 2},
-                         {"vocab_size", 151936},        {"max_position_embeddings", 32768},
+    const json config = {{"model_type", "qwen2"},      {"hidden_size", 896},
+                         {"intermediate_size", 4864},  {"num_hidden_layers", 24},
+                         {"num_attention_heads", 14},  {"num_key_value_heads", 2},
+                         {"vocab_size", 151936},       {"max_position_embeddings", 32768},
                          {"tie_word_embeddings", true}};
     const ModelSpec m = model_from_hf_config(config, "qwen2.5-0.5b", "inline");
     EXPECT_EQ(m.head_dim, 64);  // 896 / 14, no head_dim key
@@ -115,10 +115,10 @@ TEST(ModelSpec, Qwen2ConfigHasQkvBiasButNoOutputBias) {
     EXPECT_FALSE(m.o_bias);
     EXPECT_EQ(m.qk_norm, QkNorm::none);
     const ParameterCounts p = count_parameters(m);
-    EXPECT_EQ(p.q_proj, 896 * 896 + 896);          // 803,712
-    EXPECT_EQ(p.k_proj, 896 * 128 + 128);          // 114,816
+    EXPECT_EQ(p.q_proj, 896 * 896 + 896);  // 803,712
+    EXPECT_EQ(p.k_proj, 896 * 128 + 128);  // 114,816
     EXPECT_EQ(p.v_proj, 896 * 128 + 128);
-    EXPECT_EQ(p.o_proj, 896 * 896);                // no bias
+    EXPECT_EQ(p.o_proj, 896 * 896);  // no bias
     // 803,712 + 2·114,816 + 802,816 + 13,074,432 + 1,792 = 14,912,384
     EXPECT_EQ(p.per_layer, 14'912'384);
     EXPECT_EQ(p.lm_head, 0);
@@ -128,10 +128,12 @@ TEST(ModelSpec, Qwen2ConfigHasQkvBiasButNoOutputBias) {
 
 json small_llama(bool attention_bias, bool mlp_bias, bool tied) {
     // d = 64, f = 128, L = 2, h = 4, h_kv = 2, no head_dim (→ 16), V = 100.
-    return {{"model_type", "llama"},     {"hidden_size", 64},     {"intermediate_size", 128},
-            {"num_hidden_layers", 2},    {"num_attention_heads", 4}, {"num_key_value_heads", 2},
-            {"vocab_size", 100},         {"max_position_embeddings", 256},
-            {"tie_word_embeddings", tied}, {"attention_bias", attention_bias}, {"mlp_bias", mlp_bias}};
+    return {{"model_type", "llama"},       {"hidden_size", 64},
+            {"intermediate_size", 128},    {"num_hidden_layers", 2},
+            {"num_attention_heads", 4},    {"num_key_value_heads", 2},
+            {"vocab_size", 100},           {"max_position_embeddings", 256},
+            {"tie_word_embeddings", tied}, {"attention_bias", attention_bias},
+            {"mlp_bias", mlp_bias}};
 }
 
 TEST(ModelSpec, AttentionAndMlpBiasCountedByHand) {
@@ -166,8 +168,8 @@ TEST(ModelSpec, TiedEmbeddingsHoldOneMatrixButStillProjectOutputs) {
     const ParameterCounts p = count_parameters(m);
     EXPECT_EQ(p.embedding, 6'400);
     EXPECT_EQ(p.lm_head, 0);
-    EXPECT_EQ(p.total, 86'848 - 6'400);           // 80,448
-    EXPECT_EQ(p.root_unit, 6'400 + 64);           // held once
+    EXPECT_EQ(p.total, 86'848 - 6'400);               // 80,448
+    EXPECT_EQ(p.root_unit, 6'400 + 64);               // held once
     EXPECT_EQ(p.matmul_forward, 2 * 36'864 + 6'400);  // the output projection still runs
 }
 
@@ -229,12 +231,12 @@ TEST(ModelSpec, Gpt2ByComponent) {
     const ParameterCounts p = count_parameters(find_model("gpt2"));
     // d 768, f 3072, V 50257, 1024 positions, tied; every linear and LayerNorm has a bias.
     EXPECT_EQ(p.q_proj + p.k_proj + p.v_proj, 768 * 2304 + 2304);  // c_attn 1,771,776
-    EXPECT_EQ(p.o_proj, 768 * 768 + 768);                           // 590,592
-    EXPECT_EQ(p.mlp, 2 * 768 * 3072 + 3072 + 768);                  // 4,722,432
-    EXPECT_EQ(p.layer_norms, 2 * 2 * 768);                          // ln_1, ln_2: weight + bias
+    EXPECT_EQ(p.o_proj, 768 * 768 + 768);                          // 590,592
+    EXPECT_EQ(p.mlp, 2 * 768 * 3072 + 3072 + 768);                 // 4,722,432
+    EXPECT_EQ(p.layer_norms, 2 * 2 * 768);                         // ln_1, ln_2: weight + bias
     EXPECT_EQ(p.per_layer, 7'087'872);
-    EXPECT_EQ(p.position_embedding, 1024 * 768);                    // wpe 786,432
-    EXPECT_EQ(p.embedding, 50257 * 768);                            // 38,597,376
+    EXPECT_EQ(p.position_embedding, 1024 * 768);  // wpe 786,432
+    EXPECT_EQ(p.embedding, 50257 * 768);          // 38,597,376
     EXPECT_EQ(p.lm_head, 0);
     EXPECT_EQ(p.final_norm, 2 * 768);
     EXPECT_EQ(p.total, 124'439'808);  // 12 · 7,087,872 + 38,597,376 + 786,432 + 1,536
@@ -244,11 +246,11 @@ TEST(ModelSpec, Gpt2ByComponent) {
 
 TEST(ModelSpec, Opt125mByComponent) {
     const ParameterCounts p = count_parameters(find_model("opt-125m"));
-    EXPECT_EQ(p.per_layer, 7'087'872);                      // same block as GPT-2
-    EXPECT_EQ(p.position_embedding, 2050 * 768);            // (2048 + 2) · 768 = 1,574,400
-    EXPECT_EQ(p.embedding, 50272 * 768);                    // 38,608,896
-    EXPECT_EQ(p.embed_projections, 0);                      // word_embed_proj_dim = hidden_size
-    EXPECT_EQ(p.total, 125'239'296);  // 85,054,464 + 38,608,896 + 1,574,400 + 1,536
+    EXPECT_EQ(p.per_layer, 7'087'872);            // same block as GPT-2
+    EXPECT_EQ(p.position_embedding, 2050 * 768);  // (2048 + 2) · 768 = 1,574,400
+    EXPECT_EQ(p.embedding, 50272 * 768);          // 38,608,896
+    EXPECT_EQ(p.embed_projections, 0);            // word_embed_proj_dim = hidden_size
+    EXPECT_EQ(p.total, 125'239'296);              // 85,054,464 + 38,608,896 + 1,574,400 + 1,536
 }
 
 TEST(ModelSpec, Pythia1bByComponent) {
@@ -264,10 +266,10 @@ TEST(ModelSpec, Pythia1bByComponent) {
 
 TEST(ModelSpec, Phi2ByComponent) {
     const ParameterCounts p = count_parameters(find_model("phi-2"));
-    EXPECT_EQ(p.layer_norms, 2 * 2560);                  // one LayerNorm, weight + bias
+    EXPECT_EQ(p.layer_norms, 2 * 2560);  // one LayerNorm, weight + bias
     EXPECT_EQ(p.per_layer, 4 * (2560 * 2560 + 2560) + 2 * 2560 * 10240 + 10240 + 2560 + 5120);
-    EXPECT_EQ(p.lm_head, 51200 * 2560 + 51200);          // untied, with a bias
-    EXPECT_EQ(p.total, 2'779'683'840);  // 32 · 78,671,360 + 131,072,000 + 131,123,200 + 5,120
+    EXPECT_EQ(p.lm_head, 51200 * 2560 + 51200);  // untied, with a bias
+    EXPECT_EQ(p.total, 2'779'683'840);           // 32 · 78,671,360 + 131,072,000 + 131,123,200 + 5,120
 }
 
 TEST(ModelSpec, Phi3MiniByComponent) {
@@ -283,7 +285,7 @@ TEST(ModelSpec, GemmaByComponent) {
     EXPECT_EQ(a.per_layer, 2 * 2048 * 2048 + 2 * 2048 * 256 + 3 * 2048 * 16384 + 2 * 2048);  // 110,104,576
     EXPECT_EQ(a.total, 2'506'172'416);  // 18 · 110,104,576 + 256000 · 2048 + 2048, tied
     const ParameterCounts b = count_parameters(find_model("gemma-2-9b"));
-    EXPECT_EQ(b.layer_norms, 4 * 3584);  // four RMSNorms per layer
+    EXPECT_EQ(b.layer_norms, 4 * 3584);   // four RMSNorms per layer
     EXPECT_EQ(b.per_layer, 198'195'200);  // 3 · 14,680,064 + 3 · 3584 · 14336 + 14,336
     EXPECT_EQ(b.total, 9'241'705'984);    // 42 · 198,195,200 + 917,504,000 + 3,584
 }
@@ -294,19 +296,19 @@ TEST(ModelSpec, MistralQwenMptOlmoByComponent) {
     const ParameterCounts q = count_parameters(find_model("qwen2.5-7b"));
     EXPECT_EQ(q.k_proj, 3584 * 512 + 512);  // bias on k; none on o
     EXPECT_EQ(q.o_proj, 3584 * 3584);
-    EXPECT_EQ(q.total, 7'615'616'512);      // 28 · 233,057,792 + 2 · 152064 · 3584 + 3584
+    EXPECT_EQ(q.total, 7'615'616'512);  // 28 · 233,057,792 + 2 · 152064 · 3584 + 3584
     const ParameterCounts mpt = count_parameters(find_model("mpt-7b"));
     EXPECT_EQ(mpt.per_layer, 12 * 4096 * 4096 + 2 * 4096);  // no biases, LayerNorm weights only
-    EXPECT_EQ(mpt.position_embedding, 0);                    // ALiBi
-    EXPECT_EQ(mpt.total, 6'649'286'656);    // 32 · 201,334,784 + 50432 · 4096 + 4096
+    EXPECT_EQ(mpt.position_embedding, 0);                   // ALiBi
+    EXPECT_EQ(mpt.total, 6'649'286'656);                    // 32 · 201,334,784 + 50432 · 4096 + 4096
     const ParameterCounts o1 = count_parameters(find_model("olmo-1b"));
-    EXPECT_EQ(o1.layer_norms, 0);           // non-parametric LayerNorm
+    EXPECT_EQ(o1.layer_norms, 0);  // non-parametric LayerNorm
     EXPECT_EQ(o1.final_norm, 0);
-    EXPECT_EQ(o1.total, 1'176'764'416);     // 16 · 67,108,864 + 50304 · 2048
+    EXPECT_EQ(o1.total, 1'176'764'416);  // 16 · 67,108,864 + 50304 · 2048
     const ParameterCounts o2 = count_parameters(find_model("olmo-2-1124-7b"));
-    EXPECT_EQ(o2.qk_norm, 4096 + 4096);     // q_norm over h·d_h, k_norm over h_kv·d_h
+    EXPECT_EQ(o2.qk_norm, 4096 + 4096);  // q_norm over h·d_h, k_norm over h_kv·d_h
     EXPECT_EQ(o2.per_layer, 202'391'552);
-    EXPECT_EQ(o2.total, 7'298'617'344);     // 32 · 202,391,552 + 2 · 100352 · 4096 + 4096
+    EXPECT_EQ(o2.total, 7'298'617'344);  // 32 · 202,391,552 + 2 · 100352 · 4096 + 4096
 }
 
 TEST(ModelSpec, TinyModelCountedByHand) {

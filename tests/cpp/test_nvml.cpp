@@ -60,9 +60,7 @@ std::string message_of(F&& f) {
     return {};
 }
 
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 double now_s() {
     using namespace std::chrono;
@@ -139,7 +137,7 @@ TEST(NvmlSource, FakePollConvertsMilliwattsAndMillijoules) {
         EXPECT_DOUBLE_EQ(x.power_w, 100.0 + 10.0 * i);          // 100,000 + 10,000 i mW
         EXPECT_DOUBLE_EQ(x.power_instant_w, 105.0 + 10.0 * i);  // field 186, uiVal mW
         EXPECT_DOUBLE_EQ(x.utilization_pct, 50.0 + i);
-        EXPECT_DOUBLE_EQ(x.energy_j, 1000.0 + 100.0 * i);       // 1,000,000 + 100,000 i mJ
+        EXPECT_DOUBLE_EQ(x.energy_j, 1000.0 + 100.0 * i);  // 1,000,000 + 100,000 i mJ
         EXPECT_DOUBLE_EQ(x.power_limit_w, 700.0);
     }
     const auto b = s.poll();

@@ -88,7 +88,7 @@ TEST(Options, SetsFieldsByNameThroughTheirTypes) {
     set_option(t, c, "seq_len", std::int64_t{8192});
     set_option(t, c, "strategy", std::string("zero3"));  // an alias of fsdp
     set_option(t, c, "reduce_dtype", std::string("fp32"));
-    set_option(t, c, "global_batch_tokens", 1048576.0);  // an integral float names its integer
+    set_option(t, c, "global_batch_tokens", 1048576.0);             // an integral float names its integer
     set_option(t, c, "attention_span_tokens", std::int64_t{1000});  // an integer is a number
     set_option(t, c, "torch_compile", true);
     EXPECT_EQ(c.seq_len, 8192);
@@ -114,8 +114,7 @@ TEST(Options, RefusesBadValuesNamingOptionValueAndWhatIsValid) {
     EXPECT_EQ(c.seq_len, TrainingConfig{}.seq_len);  // unchanged
     EXPECT_NE(error_of([&] { set_option(t, c, "seq_len", 1.5); }).find("an integer"), std::string::npos);
     EXPECT_NE(error_of([&] { set_option(t, c, "seq_len", true); }).find("an integer"), std::string::npos);
-    EXPECT_NE(error_of([&] { set_option(t, c, "seq_len", OptionValue{}); }).find("no 'not set'"),
-              std::string::npos);
+    EXPECT_NE(error_of([&] { set_option(t, c, "seq_len", OptionValue{}); }).find("no 'not set'"), std::string::npos);
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
     for (double bad : {nan, inf, -inf, -1.0, 0.0}) {
         const auto m = error_of([&] { set_option(t, c, "attention_span_tokens", bad); });
@@ -145,7 +144,8 @@ TEST(Options, JobValidatesThroughItsTable) {
 }
 
 TEST(Options, MakeFromOptionsStartsFromTheDefaults) {
-    const auto c = make_from_options(training_options(), {{"gpus", std::int64_t{16}}, {"precision", std::string("fp8")}});
+    const auto c =
+        make_from_options(training_options(), {{"gpus", std::int64_t{16}}, {"precision", std::string("fp8")}});
     EXPECT_EQ(c.gpus, 16);
     EXPECT_EQ(c.precision, Precision::fp8);
     EXPECT_EQ(c.seq_len, TrainingConfig{}.seq_len);
@@ -245,8 +245,9 @@ TEST(GateOptions, MakeFromOptionsParsesNames) {
     EXPECT_EQ(c.step_rounding, StepRounding::floor);
     EXPECT_EQ(c.seq_len, 2048);
     EXPECT_EQ(c.world_size, GateConfig{}.world_size);
-    const std::string message =
-        error_of([] { (void)make_from_options(gate_options(), {{"step_rounding", std::string("round")}}); });
+    const std::string message = error_of([] {
+        (void)make_from_options(gate_options(), {{"step_rounding", std::string("round")}});
+    });
     EXPECT_NE(message.find("step_rounding"), std::string::npos) << message;
     EXPECT_NE(message.find("ceil, floor"), std::string::npos) << message;
 }

@@ -33,8 +33,7 @@ struct Frag {
     std::uint32_t len, sample;
 };
 
-std::vector<Frag> ref_items(const Lens& ls, std::size_t lo, std::size_t hi, std::uint32_t S,
-                            bool split) {
+std::vector<Frag> ref_items(const Lens& ls, std::size_t lo, std::size_t hi, std::uint32_t S, bool split) {
     std::vector<Frag> v;
     for (std::size_t i = lo; i < hi; ++i) {
         if (!split) {
@@ -93,8 +92,7 @@ BinList ref_bfd(const Lens& ls, std::uint32_t S, bool split, std::size_t batch) 
 // NeMo first_fit_decreasing; equal lengths in input order.
 BinList ref_ffd(const Lens& ls, std::uint32_t S) {
     auto items = ref_items(ls, 0, ls.size(), S, false);
-    std::stable_sort(items.begin(), items.end(),
-                     [](const Frag& a, const Frag& b) { return a.len > b.len; });
+    std::stable_sort(items.begin(), items.end(), [](const Frag& a, const Frag& b) { return a.len > b.len; });
     BinList bins;
     std::vector<std::uint32_t> used;
     for (const auto& it : items) {
@@ -185,18 +183,18 @@ BinList ref_axolotl(const Lens& ls, const std::vector<std::int64_t>& idx, std::u
     for (;;) {
         std::size_t left = 1;
         std::size_t right =
-            1 + static_cast<std::size_t>(std::upper_bound(cumsum.begin() + static_cast<std::ptrdiff_t>(start),
-                                                          cumsum.end(), s + c) -
-                                         (cumsum.begin() + static_cast<std::ptrdiff_t>(start)));
+            1 + static_cast<std::size_t>(
+                    std::upper_bound(cumsum.begin() + static_cast<std::ptrdiff_t>(start), cumsum.end(), s + c) -
+                    (cumsum.begin() + static_cast<std::ptrdiff_t>(start)));
         while (right - left > 1) {
             const std::size_t mid = (left + right) / 2;
-            if (ffd_check(start, mid)) left = mid; else right = mid;
+            if (ffd_check(start, mid)) left = mid;
+            else right = mid;
         }
         const std::size_t take = std::min(left, lengths.size() - start);
         if (take == 0) break;  // ffd_with_result on nothing: 0 bins < n
         std::vector<std::uint32_t> bin;
-        for (std::size_t k = start; k < start + take; ++k)
-            bin.push_back(static_cast<std::uint32_t>(idx[k]));
+        for (std::size_t k = start; k < start + take; ++k) bin.push_back(static_cast<std::uint32_t>(idx[k]));
         out.push_back(bin);
         start += take;
         s = cumsum[start - 1];
@@ -209,12 +207,14 @@ Lens random_lengths(std::mt19937_64& rng, std::size_t n, std::uint32_t S, int sh
     Lens v(n);
     for (auto& x : v) {
         switch (shape) {
-            case 0: x = 1 + static_cast<std::uint32_t>(rng() % S); break;              // uniform
-            case 1: x = S - static_cast<std::uint32_t>(rng() % std::max(1U, S / 8));   // near S
+            case 0: x = 1 + static_cast<std::uint32_t>(rng() % S); break;  // uniform
+            case 1:
+                x = S - static_cast<std::uint32_t>(rng() % std::max(1U, S / 8));  // near S
                 break;
-            case 2: x = 1 + static_cast<std::uint32_t>(rng() % 4); break;              // tiny
-            default: x = (rng() % 5 == 0) ? S - static_cast<std::uint32_t>(rng() % 3)  // mixed
-                                          : 1 + static_cast<std::uint32_t>(rng() % (S / 3 + 1));
+            case 2: x = 1 + static_cast<std::uint32_t>(rng() % 4); break;  // tiny
+            default:
+                x = (rng() % 5 == 0) ? S - static_cast<std::uint32_t>(rng() % 3)  // mixed
+                                     : 1 + static_cast<std::uint32_t>(rng() % (S / 3 + 1));
         }
     }
     return v;
@@ -226,8 +226,7 @@ void check_invariants(const PackResult& r, const Lens& ls, std::uint32_t S, bool
         std::int64_t t = 0;
         for (auto e = r.bins.offsets[b]; e < r.bins.offsets[b + 1]; ++e) {
             t += r.bins.entry_tokens[static_cast<std::size_t>(e)];
-            seen[r.bins.samples[static_cast<std::size_t>(e)]] +=
-                r.bins.entry_tokens[static_cast<std::size_t>(e)];
+            seen[r.bins.samples[static_cast<std::size_t>(e)]] += r.bins.entry_tokens[static_cast<std::size_t>(e)];
         }
         EXPECT_LE(t, S) << "bin " << b;
         EXPECT_EQ(t, r.bins.bin_tokens[static_cast<std::size_t>(b)]);
@@ -260,10 +259,8 @@ TEST(PackTrlBfd, EqualRoomIsFirstInFirstOut) {
     EXPECT_EQ(as_list(pack_trl_bfd(Lens{6, 6, 4, 4}, 10).bins), (BinList{{0, 2}, {1, 3}}));
     // 7, 5, 4, 2, 1 at 10: 7→A(3) 5→B(5) 4→B(1) 2→A(1); the 1 goes to B, which reached
     // room 1 first. (First fit would put it in A.)
-    EXPECT_EQ(as_list(pack_trl_bfd(Lens{7, 4, 5, 2, 1}, 10).bins),
-              (BinList{{0, 3}, {2, 1, 4}}));
-    EXPECT_EQ(as_list(pack_nemo_ffd(Lens{7, 4, 5, 2, 1}, 10).bins),
-              (BinList{{0, 3, 4}, {2, 1}}));
+    EXPECT_EQ(as_list(pack_trl_bfd(Lens{7, 4, 5, 2, 1}, 10).bins), (BinList{{0, 3}, {2, 1, 4}}));
+    EXPECT_EQ(as_list(pack_nemo_ffd(Lens{7, 4, 5, 2, 1}, 10).bins), (BinList{{0, 3, 4}, {2, 1}}));
 }
 
 TEST(PackTrlBfd, BinsDoNotSpanMapBatches) {
@@ -284,8 +281,7 @@ TEST(PackTrlWrapped, CutsEverySeqLenPerBatch) {
 
 TEST(PackTorchtune, GreedyInOrder) {
     // max 6: [4] + 3 > 6 → pack {0}; {1, 2} = 5; 2 more → 7 > 6 → pack; {3} last.
-    EXPECT_EQ(as_list(pack_torchtune(Lens{4, 3, 2, 2}, 6, false).bins),
-              (BinList{{0}, {1, 2}, {3}}));
+    EXPECT_EQ(as_list(pack_torchtune(Lens{4, 3, 2, 2}, 6, false).bins), (BinList{{0}, {1, 2}, {3}}));
     EXPECT_THROW(pack_torchtune(Lens{4, 7}, 6, false), std::invalid_argument);
     auto s = pack_torchtune(Lens{4, 3, 2, 9}, 6, true);  // 18 tokens → 6, 6, 6
     EXPECT_EQ(as_list(s.bins), (BinList{{0, 1}, {1, 2, 3}, {3}}));
@@ -360,8 +356,8 @@ TEST(PackRandom, MatchReferencesBinForBin) {
         const std::int64_t W = 1 + static_cast<std::int64_t>(rng() % 7);
         if (static_cast<std::int64_t>(n) >= W) {
             for (std::int64_t r = 0; r < W; ++r) {
-                auto idx = distributed_sampler_indices(static_cast<std::int64_t>(n), W, r,
-                                                       trial % 2 == 0, 7, 0, trial % 3 == 0);
+                auto idx = distributed_sampler_indices(static_cast<std::int64_t>(n), W, r, trial % 2 == 0, 7, 0,
+                                                       trial % 3 == 0);
                 auto mine = as_list(pack_axolotl_rank(fit, idx, S));
                 EXPECT_EQ(mine, ref_axolotl(fit, idx, S));
             }
@@ -384,8 +380,7 @@ TEST(DistributedSampler, PaddingAndDropLastAsTorch) {
     EXPECT_EQ(distributed_sampler_indices(10, 4, 0), (std::vector<std::int64_t>{0, 4, 8}));
     EXPECT_EQ(distributed_sampler_indices(10, 4, 2), (std::vector<std::int64_t>{2, 6, 0}));
     EXPECT_EQ(distributed_sampler_indices(10, 4, 3), (std::vector<std::int64_t>{3, 7, 1}));
-    EXPECT_EQ(distributed_sampler_indices(10, 4, 3, false, 0, 0, true),
-              (std::vector<std::int64_t>{3, 7}));
+    EXPECT_EQ(distributed_sampler_indices(10, 4, 3, false, 0, 0, true), (std::vector<std::int64_t>{3, 7}));
     // n < W: padding repeats the list (indices * ceil(padding / n)).
     EXPECT_EQ(distributed_sampler_indices(2, 5, 4), (std::vector<std::int64_t>{0}));
     auto a = distributed_sampler_indices(10, 3, 1, true, 5, 0);
@@ -435,8 +430,7 @@ TEST(Gate, ImbalancedPerRankPackingFailsAndRemedyPasses) {
     EXPECT_EQ(g.total_tokens, 44);
     EXPECT_NEAR(g.tokens_dropped_pct, 100.0 * 30 / 44, 1e-12);
     EXPECT_DOUBLE_EQ(g.cost_at_risk_gpu_hours, 2 * 1800.0 / 3600.0);
-    EXPECT_NE(g.verdict().find("FAIL: rank 1 runs 1 micro-batches, rank 0 runs 4"),
-              std::string::npos);
+    EXPECT_NE(g.verdict().find("FAIL: rank 1 runs 1 micro-batches, rank 0 runs 4"), std::string::npos);
 
     auto rb = shard_and_pack(ls, c);
     auto fixed = judge(equalize_to_minimum(rb.rank_bin_tokens, c), c);

@@ -32,10 +32,12 @@ TEST(NvidiaSmiCsv, HeaderAndUnitsAsNvidiaSmiPrintsThem) {
 }
 
 TEST(NvidiaSmiCsv, NoUnitsAndNoHeader) {
-    const auto a = parse_nvidia_smi_csv("timestamp, index, power.draw [W], utilization.gpu [%]\n"
-                                        "2026/05/07 22:08:19.005, 0, 75.20, 0\n");
-    const auto b = parse_nvidia_smi_csv("2026/05/07 22:08:19.005, 0, 75.20 W, 0 %\n"
-                                        "2026/05/07 22:08:20.005, 0, 300, 80\n");
+    const auto a = parse_nvidia_smi_csv(
+        "timestamp, index, power.draw [W], utilization.gpu [%]\n"
+        "2026/05/07 22:08:19.005, 0, 75.20, 0\n");
+    const auto b = parse_nvidia_smi_csv(
+        "2026/05/07 22:08:19.005, 0, 75.20 W, 0 %\n"
+        "2026/05/07 22:08:20.005, 0, 300, 80\n");
     ASSERT_EQ(a.trace.size(), 1u);
     ASSERT_EQ(b.trace.size(), 2u);
     EXPECT_DOUBLE_EQ(a.trace.power_w[0], 75.2);
@@ -55,14 +57,16 @@ TEST(NvidiaSmiCsv, HeaderOrderAndExtraColumns) {
 }
 
 TEST(NvidiaSmiCsv, HeaderWithoutPowerIsAParseError) {
-    EXPECT_THROW(parse_nvidia_smi_csv("timestamp, index, power.limit [W]\n"), ParseError);  // no power.draw → not a header…
-    EXPECT_THROW(parse_nvidia_smi_csv("timestamp, power.draw [W]\n1, 2\n"), ParseError);   // header lacks index
+    EXPECT_THROW(parse_nvidia_smi_csv("timestamp, index, power.limit [W]\n"),
+                 ParseError);  // no power.draw → not a header…
+    EXPECT_THROW(parse_nvidia_smi_csv("timestamp, power.draw [W]\n1, 2\n"), ParseError);  // header lacks index
 }
 
 TEST(NvidiaSmiCsv, NotAvailableValues) {
-    const auto r = parse_nvidia_smi_csv("0, 0, [N/A], 50 %\n"
-                                        "1, 0, 100 W, [N/A]\n"
-                                        "2, 0, 110 W, [Not Supported]\n");
+    const auto r = parse_nvidia_smi_csv(
+        "0, 0, [N/A], 50 %\n"
+        "1, 0, 100 W, [N/A]\n"
+        "2, 0, 110 W, [Not Supported]\n");
     ASSERT_EQ(r.trace.size(), 2u);  // the row without power is dropped
     EXPECT_EQ(r.report.na_values, 3u);
     EXPECT_TRUE(std::isnan(r.trace.utilization_pct[0]));
@@ -71,13 +75,14 @@ TEST(NvidiaSmiCsv, NotAvailableValues) {
 }
 
 TEST(NvidiaSmiCsv, GarbageLinesAreCountedAndTheFirstReported) {
-    const auto r = parse_nvidia_smi_csv("timestamp, index, power.draw [W], utilization.gpu [%]\n"
-                                        "2026/05/07 22:08:19.005, 0, 75.20 W, 0 %\n"
-                                        "Killed\n"
-                                        "2026/05/07 22:08:20.005, 0, 75 %, 0 %\n"  // unit in the wrong place
-                                        "2026/05/07 22:08:21.005, 0, 75.1 W\n"     // too few columns
-                                        "\n"
-                                        "2026/05/07 22:08:22.005, 0, 76 W, 1 %\n");
+    const auto r = parse_nvidia_smi_csv(
+        "timestamp, index, power.draw [W], utilization.gpu [%]\n"
+        "2026/05/07 22:08:19.005, 0, 75.20 W, 0 %\n"
+        "Killed\n"
+        "2026/05/07 22:08:20.005, 0, 75 %, 0 %\n"  // unit in the wrong place
+        "2026/05/07 22:08:21.005, 0, 75.1 W\n"     // too few columns
+        "\n"
+        "2026/05/07 22:08:22.005, 0, 76 W, 1 %\n");
     EXPECT_EQ(r.trace.size(), 2u);
     EXPECT_EQ(r.report.skipped_lines, 3u);
     EXPECT_EQ(r.report.first_skipped_line, 3u);
@@ -86,11 +91,12 @@ TEST(NvidiaSmiCsv, GarbageLinesAreCountedAndTheFirstReported) {
 }
 
 TEST(NvidiaSmiCsv, DuplicateAndNonMonotonicTimestampsAreDroppedAndCounted) {
-    const auto r = parse_nvidia_smi_csv("10, 0, 100, 0\n"
-                                        "10, 1, 100, 0\n"   // other GPU, same time: fine
-                                        "10, 0, 101, 0\n"   // duplicate
-                                        "9, 0, 102, 0\n"    // goes back
-                                        "11, 0, 103, 0\n");
+    const auto r = parse_nvidia_smi_csv(
+        "10, 0, 100, 0\n"
+        "10, 1, 100, 0\n"  // other GPU, same time: fine
+        "10, 0, 101, 0\n"  // duplicate
+        "9, 0, 102, 0\n"   // goes back
+        "11, 0, 103, 0\n");
     EXPECT_EQ(r.trace.size(), 3u);
     EXPECT_EQ(r.report.duplicate_timestamps, 1u);
     EXPECT_EQ(r.report.non_monotonic_timestamps, 1u);
@@ -125,7 +131,8 @@ TEST(DcgmPrometheus, ScrapesWithTimeComments) {
         "# scrape t=100.0\n"
         "# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).\n"
         "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n"
-        "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-aaaa\",device=\"nvidia0\",modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"n1\"} 312.5\n"
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-aaaa\",device=\"nvidia0\",modelName=\"NVIDIA H100 80GB "
+        "HBM3\",Hostname=\"n1\"} 312.5\n"
         "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\",UUID=\"GPU-bbbb\",device=\"nvidia1\"} 640\n"
         "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-aaaa\",device=\"nvidia0\"} 100\n"
         "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\",UUID=\"GPU-bbbb\",device=\"nvidia1\"} 99\n"
@@ -147,15 +154,17 @@ TEST(DcgmPrometheus, ScrapesWithTimeComments) {
 }
 
 TEST(DcgmPrometheus, BlankLineScrapesAndOwnTimestamps) {
-    const auto a = parse_dcgm_prometheus("DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 300\n\n"
-                                         "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 310\n");
+    const auto a = parse_dcgm_prometheus(
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 300\n\n"
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 310\n");
     ASSERT_EQ(a.trace.size(), 2u);
     EXPECT_TRUE(a.report.synthetic_time);
     EXPECT_DOUBLE_EQ(a.trace.time_s[1], 1);
     EXPECT_TRUE(std::isnan(a.trace.utilization_pct[0]));
-    const auto b = parse_dcgm_prometheus("DCGM_FI_DEV_POWER_USAGE{gpu=\"2\"} 300 1700000000000\n"
-                                         "DCGM_FI_DEV_GPU_UTIL{gpu=\"2\"} 50 1700000000000\n"
-                                         "DCGM_FI_DEV_POWER_USAGE{gpu=\"2\"} 301 1700000000500\n");
+    const auto b = parse_dcgm_prometheus(
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"2\"} 300 1700000000000\n"
+        "DCGM_FI_DEV_GPU_UTIL{gpu=\"2\"} 50 1700000000000\n"
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"2\"} 301 1700000000500\n");
     ASSERT_EQ(b.trace.size(), 2u);
     EXPECT_FALSE(b.report.synthetic_time);
     EXPECT_DOUBLE_EQ(b.trace.time_s[0], 1700000000.0);
@@ -164,16 +173,17 @@ TEST(DcgmPrometheus, BlankLineScrapesAndOwnTimestamps) {
 }
 
 TEST(DcgmPrometheus, BadLinesNaNAndMissingPower) {
-    const auto r = parse_dcgm_prometheus("# scrape t=1\n"
-                                         "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} abc\n"  // bad value
-                                         "garbage { here\n"
-                                         "DCGM_FI_DEV_POWER_USAGE{UUID=\"x\"} 100\n"  // no gpu label
-                                         "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} NaN\n"
-                                         "DCGM_FI_DEV_GPU_UTIL{gpu=\"2\"} 100\n"     // util without power
-                                         "DCGM_FI_DEV_POWER_USAGE{gpu=\"3\"} 200\n"
-                                         "DCGM_FI_DEV_POWER_USAGE{gpu=\"3\"} 201\n"  // duplicate in one scrape
-                                         "# scrape t=0.5\n"
-                                         "DCGM_FI_DEV_POWER_USAGE{gpu=\"3\"} 202\n");  // goes back in time
+    const auto r = parse_dcgm_prometheus(
+        "# scrape t=1\n"
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} abc\n"  // bad value
+        "garbage { here\n"
+        "DCGM_FI_DEV_POWER_USAGE{UUID=\"x\"} 100\n"  // no gpu label
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} NaN\n"
+        "DCGM_FI_DEV_GPU_UTIL{gpu=\"2\"} 100\n"  // util without power
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"3\"} 200\n"
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"3\"} 201\n"  // duplicate in one scrape
+        "# scrape t=0.5\n"
+        "DCGM_FI_DEV_POWER_USAGE{gpu=\"3\"} 202\n");  // goes back in time
     ASSERT_EQ(r.trace.size(), 1u);
     EXPECT_DOUBLE_EQ(r.trace.power_w[0], 200);
     EXPECT_EQ(r.report.skipped_lines, 3u);
@@ -187,9 +197,9 @@ TEST(DcgmPrometheus, BadLinesNaNAndMissingPower) {
 namespace {
 
 auto fields(const ParseReport& r) {
-    return std::make_tuple(r.source, r.lines, r.samples, r.skipped_lines, r.first_skipped_line,
-                           r.first_skipped_text, r.first_skipped_reason, r.na_values, r.duplicate_timestamps,
-                           r.non_monotonic_timestamps, r.first_bad_timestamp_line, r.scrapes, r.synthetic_time);
+    return std::make_tuple(r.source, r.lines, r.samples, r.skipped_lines, r.first_skipped_line, r.first_skipped_text,
+                           r.first_skipped_reason, r.na_values, r.duplicate_timestamps, r.non_monotonic_timestamps,
+                           r.first_bad_timestamp_line, r.scrapes, r.synthetic_time);
 }
 
 void expect_same_trace(const PowerTrace& a, const PowerTrace& b) {
@@ -394,12 +404,15 @@ TEST(DcgmScrape, HonoursPerLineMillisecondTimestamps) {
 
 TEST(DcgmScrape, ConsecutiveScrapesEqualTheBatchParseOfTheirConcatenation) {
     const std::vector<std::pair<double, std::string>> scrapes = {
-        {100.0, "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 300\nDCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} 310\n"
-                "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 90\nDCGM_FI_DEV_GPU_UTIL{gpu=\"1\"} 91\n"},
-        {100.5, "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 305\nDCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} NaN\n"
-                "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 92\ngarbage { here\n"},
-        {101.0, "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} 320\n"
-                "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 306 100400\n"},  // own timestamp, before 100.5
+        {100.0,
+         "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 300\nDCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} 310\n"
+         "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 90\nDCGM_FI_DEV_GPU_UTIL{gpu=\"1\"} 91\n"},
+        {100.5,
+         "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 305\nDCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} NaN\n"
+         "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 92\ngarbage { here\n"},
+        {101.0,
+         "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} 320\n"
+         "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 306 100400\n"},  // own timestamp, before 100.5
     };
     PowerTrace live;
     ParseReport rep;

@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "libscale/estimate/projection.hpp"
 #include "libscale/io/catalog.hpp"
 #include "libscale/io/error.hpp"
-#include "libscale/estimate/projection.hpp"
 #include "test_scenario.hpp"
 #include "test_support.hpp"
 
@@ -73,11 +73,11 @@ TEST_F(ProjectionTest, RowTotalsByHand) {
     EXPECT_REL(r.step.step_time_s, 11197.6942 * kUs);
     const double tps = 8000 / (11197.6942 * kUs);
     EXPECT_REL(r.step.tokens_per_s, tps);
-    EXPECT_REL(r.steps, 250'000.0);                     // 2e9 tokens / 8000
-    EXPECT_REL(r.wall_time_h, 2e9 / tps / 3600);        // = 250,000 · 11,197.6942 µs = 0.77761765 h
+    EXPECT_REL(r.steps, 250'000.0);               // 2e9 tokens / 8000
+    EXPECT_REL(r.wall_time_h, 2e9 / tps / 3600);  // = 250,000 · 11,197.6942 µs = 0.77761765 h
     EXPECT_REL(r.wall_time_h, 0.777617652777778);
     EXPECT_REL(r.gpu_hours, 2 * r.wall_time_h);
-    EXPECT_REL(r.cost_usd, 2.0 * r.gpu_hours);          // the hardware's $2.00 default
+    EXPECT_REL(r.cost_usd, 2.0 * r.gpu_hours);  // the hardware's $2.00 default
     EXPECT_DOUBLE_EQ(p.price_per_gpu_hour_usd, 2.0);
     // Energy per step: 2 · ((4 · 2472.4128 + 456.027) µs · 1000 W + 4 · 213.004 µs · 500 W)
     //   = 2 · (10.3456782 + 0.426008) = 21.5433724 J; × 250,000 steps / 3.6e6 = 1.49606753 kWh.
@@ -158,7 +158,8 @@ TEST(Projection, Qwen3_32BOnB300StaysHiddenAcrossTwoNodes) {
     c.global_batch_tokens = 1'048'576;
     Job job;
     job.tokens = 1e9;
-    const Projection p = project(test::scenario(q, b300, default_calibration(b300), c), {4, 8, 16}, Scaling::strong, job);
+    const Projection p =
+        project(test::scenario(q, b300, default_calibration(b300), c), {4, 8, 16}, Scaling::strong, job);
     ASSERT_EQ(p.rows.size(), 3u);
     EXPECT_EQ(p.rows[0].step.grad_accum, 32);
     EXPECT_EQ(p.rows[1].step.grad_accum, 16);
@@ -183,7 +184,8 @@ TEST(Projection, SmallModelBendsAtTheNodeBoundary) {
     c.global_batch_tokens = 64 * 512;
     c.torch_compile = true;
     Job job;
-    const Projection p = project(test::scenario(q, h100, default_calibration(h100), c), {4, 8, 16, 32}, Scaling::strong, job);
+    const Projection p =
+        project(test::scenario(q, h100, default_calibration(h100), c), {4, 8, 16, 32}, Scaling::strong, job);
     ASSERT_TRUE(p.comm_exposed_from_gpus.has_value());
     EXPECT_EQ(*p.comm_exposed_from_gpus, 16);  // hidden at 4 and 8, inside one node
     EXPECT_LT(p.rows[2].scaling_efficiency, p.rows[1].scaling_efficiency);
@@ -227,8 +229,7 @@ TEST_F(ProjectionTest, DoesNotFitIsReportedNotThrown) {
     EXPECT_EQ(two.step.memory.status, FitStatus::does_not_fit);
     EXPECT_FALSE(two.step.memory.fits);
     EXPECT_GT(two.step.step_time_s, 0.0);  // still projected
-    EXPECT_NE(two.fit_suggestion.find("at least 4 GPUs with strategy='fsdp'"), std::string::npos)
-        << two.fit_suggestion;
+    EXPECT_NE(two.fit_suggestion.find("at least 4 GPUs with strategy='fsdp'"), std::string::npos) << two.fit_suggestion;
     EXPECT_EQ(p.rows[1].step.memory.status, FitStatus::fits);
     EXPECT_EQ(p.rows[1].fit_suggestion, "");
     // require_fit turns the row into the error.
@@ -294,8 +295,10 @@ TEST_F(Solvers, DeadlinePicksTheCheapestCountThatMeetsIt) {
     // Unreachable.
     s = solve_deadline(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 0.05);
     EXPECT_FALSE(s.found);
-    EXPECT_THROW((void)solve_deadline(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 0.0), std::invalid_argument);
-    EXPECT_THROW((void)solve_deadline(test::scenario(m, hw, cal, base), {0}, Scaling::strong, job, 1.0), std::invalid_argument);
+    EXPECT_THROW((void)solve_deadline(test::scenario(m, hw, cal, base), counts, Scaling::strong, job, 0.0),
+                 std::invalid_argument);
+    EXPECT_THROW((void)solve_deadline(test::scenario(m, hw, cal, base), {0}, Scaling::strong, job, 1.0),
+                 std::invalid_argument);
 }
 
 TEST_F(Solvers, BudgetPicksTheFastestCountUnderTheCap) {

@@ -47,9 +47,9 @@
 #include <utility>
 #include <vector>
 
-#include "libscale/io/catalog.hpp"
 #include "libscale/estimate/collective.hpp"
 #include "libscale/estimate/step_model.hpp"
+#include "libscale/io/catalog.hpp"
 #include "test_support.hpp"
 
 namespace libscale {
@@ -288,9 +288,9 @@ TEST_F(StepModel, DdpAllReducesEveryMicroBatch) {
     c.strategy = Strategy::ddp;
     const StepBreakdown s = run();
     EXPECT_REL(s.compute_s, 4778.4 * kUs);
-    EXPECT_REL(s.exposed_comm_s, 409.612 * kUs);    // 2 · (4.804 + 200.002)
-    EXPECT_REL(s.comm_s, 608.036 * kUs);            // 2 · (4 · 26.004 + 200.002)
-    EXPECT_REL(s.optimizer_s, 912.054 * kUs);       // unsharded
+    EXPECT_REL(s.exposed_comm_s, 409.612 * kUs);  // 2 · (4.804 + 200.002)
+    EXPECT_REL(s.comm_s, 608.036 * kUs);          // 2 · (4 · 26.004 + 200.002)
+    EXPECT_REL(s.optimizer_s, 912.054 * kUs);     // unsharded
     EXPECT_REL(s.step_time_s, (5188.012 + 912.054) * kUs);
     expect_consistent(s);
 
@@ -307,8 +307,8 @@ TEST_F(StepModel, Zero1ReducesOnceAndGathersWeights) {
     // are all-gathered: ½ · 304,018,000 / 1e12 = 152.009 µs, exposed.
     c.strategy = Strategy::zero1;
     const StepBreakdown s = run();
-    EXPECT_REL(s.exposed_comm_s, 252.01 * kUs);   // 4878.401 − 4778.4 + 152.009
-    EXPECT_REL(s.comm_s, 304.018 * kUs);          // 4 · 13.002 + 100.001 + 152.009
+    EXPECT_REL(s.exposed_comm_s, 252.01 * kUs);  // 4878.401 − 4778.4 + 152.009
+    EXPECT_REL(s.comm_s, 304.018 * kUs);         // 4 · 13.002 + 100.001 + 152.009
     EXPECT_REL(s.optimizer_s, 456.027 * kUs);
     EXPECT_REL(s.step_time_s, (4878.401 + 152.009 + 456.027) * kUs);
     expect_consistent(s);
@@ -538,8 +538,8 @@ TEST_F(StepModel, EnergyIsGpusTimesPhaseTimesPhasePower) {
     c.checkpoint.write_gbps_per_node = 1.0;
     const StepBreakdown s = run();
     // 2 · ((4944.8256 + 456.027) µs · 700 + 426.008 µs · 300 + (10,173.1394 µs + 0.2128126 s) · 50)
-    const double expected = 2 * ((4944.8256 + 456.027) * kUs * 700 + 426.008 * kUs * 300 +
-                                 (10173.1394 * kUs + 0.2128126) * 50);
+    const double expected =
+        2 * ((4944.8256 + 456.027) * kUs * 700 + 426.008 * kUs * 300 + (10173.1394 * kUs + 0.2128126) * 50);
     EXPECT_REL(s.energy_per_step_j, expected);
     // A per-step overhead is idle time too: + 2 · 0.01 s · 50 W, and it lengthens the step.
     cal.step_overhead_s = 0.01;
@@ -547,8 +547,7 @@ TEST_F(StepModel, EnergyIsGpusTimesPhaseTimesPhasePower) {
     c.checkpoint.every_steps = 0;
     const StepBreakdown o = run();
     EXPECT_REL(o.step_time_s, 5826.8606 * kUs + 0.01);
-    EXPECT_REL(o.energy_per_step_j,
-               2 * ((4944.8256 + 456.027) * kUs * 700 + 426.008 * kUs * 300 + 0.01 * 50));
+    EXPECT_REL(o.energy_per_step_j, 2 * ((4944.8256 + 456.027) * kUs * 700 + 426.008 * kUs * 300 + 0.01 * 50));
 }
 
 TEST_F(StepModel, PackedSpanLowersAttentionFlops) {
@@ -593,7 +592,9 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
     const std::vector<IssueCase> cases = {
         {"gpus", [](TrainingConfig& c) { c.gpus = 0; }, ConfigIssue::gpus, {"gpus = 0"}},
         {"gpus negative", [](TrainingConfig& c) { c.gpus = -4; }, ConfigIssue::gpus, {"gpus = -4"}},
-        {"gpus_per_node", [](TrainingConfig& c) { c.gpus_per_node = -1; }, ConfigIssue::gpus_per_node,
+        {"gpus_per_node",
+         [](TrainingConfig& c) { c.gpus_per_node = -1; },
+         ConfigIssue::gpus_per_node,
          {"gpus_per_node = -1"}},
         {"hsdp partial node",
          [](TrainingConfig& c) {
@@ -601,45 +602,71 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
              c.gpus = 12;
              c.global_batch_tokens = 0;
          },
-         ConfigIssue::whole_nodes, {"gpus = 12", "nodes of 8", "8 or 16"}},
+         ConfigIssue::whole_nodes,
+         {"gpus = 12", "nodes of 8", "8 or 16"}},
         {"seq_len", [](TrainingConfig& c) { c.seq_len = 0; }, ConfigIssue::seq_len, {"seq_len = 0"}},
         {"seq_len too long",
          [](TrainingConfig& c) {
              c.seq_len = 5000;
              c.global_batch_tokens = 0;
          },
-         ConfigIssue::seq_len_too_long, {"seq_len = 5000", "max_position_embeddings = 4096"}},
-        {"micro_batch", [](TrainingConfig& c) { c.micro_batch = 0; }, ConfigIssue::micro_batch,
-         {"micro_batch = 0"}},
+         ConfigIssue::seq_len_too_long,
+         {"seq_len = 5000", "max_position_embeddings = 4096"}},
+        {"micro_batch", [](TrainingConfig& c) { c.micro_batch = 0; }, ConfigIssue::micro_batch, {"micro_batch = 0"}},
         // 5000 over a unit of 2 · 1 · 1000 = 2000: nearest valid 4000 or 6000.
-        {"global batch", [](TrainingConfig& c) { c.global_batch_tokens = 5000; }, ConfigIssue::global_batch,
+        {"global batch",
+         [](TrainingConfig& c) { c.global_batch_tokens = 5000; },
+         ConfigIssue::global_batch,
          {"global_batch_tokens = 5000", "= 2000", "4000 or 6000"}},
-        {"global batch negative", [](TrainingConfig& c) { c.global_batch_tokens = -2000; },
-         ConfigIssue::global_batch, {"global_batch_tokens = -2000"}},
-        {"reduce_bytes", [](TrainingConfig& c) { c.reduce_bytes = 3; }, ConfigIssue::reduce_bytes,
+        {"global batch negative",
+         [](TrainingConfig& c) { c.global_batch_tokens = -2000; },
+         ConfigIssue::global_batch,
+         {"global_batch_tokens = -2000"}},
+        {"reduce_bytes",
+         [](TrainingConfig& c) { c.reduce_bytes = 3; },
+         ConfigIssue::reduce_bytes,
          {"reduce_bytes = 3", "2 (bf16) or 4 (fp32)"}},
-        {"attention span", [](TrainingConfig& c) { c.attention_span_tokens = 2000; }, ConfigIssue::attention_span,
+        {"attention span",
+         [](TrainingConfig& c) { c.attention_span_tokens = 2000; },
+         ConfigIssue::attention_span,
          {"attention_span_tokens = 2000", "seq_len = 1000"}},
         {"storage missing",
          [](TrainingConfig& c) { c.data.corpus_in_page_cache = false; },
-         ConfigIssue::data_pipeline, {"storage_read_gbps_per_node", "got 0"}},
-        {"tokenizer missing", [](TrainingConfig& c) { c.data.pretokenized = false; }, ConfigIssue::data_pipeline,
+         ConfigIssue::data_pipeline,
+         {"storage_read_gbps_per_node", "got 0"}},
+        {"tokenizer missing",
+         [](TrainingConfig& c) { c.data.pretokenized = false; },
+         ConfigIssue::data_pipeline,
          {"tokenize_tokens_per_s_per_core (got 0)"}},
-        {"bytes per token", [](TrainingConfig& c) { c.data.bytes_per_token = 0; }, ConfigIssue::data_pipeline,
+        {"bytes per token",
+         [](TrainingConfig& c) { c.data.bytes_per_token = 0; },
+         ConfigIssue::data_pipeline,
          {"bytes_per_token = 0"}},
-        {"checkpoint without bandwidth", [](TrainingConfig& c) { c.checkpoint.every_steps = 10; },
-         ConfigIssue::checkpoint, {"every_steps = 10", "write_gbps_per_node = 0"}},
-        {"checkpoint negative", [](TrainingConfig& c) { c.checkpoint.every_steps = -1; }, ConfigIssue::checkpoint,
+        {"checkpoint without bandwidth",
+         [](TrainingConfig& c) { c.checkpoint.every_steps = 10; },
+         ConfigIssue::checkpoint,
+         {"every_steps = 10", "write_gbps_per_node = 0"}},
+        {"checkpoint negative",
+         [](TrainingConfig& c) { c.checkpoint.every_steps = -1; },
+         ConfigIssue::checkpoint,
          {"every_steps = -1"}},
         // The tiny GPU has no fp8 tensor cores (peak_fp8_tflops 0).
-        {"fp8 unsupported", [](TrainingConfig& c) { c.precision = Precision::fp8; }, ConfigIssue::fp8_unsupported,
+        {"fp8 unsupported",
+         [](TrainingConfig& c) { c.precision = Precision::fp8; },
+         ConfigIssue::fp8_unsupported,
          {"precision = 'fp8'", "tiny-gpu", "bf16"}},
-        {"fp8 all-gather without fp8", [](TrainingConfig& c) { c.fp8_all_gather = true; },
-         ConfigIssue::fp8_all_gather, {"fp8_all_gather", "precision = 'bf16'"}},
-        {"checkpoint_every zero", [](TrainingConfig& c) { c.checkpoint_every = 0; }, ConfigIssue::checkpoint_every,
+        {"fp8 all-gather without fp8",
+         [](TrainingConfig& c) { c.fp8_all_gather = true; },
+         ConfigIssue::fp8_all_gather,
+         {"fp8_all_gather", "precision = 'bf16'"}},
+        {"checkpoint_every zero",
+         [](TrainingConfig& c) { c.checkpoint_every = 0; },
+         ConfigIssue::checkpoint_every,
          {"checkpoint_every = 0", "num_layers = 4"}},
-        {"checkpoint_every beyond the layers", [](TrainingConfig& c) { c.checkpoint_every = 5; },
-         ConfigIssue::checkpoint_every, {"checkpoint_every = 5"}},
+        {"checkpoint_every beyond the layers",
+         [](TrainingConfig& c) { c.checkpoint_every = 5; },
+         ConfigIssue::checkpoint_every,
+         {"checkpoint_every = 5"}},
     };
     for (const IssueCase& k : cases) {
         SCOPED_TRACE(k.name);

@@ -18,9 +18,8 @@
 #include "libscale/spec/training_config.hpp"
 
 // |actual − expected| ≤ 1e-9 · |expected| (or 1e-15 absolute around zero).
-#define EXPECT_REL(actual, expected)                                                          \
-    EXPECT_NEAR((actual), (expected), std::max(1e-9 * std::abs(static_cast<double>(expected)), \
-                                               1e-15))
+#define EXPECT_REL(actual, expected) \
+    EXPECT_NEAR((actual), (expected), std::max(1e-9 * std::abs(static_cast<double>(expected)), 1e-15))
 
 namespace libscale::test {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "libscale/io/catalog.hpp"
 #include "libscale/estimate/sweep.hpp"
+#include "libscale/io/catalog.hpp"
 #include "test_scenario.hpp"
 #include "test_support.hpp"
 
@@ -18,8 +18,18 @@ namespace {
 
 struct Columns {
     explicit Columns(std::size_t n)
-        : step(n), tps(n), tps_gpu(n), mfu(n), hfu(n), compute(n), comm(n), exposed(n), mem(n),
-          accum(n), fits(n), issue(n) {}
+        : step(n),
+          tps(n),
+          tps_gpu(n),
+          mfu(n),
+          hfu(n),
+          compute(n),
+          comm(n),
+          exposed(n),
+          mem(n),
+          accum(n),
+          fits(n),
+          issue(n) {}
     std::vector<double> step, tps, tps_gpu, mfu, hfu, compute, comm, exposed, mem;
     std::vector<std::int64_t> accum;
     std::vector<std::uint8_t> fits, issue;
@@ -116,14 +126,15 @@ TEST(Sweep, InvalidElementsGetNaNAndTheirIssue) {
     in.gpus_per_node = gpn.data();
     Columns col(in.n);
     ASSERT_NO_THROW(sweep(test::scenario(m, hw, cal, base), in, col.outputs()));
-    const ConfigIssue expected[] = {ConfigIssue::none, ConfigIssue::gpus, ConfigIssue::global_batch,
-                                    ConfigIssue::seq_len_too_long, ConfigIssue::none, ConfigIssue::gpus_per_node};
+    const ConfigIssue expected[] = {ConfigIssue::none,         ConfigIssue::gpus,
+                                    ConfigIssue::global_batch, ConfigIssue::seq_len_too_long,
+                                    ConfigIssue::none,         ConfigIssue::gpus_per_node};
     for (std::size_t i = 0; i < in.n; ++i) {
         SCOPED_TRACE(i);
         EXPECT_EQ(col.issue[i], static_cast<std::uint8_t>(expected[i]));
         const bool bad = expected[i] != ConfigIssue::none;
-        for (const std::vector<double>* c : {&col.step, &col.tps, &col.tps_gpu, &col.mfu, &col.hfu, &col.compute,
-                                             &col.comm, &col.exposed, &col.mem})
+        for (const std::vector<double>* c :
+             {&col.step, &col.tps, &col.tps_gpu, &col.mfu, &col.hfu, &col.compute, &col.comm, &col.exposed, &col.mem})
             EXPECT_EQ(std::isnan((*c)[i]), bad);
         if (bad) {
             EXPECT_EQ(col.accum[i], 0);
@@ -204,7 +215,8 @@ TEST(Sweep, InvalidModelThrowsOnce) {
     m.hidden_size = 0;
     SweepInputs in;
     in.n = 1;
-    EXPECT_THROW(sweep(test::scenario(m, test::tiny_hardware(), test::tiny_calibration(), test::tiny_config()), in, SweepOutputs{}),
+    EXPECT_THROW(sweep(test::scenario(m, test::tiny_hardware(), test::tiny_calibration(), test::tiny_config()), in,
+                       SweepOutputs{}),
                  std::invalid_argument);
 }
 

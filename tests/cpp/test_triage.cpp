@@ -32,7 +32,10 @@ TEST(PowerBands, DefaultsForEveryCatalogGpuAreLabelledUncalibrated) {
 TEST(PowerBands, ValidationNamesTheField) {
     PowerBands b = h100();
     b.starvation_max_fraction = 0.7;
-    try { b.validate(); FAIL(); } catch (const std::invalid_argument& e) {
+    try {
+        b.validate();
+        FAIL();
+    } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("starvation_max_fraction"), std::string::npos);
     }
     ClassifierOptions c;
@@ -57,7 +60,10 @@ TEST(Triage, SteadyCompute) {
 
 TEST(Triage, CommunicationHeavy) {
     std::vector<Piece> p;
-    for (int k = 0; k < 10; ++k) { p.push_back({kCompute, 10}); p.push_back({kComm, 15}); }
+    for (int k = 0; k < 10; ++k) {
+        p.push_back({kCompute, 10});
+        p.push_back({kComm, 15});
+    }
     const auto l = make_all(4, p);
     const auto r = triage(l.trace, h100(), {}, detector());
     expect_labelled(l, r);

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "libscale/io/error.hpp"
 #include "libscale/calibrate/calibration_file.hpp"
+#include "libscale/io/error.hpp"
 #include "libscale/triage/power_bands.hpp"
 #include "libscale/triage/triage_stream.hpp"
 #include "triage_patterns.hpp"
@@ -74,7 +74,10 @@ TEST(TriageStream, LabelledTracesGiveTheOfflineVerdicts) {
     strag[3] = {{kCompute, 160}};
     cases.push_back(strag);
     std::vector<Piece> comm;
-    for (int k = 0; k < 10; ++k) { comm.push_back({kCompute, 10}); comm.push_back({kComm, 15}); }
+    for (int k = 0; k < 10; ++k) {
+        comm.push_back({kCompute, 10});
+        comm.push_back({kComm, 15});
+    }
     cases.push_back(std::vector<std::vector<Piece>>(4, comm));
     for (std::size_t c = 0; c < cases.size(); ++c) {
         SCOPED_TRACE("case " + std::to_string(c));
@@ -92,7 +95,8 @@ TEST(TriageStream, LabelledTracesGiveTheOfflineVerdicts) {
             const auto it = std::find_if(live.changes.begin(), live.changes.end(), [&](const PhaseChange& ch) {
                 return ch.gpu == seg.gpu && ch.to == seg.phase && std::fabs(ch.start_s - seg.start_s) < 1e-9;
             });
-            EXPECT_NE(it, live.changes.end()) << "GPU " << seg.gpu << " " << to_string(seg.phase) << " at " << seg.start_s;
+            EXPECT_NE(it, live.changes.end())
+                << "GPU " << seg.gpu << " " << to_string(seg.phase) << " at " << seg.start_s;
         }
         EXPECT_TRUE(live.lost.empty());
     }
@@ -109,8 +113,9 @@ TEST(TriageStream, HangFiresWithinTPlusTwoSamplesLive) {
     EXPECT_EQ(s.alert_counts()[0], 1u);
     EXPECT_EQ(s.job_phase(), static_cast<int>(Phase::checkpoint_or_deadlock));
     // the job change is dated back to when the last GPU entered the band
-    const auto job = std::find_if(r.changes.begin(), r.changes.end(),
-                                  [](const PhaseChange& c) { return c.gpu < 0 && c.to == Phase::checkpoint_or_deadlock; });
+    const auto job = std::find_if(r.changes.begin(), r.changes.end(), [](const PhaseChange& c) {
+        return c.gpu < 0 && c.to == Phase::checkpoint_or_deadlock;
+    });
     ASSERT_NE(job, r.changes.end());
     EXPECT_NEAR(job->start_s, 100, 1.0 + kDt);
     EXPECT_GT(job->detected_s, job->start_s);
@@ -208,8 +213,13 @@ TEST(TriageStream, ReprOfChangesAlertsAndStatus) {
 }
 
 TEST(PowerBandsFile, WattsBasisRoundTripsAndValidates) {
-    const nlohmann::json j = {{"basis", "watts"}, {"power_limit_w", 1100}, {"idle_max", 121}, {"checkpoint_max", 275},
-                              {"starvation_max", 440}, {"communication_max", 660}, {"source", "micro-runs 2026-12-01"}};
+    const nlohmann::json j = {{"basis", "watts"},
+                              {"power_limit_w", 1100},
+                              {"idle_max", 121},
+                              {"checkpoint_max", 275},
+                              {"starvation_max", 440},
+                              {"communication_max", 660},
+                              {"source", "micro-runs 2026-12-01"}};
     const PowerBands b = power_bands_from_json(j, "cal.json");
     EXPECT_FALSE(b.scale_with_power_limit);
     EXPECT_DOUBLE_EQ(b.idle_max_fraction, 0.11);
@@ -222,12 +232,18 @@ TEST(PowerBandsFile, WattsBasisRoundTripsAndValidates) {
     EXPECT_EQ(back["basis"], "watts");
     auto bad = j;
     bad["starvation_max"] = 200;  // below checkpoint_max
-    try { power_bands_from_json(bad, "cal.json"); FAIL(); } catch (const ParseError& e) {
+    try {
+        power_bands_from_json(bad, "cal.json");
+        FAIL();
+    } catch (const ParseError& e) {
         EXPECT_NE(std::string(e.what()).find("starvation_max"), std::string::npos) << e.what();
     }
     bad = j;
     bad["basis"] = "kW";
-    try { power_bands_from_json(bad, "cal.json"); FAIL(); } catch (const ParseError& e) {
+    try {
+        power_bands_from_json(bad, "cal.json");
+        FAIL();
+    } catch (const ParseError& e) {
         EXPECT_NE(std::string(e.what()).find("power_bands.basis"), std::string::npos) << e.what();
     }
     bad = j;
@@ -247,14 +263,20 @@ TEST(PowerBandsFile, ReadFromACalibrationFileOfTheSameHardware) {
     const PowerBands b = read_power_bands(path, find_hardware("h100"));
     EXPECT_TRUE(b.scale_with_power_limit);
     EXPECT_DOUBLE_EQ(thresholds_w(b, 600).communication_max_w, 390);
-    try { read_power_bands(path, find_hardware("b300")); FAIL(); } catch (const ParseError& e) {
+    try {
+        read_power_bands(path, find_hardware("b300"));
+        FAIL();
+    } catch (const ParseError& e) {
         EXPECT_NE(std::string(e.what()).find("hardware"), std::string::npos);
     }
     {
         std::ofstream f(path);
         f << R"({"schema": "libscale.calibration/1", "kind": "fitted", "hardware": "h100"})";
     }
-    try { read_power_bands(path, find_hardware("h100")); FAIL(); } catch (const ParseError& e) {
+    try {
+        read_power_bands(path, find_hardware("h100"));
+        FAIL();
+    } catch (const ParseError& e) {
         EXPECT_NE(std::string(e.what()).find("no power_bands"), std::string::npos);
     }
 }

@@ -6,12 +6,12 @@
 #include <random>
 #include <string>
 
-#include "libscale/io/catalog.hpp"
-#include "libscale/io/error.hpp"
 #include "libscale/calibrate/fit.hpp"
 #include "libscale/calibrate/measurement.hpp"
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/estimate/uncertainty.hpp"
+#include "libscale/io/catalog.hpp"
+#include "libscale/io/error.hpp"
 #include "test_scenario.hpp"
 #include "test_support.hpp"
 
@@ -40,20 +40,22 @@ struct Scenario {
         f.covariance = std::move(cov);
         return f;
     }
-    Projection point(const Calibration& c) const { return project(test::scenario(m, hw, c, base), counts, Scaling::strong, job); }
+    Projection point(const Calibration& c) const {
+        return project(test::scenario(m, hw, c, base), counts, Scaling::strong, job);
+    }
     std::vector<RowQuantiles> quantiles(const CalibrationFile& f, UncertaintyOptions o = {}) const {
         return projection_quantiles(test::scenario(m, hw, f, base), counts, Scaling::strong, job, o);
     }
 };
 
 std::vector<const Quantiles*> all(const RowQuantiles& q) {
-    return {&q.step_time_s, &q.tokens_per_s, &q.tokens_per_s_per_gpu, &q.wall_time_h,
-            &q.gpu_hours,   &q.cost_usd,     &q.energy_kwh};
+    return {&q.step_time_s, &q.tokens_per_s, &q.tokens_per_s_per_gpu, &q.wall_time_h, &q.gpu_hours,
+            &q.cost_usd,    &q.energy_kwh};
 }
 
 std::vector<double> values(const ProjectionRow& r) {
-    return {r.step.step_time_s, r.step.tokens_per_s, r.step.tokens_per_s_per_gpu, r.wall_time_h,
-            r.gpu_hours,        r.cost_usd,          r.energy_kwh};
+    return {r.step.step_time_s, r.step.tokens_per_s, r.step.tokens_per_s_per_gpu, r.wall_time_h, r.gpu_hours,
+            r.cost_usd,         r.energy_kwh};
 }
 
 // One compute coefficient alone. The fitter fits compute coefficients as log-normal
@@ -103,7 +105,8 @@ TEST(Uncertainty, KernelLawsAreDrawnInLogSpace) {
 
 TEST(Uncertainty, FrameworkEfficiencyIsDrawnInLogSpace) {
     const Scenario s;
-    expect_log_normal_quantiles(s, "framework_efficiency", 0.05);  // elasticity 1: a small sd keeps sampling error under the tolerance
+    expect_log_normal_quantiles(s, "framework_efficiency",
+                                0.05);  // elasticity 1: a small sd keeps sampling error under the tolerance
 }
 
 TEST(Uncertainty, QuantilesAreOrderedAndConsistent) {
@@ -287,7 +290,8 @@ TEST(Uncertainty, FittedIntervalsCoverTheTruth) {
         base.gpus = 16;
         const double truth = estimate_step_unchecked(m, counts, hw, trainer, base).step_time_s;
         o.seed = static_cast<std::uint64_t>(t);
-        const Quantiles q = projection_quantiles(test::scenario(m, hw, f, base), {16}, Scaling::strong, Job{}, o)[0].step_time_s;
+        const Quantiles q =
+            projection_quantiles(test::scenario(m, hw, f, base), {16}, Scaling::strong, Job{}, o)[0].step_time_s;
         ++trials;
         covered += q.p10 <= truth && truth <= q.p90;
         below += truth < q.p10;

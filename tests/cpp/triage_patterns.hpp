@@ -18,7 +18,10 @@ using namespace libscale;
 constexpr double kDt = 0.5;  // nvidia-smi -lms 500
 
 // A documented pattern: power (W, ± noise) and utilization, on H100 (700 W board).
-struct Pattern { Phase label; double power_w, noise_w, util_pct; };
+struct Pattern {
+    Phase label;
+    double power_w, noise_w, util_pct;
+};
 const Pattern kCompute{Phase::compute, 640, 20, 100};
 const Pattern kComm{Phase::communication, 350, 15, 100};
 const Pattern kStarve{Phase::data_starvation, 220, 20, 35};
@@ -26,7 +29,10 @@ const Pattern kCheckpoint{Phase::checkpoint_or_deadlock, 120, 10, 95};  // worst
 const Pattern kHang{Phase::checkpoint_or_deadlock, 72, 3, 100};         // nccl#968
 const Pattern kIdle{Phase::idle, 70, 3, 0};
 
-struct Piece { Pattern pattern; double seconds; };
+struct Piece {
+    Pattern pattern;
+    double seconds;
+};
 
 struct Labelled {
     PowerTrace trace;
@@ -49,7 +55,10 @@ inline Labelled make(const std::vector<std::vector<Piece>>& per_gpu, unsigned se
             const auto k = static_cast<std::size_t>(pc.seconds / kDt + 0.5);
             for (std::size_t i = 0; i < k; ++i) {
                 const double t = static_cast<double>(tr.size()) * kDt;
-                if (i == 0 && pc.pattern.label != prev) { change_t = t; prev = pc.pattern.label; }
+                if (i == 0 && pc.pattern.label != prev) {
+                    change_t = t;
+                    prev = pc.pattern.label;
+                }
                 tr.push_back({pc.pattern, t - change_t});
             }
         }
@@ -60,7 +69,8 @@ inline Labelled make(const std::vector<std::vector<Piece>>& per_gpu, unsigned se
         for (std::size_t g = 0; g < tracks.size(); ++g) {
             if (i >= tracks[g].size()) continue;
             const auto& [pat, since] = tracks[g][i];
-            out.trace.push_back({static_cast<double>(i) * kDt, static_cast<int>(g), pat.power_w + pat.noise_w * unit(rng), pat.util_pct});
+            out.trace.push_back({static_cast<double>(i) * kDt, static_cast<int>(g),
+                                 pat.power_w + pat.noise_w * unit(rng), pat.util_pct});
             out.label.push_back(pat.label);
             out.since_change_s.push_back(since);
         }
@@ -80,8 +90,9 @@ inline void expect_labelled(const Labelled& l, const TriageResult& r, const Clas
         if (l.since_change_s[i] < c.smoothing_window_s && l.since_change_s[i] != l.trace.time_s[i]) continue;
         ++checked;
         if (r.sample_phase[i] == l.label[i]) ++right;
-        else ADD_FAILURE() << "row " << i << " t=" << l.trace.time_s[i] << " gpu " << l.trace.gpu[i] << ": "
-                           << to_string(r.sample_phase[i]) << ", labelled " << to_string(l.label[i]);
+        else
+            ADD_FAILURE() << "row " << i << " t=" << l.trace.time_s[i] << " gpu " << l.trace.gpu[i] << ": "
+                          << to_string(r.sample_phase[i]) << ", labelled " << to_string(l.label[i]);
         if (checked - right > 5) return;
     }
     EXPECT_GT(checked, l.label.size() * 9 / 10);

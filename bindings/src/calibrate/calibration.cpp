@@ -45,7 +45,8 @@ py::dict coefficient_dict(const CoefficientInfo& info) {
 
 // The double members a list binds, by dotted coefficient name: prefix + field name.
 template <class T, class... F>
-void collect_doubles(const FieldList<F...>& list, T& t, const std::string& prefix, std::map<std::string, double*>& out) {
+void collect_doubles(const FieldList<F...>& list, T& t, const std::string& prefix,
+                     std::map<std::string, double*>& out) {
     std::apply(
         [&](const auto&... f) {
             const auto one = [&](const auto& x) {
@@ -60,9 +61,9 @@ void collect_doubles(const FieldList<F...>& list, T& t, const std::string& prefi
 }  // namespace
 
 void register_calibrate_calibration(py::module_& m) {
-    const auto link_fields = fields(field("alpha_s", &LinkLevel::alpha_s, "latency per ring step, s"),
-                                    field("busbw_bytes_per_s", &LinkLevel::busbw_bytes_per_s,
-                                          "nccl-tests bus bandwidth, B/s"));
+    const auto link_fields =
+        fields(field("alpha_s", &LinkLevel::alpha_s, "latency per ring step, s"),
+               field("busbw_bytes_per_s", &LinkLevel::busbw_bytes_per_s, "nccl-tests bus bandwidth, B/s"));
     py::class_<LinkLevel> link(m, "LinkLevel", "Ring collective latency and bus bandwidth of one link level.");
     def_init(link, link_fields, "Every field by keyword.");
     def_fields(link, link_fields, Access::read_write);
@@ -80,7 +81,8 @@ void register_calibrate_calibration(py::module_& m) {
     def_fields(gemm_cls, gemm_fields, Access::read_write);
     gemm_cls.def("__repr__", [gemm_fields](const GemmLaw& g) { return fields_repr("GemmLaw", gemm_fields, g); });
     gemm_cls.def("__copy__", [](const GemmLaw& g) { return g; });
-    gemm_cls.def("__deepcopy__", [](const GemmLaw& g, py::dict) { return g; }, py::arg("memo"));
+    gemm_cls.def(
+        "__deepcopy__", [](const GemmLaw& g, py::dict) { return g; }, py::arg("memo"));
 
     using A = AttentionLaw;
     const auto attention_fields =
@@ -98,7 +100,8 @@ void register_calibrate_calibration(py::module_& m) {
         return fields_repr("AttentionLaw", attention_fields, a);
     });
     attention_cls.def("__copy__", [](const AttentionLaw& a) { return a; });
-    attention_cls.def("__deepcopy__", [](const AttentionLaw& a, py::dict) { return a; }, py::arg("memo"));
+    attention_cls.def(
+        "__deepcopy__", [](const AttentionLaw& a, py::dict) { return a; }, py::arg("memo"));
 
     using C = Calibration;
     const auto cal_fields = fields(
@@ -133,8 +136,9 @@ void register_calibrate_calibration(py::module_& m) {
             if (name.rfind("power.", 0) == 0) name = "power_" + name.substr(6);  // power.compute_w: .power_compute_w
             const auto it = bound.find(name);
             if (it == bound.end() || it->second != &info.ref(c))
-                throw std::logic_error(std::string("libscale._core: calibration coefficient '") + info.name +
-                                       "' is not bound to its Calibration member (bindings/src/calibrate/calibration.cpp)");
+                throw std::logic_error(
+                    std::string("libscale._core: calibration coefficient '") + info.name +
+                    "' is not bound to its Calibration member (bindings/src/calibrate/calibration.cpp)");
             bound.erase(it);
         }
         if (!bound.empty())
@@ -147,30 +151,32 @@ void register_calibrate_calibration(py::module_& m) {
                                 "Its numbers are calibration_coefficients(): gemm.* and attention.* on .gemm and "
                                 ".attention, the link levels on .intra_node / .inter_node, the rest here with '.' "
                                 "written '_' (power.compute_w is .power_compute_w).");
-    def_init(cal, cal_fields,
-             "Every field by keyword; usually start from default_calibration(hw) and copy.copy() it.");
+    def_init(cal, cal_fields, "Every field by keyword; usually start from default_calibration(hw) and copy.copy() it.");
     def_fields(cal, cal_fields, Access::read_write);
     cal.def("validate", &Calibration::validate,
             "Raise ValueError naming the first coefficient outside its valid range.");
     def_value_methods(cal);
 
-    m.def("calibration_coefficients",
-          [] {
-              py::list out;
-              for (const CoefficientInfo& info : calibration_coefficients()) out.append(coefficient_dict(info));
-              return out;
-          },
-          "Every calibration coefficient, as the core declares it once: a dict of name (dotted, as in a "
-          "calibration file), unit, min, max, min_exclusive (the range is (min, max] rather than [min, max]) "
-          "and help.");
-    m.def("coefficient_info", [](std::string_view name) { return coefficient_dict(coefficient_info(name)); },
-          py::arg("name"), "One coefficient's entry (ValueError listing the valid names for an unknown one).");
-    m.def("get_parameter", [](const Calibration& c, std::string_view name) { return get_parameter(c, name); },
-          py::arg("calibration"), py::arg("name"), "A coefficient by its dotted name, e.g. 'gemm.eta_max'.");
-    m.def("set_parameter",
-          [](Calibration& c, std::string_view name, double value) { set_parameter(c, name, value); },
-          py::arg("calibration"), py::arg("name"), py::arg("value"),
-          "Set a coefficient by its dotted name, in place (not validated: call validate()).");
+    m.def(
+        "calibration_coefficients",
+        [] {
+            py::list out;
+            for (const CoefficientInfo& info : calibration_coefficients()) out.append(coefficient_dict(info));
+            return out;
+        },
+        "Every calibration coefficient, as the core declares it once: a dict of name (dotted, as in a "
+        "calibration file), unit, min, max, min_exclusive (the range is (min, max] rather than [min, max]) "
+        "and help.");
+    m.def(
+        "coefficient_info", [](std::string_view name) { return coefficient_dict(coefficient_info(name)); },
+        py::arg("name"), "One coefficient's entry (ValueError listing the valid names for an unknown one).");
+    m.def(
+        "get_parameter", [](const Calibration& c, std::string_view name) { return get_parameter(c, name); },
+        py::arg("calibration"), py::arg("name"), "A coefficient by its dotted name, e.g. 'gemm.eta_max'.");
+    m.def(
+        "set_parameter", [](Calibration& c, std::string_view name, double value) { set_parameter(c, name, value); },
+        py::arg("calibration"), py::arg("name"), py::arg("value"),
+        "Set a coefficient by its dotted name, in place (not validated: call validate()).");
 
     m.def("default_calibration", &default_calibration, py::arg("hardware"),
           "The shipped default (uncalibrated) calibration for a HardwareProfile.");

@@ -56,41 +56,51 @@ void register_calibrate_calibration_file(py::module_& m) {
              "uncertainty.",
              &check_shapes);
     def_fields(cf, file_fields, Access::read_only);
-    cf.def_property_readonly("kind", [](const F& f) { return f.calibration.kind; }, "calibration.kind")
-        .def_property_readonly("hardware", [](const F& f) { return f.calibration.hardware; }, "calibration.hardware")
-        .def_property_readonly("source", [](const F& f) { return f.calibration.source; }, "calibration.source")
-        .def("to_json", [](const F& f) { return json_to_py(calibration_to_json(f)); }, "The file's JSON object.")
-        .def("__repr__", [](const F& f) {
-            std::ostringstream os;
-            os << "CalibrationFile(kind='" << f.calibration.kind << "', hardware='" << f.calibration.hardware
-               << "', source='" << f.calibration.source << "', parameters=[";
-            for (std::size_t i = 0; i < f.parameters.size(); ++i) os << (i ? ", " : "") << '\'' << f.parameters[i] << '\'';
-            os << "])";
-            return os.str();
-        })
+    cf.def_property_readonly(
+          "kind", [](const F& f) { return f.calibration.kind; }, "calibration.kind")
+        .def_property_readonly(
+            "hardware", [](const F& f) { return f.calibration.hardware; }, "calibration.hardware")
+        .def_property_readonly(
+            "source", [](const F& f) { return f.calibration.source; }, "calibration.source")
+        .def(
+            "to_json", [](const F& f) { return json_to_py(calibration_to_json(f)); }, "The file's JSON object.")
+        .def("__repr__",
+             [](const F& f) {
+                 std::ostringstream os;
+                 os << "CalibrationFile(kind='" << f.calibration.kind << "', hardware='" << f.calibration.hardware
+                    << "', source='" << f.calibration.source << "', parameters=[";
+                 for (std::size_t i = 0; i < f.parameters.size(); ++i)
+                     os << (i ? ", " : "") << '\'' << f.parameters[i] << '\'';
+                 os << "])";
+                 return os.str();
+             })
         .def("__copy__", [](const F& f) { return F(f); })
-        .def("__deepcopy__", [](const F& f, py::dict) { return F(f); }, py::arg("memo"));
+        .def(
+            "__deepcopy__", [](const F& f, py::dict) { return F(f); }, py::arg("memo"));
 
     m.def("read_calibration_file", &read_calibration_file, py::arg("path"), py::arg("hardware"),
           py::call_guard<py::gil_scoped_release>(),
           "A calibration file (either form), or a shipped one by name (e.g. 'derived-b300-qwen3-32b'). "
           "ParseError names the file and field, including a hardware mismatch and a libscale.calibration/1 "
           "file (one efficiency for every FLOP: refit it).");
-    m.def("calibration_from_json",
-          [](py::handle obj, const HardwareProfile& hw, const std::string& origin) {
-              return calibration_from_json(py_to_json(obj, origin), hw, origin);
-          },
-          py::arg("obj"), py::arg("hardware"), py::arg("origin") = "<calibration>",
-          "A CalibrationFile from a calibration file's JSON object (a dict), checked as read_calibration_file does.");
-    m.def("calibration_to_json", [](const F& f) { return json_to_py(calibration_to_json(f)); }, py::arg("file"),
-          "The file's JSON object (CalibrationFile.to_json()).");
-    m.def("write_calibration_file",
-          [](const std::string& path, const F& f) {
-              const std::string text = calibration_to_json(f).dump(2) + "\n";
-              py::gil_scoped_release release;
-              write_file_atomic(path, text);
-          },
-          py::arg("path"), py::arg("file"), "Write atomically (temporary file, then rename).");
+    m.def(
+        "calibration_from_json",
+        [](py::handle obj, const HardwareProfile& hw, const std::string& origin) {
+            return calibration_from_json(py_to_json(obj, origin), hw, origin);
+        },
+        py::arg("obj"), py::arg("hardware"), py::arg("origin") = "<calibration>",
+        "A CalibrationFile from a calibration file's JSON object (a dict), checked as read_calibration_file does.");
+    m.def(
+        "calibration_to_json", [](const F& f) { return json_to_py(calibration_to_json(f)); }, py::arg("file"),
+        "The file's JSON object (CalibrationFile.to_json()).");
+    m.def(
+        "write_calibration_file",
+        [](const std::string& path, const F& f) {
+            const std::string text = calibration_to_json(f).dump(2) + "\n";
+            py::gil_scoped_release release;
+            write_file_atomic(path, text);
+        },
+        py::arg("path"), py::arg("file"), "Write atomically (temporary file, then rename).");
 }
 
 }  // namespace libscale_py

@@ -31,8 +31,7 @@ py::array_t<double> to_numpy(const std::vector<double>& v) {
 
 std::string fit_result_repr(const FitResult& r) {
     std::ostringstream os;
-    os << "FitResult(hardware='" << r.calibration.hardware << "', records_used=" << r.records_used
-       << ", fitted=[";
+    os << "FitResult(hardware='" << r.calibration.hardware << "', records_used=" << r.records_used << ", fitted=[";
     bool first = true;
     for (const auto& c : r.coefficients) {
         if (!c.fitted) continue;
@@ -48,14 +47,14 @@ std::string fit_result_repr(const FitResult& r) {
 
 void register_calibrate_fit(py::module_& m) {
     using O = FitOptions;
-    const auto opt_fields = fields(
-        field("fit_overhead", &O::fit_overhead, "fit step_overhead_s when the steps allow it"),
-        field("max_iterations", &O::max_iterations, "Levenberg-Marquardt iterations"),
-        field("condition_limit", &O::condition_limit, "above: the design is ill-conditioned"),
-        field("relative_error", &O::relative_error, "1-sd relative error of each record that states none"),
-        field("prior_log_sd", &O::prior_log_sd,
-              "prior sd of log(value) per coefficient name; empty: the hardware's default file's prior "
-              "(a copy: assign a whole dict to change it)"));
+    const auto opt_fields =
+        fields(field("fit_overhead", &O::fit_overhead, "fit step_overhead_s when the steps allow it"),
+               field("max_iterations", &O::max_iterations, "Levenberg-Marquardt iterations"),
+               field("condition_limit", &O::condition_limit, "above: the design is ill-conditioned"),
+               field("relative_error", &O::relative_error, "1-sd relative error of each record that states none"),
+               field("prior_log_sd", &O::prior_log_sd,
+                     "prior sd of log(value) per coefficient name; empty: the hardware's default file's prior "
+                     "(a copy: assign a whole dict to change it)"));
     py::class_<FitOptions> opt(m, "FitOptions", "Options of fit().");
     def_init(opt, opt_fields, "Every field by keyword.");
     def_fields(opt, opt_fields, Access::read_write);
@@ -152,33 +151,37 @@ void register_calibrate_fit(py::module_& m) {
                       field("records_used", &R::records_used),
                       field("prior_log_sd", &R::prior_log_sd, "the prior used (kept for later refits)")),
                Access::read_only);
-    fr.def("calibration_json",
-           [](const FitResult& r, py::handle provenance) {
-               return json_to_py(calibration_to_json(r, py_to_json(provenance, "provenance")));
-           },
-           py::arg("provenance") = py::dict(), "The calibration file's JSON object (libscale.calibration/2).")
+    fr.def(
+          "calibration_json",
+          [](const FitResult& r, py::handle provenance) {
+              return json_to_py(calibration_to_json(r, py_to_json(provenance, "provenance")));
+          },
+          py::arg("provenance") = py::dict(), "The calibration file's JSON object (libscale.calibration/2).")
         .def("__repr__", &fit_result_repr)
         .def("__copy__", [](const FitResult& r) { return FitResult(r); })
-        .def("__deepcopy__", [](const FitResult& r, py::dict) { return FitResult(r); }, py::arg("memo"));
+        .def(
+            "__deepcopy__", [](const FitResult& r, py::dict) { return FitResult(r); }, py::arg("memo"));
 
-    m.def("fit",
-          [](const MeasurementSet& data, const HardwareProfile& hardware, const std::optional<Calibration>& prior,
-             const FitOptions& options) {
-              return fit(data, hardware, prior ? *prior : default_calibration(hardware), options);
-          },
-          py::arg("data"), py::arg("hardware"), py::arg("prior") = py::none(), py::arg("options") = FitOptions{},
-          py::call_guard<py::gil_scoped_release>(),
-          "Fit a calibration to the records for this hardware, by maximum a posteriori (prior None: the "
-          "hardware's default; options.prior_log_sd empty: its default file's prior).");
+    m.def(
+        "fit",
+        [](const MeasurementSet& data, const HardwareProfile& hardware, const std::optional<Calibration>& prior,
+           const FitOptions& options) {
+            return fit(data, hardware, prior ? *prior : default_calibration(hardware), options);
+        },
+        py::arg("data"), py::arg("hardware"), py::arg("prior") = py::none(), py::arg("options") = FitOptions{},
+        py::call_guard<py::gil_scoped_release>(),
+        "Fit a calibration to the records for this hardware, by maximum a posteriori (prior None: the "
+        "hardware's default; options.prior_log_sd empty: its default file's prior).");
 
-    m.def("write_fit_calibration",
-          [](const std::string& path, const FitResult& r, py::handle provenance) {
-              const std::string text = calibration_to_json(r, py_to_json(provenance, "provenance")).dump(2) + "\n";
-              py::gil_scoped_release release;
-              write_file_atomic(path, text);
-          },
-          py::arg("path"), py::arg("fit"), py::arg("provenance") = py::dict(),
-          "Write the fitted calibration file atomically (temporary file, then rename).");
+    m.def(
+        "write_fit_calibration",
+        [](const std::string& path, const FitResult& r, py::handle provenance) {
+            const std::string text = calibration_to_json(r, py_to_json(provenance, "provenance")).dump(2) + "\n";
+            py::gil_scoped_release release;
+            write_file_atomic(path, text);
+        },
+        py::arg("path"), py::arg("fit"), py::arg("provenance") = py::dict(),
+        "Write the fitted calibration file atomically (temporary file, then rename).");
 }
 
 }  // namespace libscale_py

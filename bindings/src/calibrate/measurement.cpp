@@ -56,13 +56,12 @@ void register_calibrate_measurement(py::module_& m) {
                         fields(field("hardware", &GemmRun::hardware), field("m", &GemmRun::m), field("n", &GemmRun::n),
                                field("k", &GemmRun::k), field("fp8", &GemmRun::fp8, "dtype 'fp8' (else bf16)"),
                                field("seconds", &GemmRun::seconds)));
-    def_record<AttentionRun>(
-        m, "AttentionRun", "One fused attention kernel over batch × seq_len query tokens.",
-        fields(field("hardware", &AttentionRun::hardware), field("batch", &AttentionRun::batch),
-               field("seq_len", &AttentionRun::seq_len), field("heads", &AttentionRun::heads),
-               field("head_dim", &AttentionRun::head_dim), field("causal", &AttentionRun::causal),
-               field("backward", &AttentionRun::backward, "pass 'backward' (else forward)"),
-               field("seconds", &AttentionRun::seconds)));
+    def_record<AttentionRun>(m, "AttentionRun", "One fused attention kernel over batch × seq_len query tokens.",
+                             fields(field("hardware", &AttentionRun::hardware), field("batch", &AttentionRun::batch),
+                                    field("seq_len", &AttentionRun::seq_len), field("heads", &AttentionRun::heads),
+                                    field("head_dim", &AttentionRun::head_dim), field("causal", &AttentionRun::causal),
+                                    field("backward", &AttentionRun::backward, "pass 'backward' (else forward)"),
+                                    field("seconds", &AttentionRun::seconds)));
     def_record<BandwidthRun>(m, "BandwidthRun",
                              "A memory-bound kernel that reads and writes `bytes` in all (a copy counts both).",
                              fields(field("hardware", &BandwidthRun::hardware), field("bytes", &BandwidthRun::bytes),
@@ -89,8 +88,9 @@ void register_calibrate_measurement(py::module_& m) {
                field("memory_kind", &StepRun::memory_kind, "reserved | allocated | active | nvidia-smi"),
                field("reported_mfu", &StepRun::reported_mfu, "as the source computed it (0: none)"),
                field("relative_error", &StepRun::relative_error, "1 sd, relative (0: the fit's default)"),
-               field("series", &StepRun::series), field("validation_exclude", &StepRun::validation_exclude,
-                                                         "why validate() leaves the record out ('': used)"),
+               field("series", &StepRun::series),
+               field("validation_exclude", &StepRun::validation_exclude,
+                     "why validate() leaves the record out ('': used)"),
                field("source", &StepRun::source)));
     def_record<PowerRecord>(m, "PowerRecord", "Board power in one phase.",
                             fields(field("hardware", &PowerRecord::hardware),
@@ -117,36 +117,43 @@ void register_calibrate_measurement(py::module_& m) {
         .def_property_readonly("power_count", [](const MeasurementSet& s) { return s.power.size(); })
         .def_property_readonly("hardware", &measurement_hardware,
                                "distinct hardware names of the records, in order of appearance")
-        .def("to_json", [](const MeasurementSet& s) { return json_to_py(to_json(s)); },
-             "The records as the measurement file's JSON object (dicts and lists).")
-        .def("merge", [](MeasurementSet& a, const MeasurementSet& b) { merge(a, b); }, py::arg("other"),
-             "Append other's records.")
-        .def("__repr__", [](const MeasurementSet& s) {
-            std::ostringstream os;
-            os << "MeasurementSet(gemm=" << s.gemm.size() << ", attention=" << s.attention.size()
-               << ", bandwidth=" << s.bandwidth.size() << ", collectives=" << s.collectives.size()
-               << ", steps=" << s.steps.size() << ", power=" << s.power.size() << ')';
-            return os.str();
-        })
+        .def(
+            "to_json", [](const MeasurementSet& s) { return json_to_py(to_json(s)); },
+            "The records as the measurement file's JSON object (dicts and lists).")
+        .def(
+            "merge", [](MeasurementSet& a, const MeasurementSet& b) { merge(a, b); }, py::arg("other"),
+            "Append other's records.")
+        .def("__repr__",
+             [](const MeasurementSet& s) {
+                 std::ostringstream os;
+                 os << "MeasurementSet(gemm=" << s.gemm.size() << ", attention=" << s.attention.size()
+                    << ", bandwidth=" << s.bandwidth.size() << ", collectives=" << s.collectives.size()
+                    << ", steps=" << s.steps.size() << ", power=" << s.power.size() << ')';
+                 return os.str();
+             })
         .def("__copy__", [](const MeasurementSet& s) { return MeasurementSet(s); })
-        .def("__deepcopy__", [](const MeasurementSet& s, py::dict) { return MeasurementSet(s); }, py::arg("memo"));
+        .def(
+            "__deepcopy__", [](const MeasurementSet& s, py::dict) { return MeasurementSet(s); }, py::arg("memo"));
 
-    m.def("measurements_from_json",
-          [](py::handle records, const std::string& origin) {
-              nlohmann::json j = py_to_json(records, origin);
-              return measurements_from_json(j, origin);
-          },
-          py::arg("records"), py::arg("origin") = "<records>",
-          "Records from a list of dicts (or {'schema': ..., 'records': [...]}); ParseError names the record "
-          "and field.");
-    m.def("measurements_from_json_text",
-          [](const std::string& text, const std::string& origin) {
-              return measurements_from_json(parse_json(text, origin), origin);
-          },
-          py::arg("text"), py::arg("origin") = "<text>");
-    m.def("read_measurements", [](const std::string& path) { return read_measurements(path); }, py::arg("path"),
-          py::call_guard<py::gil_scoped_release>(),
-          "A libscale.measurements/2 (or /1) JSON file; v1 GEMM-chain records are refused with a message.");
+    m.def(
+        "measurements_from_json",
+        [](py::handle records, const std::string& origin) {
+            nlohmann::json j = py_to_json(records, origin);
+            return measurements_from_json(j, origin);
+        },
+        py::arg("records"), py::arg("origin") = "<records>",
+        "Records from a list of dicts (or {'schema': ..., 'records': [...]}); ParseError names the record "
+        "and field.");
+    m.def(
+        "measurements_from_json_text",
+        [](const std::string& text, const std::string& origin) {
+            return measurements_from_json(parse_json(text, origin), origin);
+        },
+        py::arg("text"), py::arg("origin") = "<text>");
+    m.def(
+        "read_measurements", [](const std::string& path) { return read_measurements(path); }, py::arg("path"),
+        py::call_guard<py::gil_scoped_release>(),
+        "A libscale.measurements/2 (or /1) JSON file; v1 GEMM-chain records are refused with a message.");
 }
 
 }  // namespace libscale_py

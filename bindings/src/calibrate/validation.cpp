@@ -52,18 +52,17 @@ void register_calibrate_validation(py::module_& m) {
 
     using V = ValidationReport;
     py::class_<ValidationReport> report(m, "ValidationReport", "Every series calibrated on its first row.");
-    def_fields(report,
-               fields(field("rows", &V::rows), field("series", &V::series),
-                      field("excluded", &V::excluded, "'file record N: reason'"),
-                      field("gpu_counts", &V::gpu_counts, "(a) other GPU counts"),
-                      field("model_sizes", &V::model_sizes, "(b) other models"),
-                      field("configurations", &V::configurations, "(c) other configurations"),
-                      field("default_count", &V::default_count),
-                      field("default_ratio_median", &V::default_ratio_median),
-                      field("default_ratio_min", &V::default_ratio_min),
-                      field("default_ratio_max", &V::default_ratio_max),
-                      field("not_fitting", &V::not_fitting, "published runs estimated not to fit (should be 0)")),
-               Access::read_only);
+    def_fields(
+        report,
+        fields(field("rows", &V::rows), field("series", &V::series),
+               field("excluded", &V::excluded, "'file record N: reason'"),
+               field("gpu_counts", &V::gpu_counts, "(a) other GPU counts"),
+               field("model_sizes", &V::model_sizes, "(b) other models"),
+               field("configurations", &V::configurations, "(c) other configurations"),
+               field("default_count", &V::default_count), field("default_ratio_median", &V::default_ratio_median),
+               field("default_ratio_min", &V::default_ratio_min), field("default_ratio_max", &V::default_ratio_max),
+               field("not_fitting", &V::not_fitting, "published runs estimated not to fit (should be 0)")),
+        Access::read_only);
 
     m.def(
         "validate",

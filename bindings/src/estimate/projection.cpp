@@ -1,9 +1,9 @@
 // libscale._core.estimate: Job, ProjectionRow, Projection, Solution and the configuration
 // project() evaluates at each count (estimate/projection.hpp). project and the solvers
 // take a Scenario and are bound with it (scenario.cpp).
+#include "libscale/estimate/projection.hpp"
 #include "../common.hpp"
 #include "../fields.hpp"
-#include "libscale/estimate/projection.hpp"
 
 namespace libscale_py {
 
@@ -33,29 +33,31 @@ void register_estimate_projection(py::module_& m) {
                             "what would make it fit when step.memory.status is not 'fits' ('' otherwise)")),
                Access::read_only);
     // The memory verdict at the row's level, as `libscale project --json` rows carry it.
-    row.def_property_readonly("fits", [](const ProjectionRow& r) { return r.step.memory.fits; },
-                              "step.memory.fits: the status is not 'does_not_fit'")
+    row.def_property_readonly(
+           "fits", [](const ProjectionRow& r) { return r.step.memory.fits; },
+           "step.memory.fits: the status is not 'does_not_fit'")
         .def_property_readonly(
             "fit_status", [](const ProjectionRow& r) { return std::string(to_string(r.step.memory.status)); },
             "step.memory.status: 'fits', 'uncertain' or 'does_not_fit'")
-        .def_property_readonly("needed_gib", [](const ProjectionRow& r) { return r.step.memory.total_gib; },
-                               "step.memory.total_gib")
-        .def_property_readonly("available_gib", [](const ProjectionRow& r) { return r.step.memory.available_gib; },
-                               "step.memory.available_gib");
+        .def_property_readonly(
+            "needed_gib", [](const ProjectionRow& r) { return r.step.memory.total_gib; }, "step.memory.total_gib")
+        .def_property_readonly(
+            "available_gib", [](const ProjectionRow& r) { return r.step.memory.available_gib; },
+            "step.memory.available_gib");
     def_value_methods(row);
 
     using P = Projection;
     // No dynamic_attr: libscale.ProjectionResult (results) holds this with its plan and quantiles.
     py::class_<Projection> proj(m, "Projection", "A projection over GPU counts (rows in ascending GPU count).");
-    def_fields(proj,
-               fields(output_field<std::string, P>(
-                          "scaling", [](const P& p) { return std::string(to_string(p.scaling)); },
-                          "'strong' or 'weak'"),
-                      field("job", &P::job), field("price_per_gpu_hour_usd", &P::price_per_gpu_hour_usd, "as applied"),
-                      field("rows", &P::rows, "ascending GPU count"),
-                      field("comm_exposed_from_gpus", &P::comm_exposed_from_gpus,
-                            "smallest GPU count at which communication stops hiding under compute, or None")),
-               Access::read_only);
+    def_fields(
+        proj,
+        fields(output_field<std::string, P>(
+                   "scaling", [](const P& p) { return std::string(to_string(p.scaling)); }, "'strong' or 'weak'"),
+               field("job", &P::job), field("price_per_gpu_hour_usd", &P::price_per_gpu_hour_usd, "as applied"),
+               field("rows", &P::rows, "ascending GPU count"),
+               field("comm_exposed_from_gpus", &P::comm_exposed_from_gpus,
+                     "smallest GPU count at which communication stops hiding under compute, or None")),
+        Access::read_only);
     def_value_methods(proj);
 
     // No dynamic_attr: libscale.SolutionResult (results) holds this with its plan and target.
@@ -74,12 +76,13 @@ void register_estimate_projection(py::module_& m) {
                Access::read_only);
     def_value_methods(sol);
 
-    m.def("projection_configs",
-          [](const TrainingConfig& config, std::vector<std::int64_t> gpus, std::string_view scaling) {
-              return projection_configs(config, std::move(gpus), parse_scaling(scaling));
-          },
-          py::arg("config"), py::arg("gpus"), py::arg("scaling") = "strong",
-          "The configuration project() evaluates at each count (ascending, duplicates removed).");
+    m.def(
+        "projection_configs",
+        [](const TrainingConfig& config, std::vector<std::int64_t> gpus, std::string_view scaling) {
+            return projection_configs(config, std::move(gpus), parse_scaling(scaling));
+        },
+        py::arg("config"), py::arg("gpus"), py::arg("scaling") = "strong",
+        "The configuration project() evaluates at each count (ascending, duplicates removed).");
 }
 
 }  // namespace libscale_py

@@ -15,15 +15,17 @@ namespace libscale_py {
 using namespace libscale;
 
 void register_estimate_scenario(py::module_& m) {
-    py::class_<Scenario> cls(m, "Scenario", "A model on a hardware profile, with a calibration file and a training "
-                                            "configuration: what every estimate is of.");
+    py::class_<Scenario> cls(m, "Scenario",
+                             "A model on a hardware profile, with a calibration file and a training "
+                             "configuration: what every estimate is of.");
     // Not validated here: Scenario::validate (run by every estimate) names what is wrong,
     // the calibration's hardware included.
     cls.def(py::init([](ModelSpec model, HardwareProfile hardware, CalibrationFile calibration, TrainingConfig config) {
                 return Scenario{std::move(model), std::move(hardware), std::move(calibration), std::move(config)};
             }),
             py::kw_only(), py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"))
-        .def("copy", [](const Scenario& s) { return Scenario(s); }, "A copy.")
+        .def(
+            "copy", [](const Scenario& s) { return Scenario(s); }, "A copy.")
         .def_readwrite("model", &Scenario::model)
         .def_readwrite("hardware", &Scenario::hardware)
         .def_readwrite("calibration", &Scenario::calibration)
@@ -37,9 +39,11 @@ void register_estimate_scenario(py::module_& m) {
           py::call_guard<py::gil_scoped_release>(),
           "One optimizer step of the scenario (validates everything; does not raise when it does not fit).");
     m.def("require_fit", py::overload_cast<const Scenario&, const StepBreakdown&>(&require_fit), py::arg("scenario"),
-          py::arg("step"), "Raise DoesNotFitError (needed vs available GiB, what would fit) when the step does not fit.");
+          py::arg("step"),
+          "Raise DoesNotFitError (needed vs available GiB, what would fit) when the step does not fit.");
     m.def("fit_suggestion", py::overload_cast<const Scenario&>(&fit_suggestion), py::arg("scenario"),
-          py::call_guard<py::gil_scoped_release>(), "What would make a non-fitting scenario fit ('' if nothing found).");
+          py::call_guard<py::gil_scoped_release>(),
+          "What would make a non-fitting scenario fit ('' if nothing found).");
     m.def(
         "project",
         [](const Scenario& s, std::vector<std::int64_t> gpus, std::string_view scaling, const Job& job) {

@@ -24,24 +24,24 @@ Calibration calibration_or_default(const std::optional<Calibration>& cal, const 
 void register_estimate_step(py::module_& m) {
     using M = MemoryBreakdown;
     py::class_<MemoryBreakdown> mem(m, "MemoryBreakdown", "Memory per GPU, GiB.");
-    def_fields(mem,
-               fields(field("weights_gib", &M::weights_gib), field("grads_gib", &M::grads_gib),
-                      field("optimizer_gib", &M::optimizer_gib, "master weights (when fp32) and optimizer states"),
-                      field("activations_gib", &M::activations_gib,
-                            "saved for backward, including one recomputed layer"),
-                      field("logits_gib", &M::logits_gib, "logits and what the loss keeps of them"),
-                      field("buffers_gib", &M::buffers_gib, "unsharded parameter / gradient buffers"),
-                      field("fragmentation_gib", &M::fragmentation_gib,
-                            "the caching allocator's reserved-but-unallocated share"),
-                      field("reserved_gib", &M::reserved_gib, "CUDA context, workspaces, NCCL"),
-                      field("total_gib", &M::total_gib), field("available_gib", &M::available_gib, "the GPU's HBM"),
-                      field("margin", &M::margin, "relative uncertainty of total_gib"),
-                      output_field<std::string, M>(
-                          "status", [](const M& x) { return std::string(to_string(x.status)); },
-                          "'fits' (with the margin), 'uncertain' (the limit lies within the margin) or "
-                          "'does_not_fit'"),
-                      field("fits", &M::fits, "status != 'does_not_fit'")),
-               Access::read_only);
+    def_fields(
+        mem,
+        fields(
+            field("weights_gib", &M::weights_gib), field("grads_gib", &M::grads_gib),
+            field("optimizer_gib", &M::optimizer_gib, "master weights (when fp32) and optimizer states"),
+            field("activations_gib", &M::activations_gib, "saved for backward, including one recomputed layer"),
+            field("logits_gib", &M::logits_gib, "logits and what the loss keeps of them"),
+            field("buffers_gib", &M::buffers_gib, "unsharded parameter / gradient buffers"),
+            field("fragmentation_gib", &M::fragmentation_gib, "the caching allocator's reserved-but-unallocated share"),
+            field("reserved_gib", &M::reserved_gib, "CUDA context, workspaces, NCCL"),
+            field("total_gib", &M::total_gib), field("available_gib", &M::available_gib, "the GPU's HBM"),
+            field("margin", &M::margin, "relative uncertainty of total_gib"),
+            output_field<std::string, M>(
+                "status", [](const M& x) { return std::string(to_string(x.status)); },
+                "'fits' (with the margin), 'uncertain' (the limit lies within the margin) or "
+                "'does_not_fit'"),
+            field("fits", &M::fits, "status != 'does_not_fit'")),
+        Access::read_only);
     def_value_methods(mem);
 
     using S = StepBreakdown;
@@ -74,73 +74,81 @@ void register_estimate_step(py::module_& m) {
         "memory_gib", [](const StepBreakdown& s) { return s.memory.total_gib; }, "memory.total_gib");
     def_value_methods(step_cls);
 
-    m.def("estimate_step",
-          [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
-             const TrainingConfig& config) {
-              return estimate_step(model, hardware, calibration_or_default(calibration, hardware), config);
-          },
-          py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"),
-          py::call_guard<py::gil_scoped_release>(),
-          "Validate everything, then estimate one step. Does not raise when the model does not fit "
-          "(memory.fits says so; see require_fit). calibration None: default_calibration(hardware).");
+    m.def(
+        "estimate_step",
+        [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
+           const TrainingConfig& config) {
+            return estimate_step(model, hardware, calibration_or_default(calibration, hardware), config);
+        },
+        py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"),
+        py::call_guard<py::gil_scoped_release>(),
+        "Validate everything, then estimate one step. Does not raise when the model does not fit "
+        "(memory.fits says so; see require_fit). calibration None: default_calibration(hardware).");
 
-    m.def("require_fit",
-          [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
-             const TrainingConfig& config, const StepBreakdown& step) {
-              require_fit(model, hardware, calibration_or_default(calibration, hardware), config, step);
-          },
-          py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"), py::arg("step"),
-          "Raise DoesNotFitError (needed vs available GiB and what would fit) when step.memory.fits is false.");
+    m.def(
+        "require_fit",
+        [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
+           const TrainingConfig& config, const StepBreakdown& step) {
+            require_fit(model, hardware, calibration_or_default(calibration, hardware), config, step);
+        },
+        py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"), py::arg("step"),
+        "Raise DoesNotFitError (needed vs available GiB and what would fit) when step.memory.fits is false.");
 
-    m.def("validate_calibration_for",
-          [](const Calibration& calibration, const TrainingConfig& config) {
-              validate_calibration_for(calibration, config);
-          },
-          py::arg("calibration"), py::arg("config"),
-          "Raise ValueError when the configuration needs what the calibration lacks (fp8 GEMM coefficients).");
+    m.def(
+        "validate_calibration_for",
+        [](const Calibration& calibration, const TrainingConfig& config) {
+            validate_calibration_for(calibration, config);
+        },
+        py::arg("calibration"), py::arg("config"),
+        "Raise ValueError when the configuration needs what the calibration lacks (fp8 GEMM coefficients).");
 
-    m.def("optimizer_bytes_per_parameter",
-          [](const ModelSpec& model, const TrainingConfig& config) {
-              model.validate();
-              return optimizer_bytes_per_parameter(model, count_parameters(model), config);
-          },
-          py::arg("model"), py::arg("config"),
-          "Bytes per parameter the optimizer holds beyond the bf16 weights and gradients (fp32 masters, states).");
+    m.def(
+        "optimizer_bytes_per_parameter",
+        [](const ModelSpec& model, const TrainingConfig& config) {
+            model.validate();
+            return optimizer_bytes_per_parameter(model, count_parameters(model), config);
+        },
+        py::arg("model"), py::arg("config"),
+        "Bytes per parameter the optimizer holds beyond the bf16 weights and gradients (fp32 masters, states).");
 
-    m.def("optimizer_step_s",
-          [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
-             const TrainingConfig& config) {
-              const Calibration cal = calibration_or_default(calibration, hardware);
-              model.validate();
-              hardware.validate();
-              cal.validate();
-              validate_config(model, hardware, config);
-              return optimizer_step_s(count_parameters(model), hardware, cal, config);
-          },
-          py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"),
-          "The optimizer's step over the local shard, s (bytes over HBM).");
+    m.def(
+        "optimizer_step_s",
+        [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
+           const TrainingConfig& config) {
+            const Calibration cal = calibration_or_default(calibration, hardware);
+            model.validate();
+            hardware.validate();
+            cal.validate();
+            validate_config(model, hardware, config);
+            return optimizer_step_s(count_parameters(model), hardware, cal, config);
+        },
+        py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"),
+        "The optimizer's step over the local shard, s (bytes over HBM).");
 
-    m.def("fit_suggestion",
-          [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
-             const TrainingConfig& config) {
-              return fit_suggestion(model, hardware, calibration_or_default(calibration, hardware), config);
-          },
-          py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"),
-          "What would make a non-fitting configuration fit ('' if nothing).");
+    m.def(
+        "fit_suggestion",
+        [](const ModelSpec& model, const HardwareProfile& hardware, const std::optional<Calibration>& calibration,
+           const TrainingConfig& config) {
+            return fit_suggestion(model, hardware, calibration_or_default(calibration, hardware), config);
+        },
+        py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"),
+        "What would make a non-fitting configuration fit ('' if nothing).");
 
-    m.def("validate_config",
-          [](const ModelSpec& model, const HardwareProfile& hardware, const TrainingConfig& config) {
-              validate_config(model, hardware, config);
-          },
-          py::arg("model"), py::arg("hardware"), py::arg("config"),
-          "Raise ValueError naming the field, its value and what would be valid.");
+    m.def(
+        "validate_config",
+        [](const ModelSpec& model, const HardwareProfile& hardware, const TrainingConfig& config) {
+            validate_config(model, hardware, config);
+        },
+        py::arg("model"), py::arg("hardware"), py::arg("config"),
+        "Raise ValueError naming the field, its value and what would be valid.");
 
-    m.def("check_config",
-          [](const ModelSpec& model, const HardwareProfile& hardware, const TrainingConfig& config) {
-              return static_cast<int>(check_config(model, hardware, config));
-          },
-          py::arg("model"), py::arg("hardware"), py::arg("config"),
-          "The configuration's issue code (0: none; describe_issue(code) says what it means).");
+    m.def(
+        "check_config",
+        [](const ModelSpec& model, const HardwareProfile& hardware, const TrainingConfig& config) {
+            return static_cast<int>(check_config(model, hardware, config));
+        },
+        py::arg("model"), py::arg("hardware"), py::arg("config"),
+        "The configuration's issue code (0: none; describe_issue(code) says what it means).");
 }
 
 }  // namespace libscale_py

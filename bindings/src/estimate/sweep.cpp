@@ -46,8 +46,8 @@ struct Columns {
             n = static_cast<std::size_t>(a->size());
             have_shape = true;
         } else if (s != shape) {
-            throw std::invalid_argument(std::string(name) + " has shape " + shape_text(s) +
-                                        ", the other inputs " + shape_text(shape) +
+            throw std::invalid_argument(std::string(name) + " has shape " + shape_text(s) + ", the other inputs " +
+                                        shape_text(shape) +
                                         "; broadcast them to one shape first (libscale.sweep does)");
         }
         keep.push_back(*a);
@@ -64,7 +64,8 @@ struct Columns {
 py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::optional<IntArray> gpus_per_node,
                    std::optional<IntArray> micro_batch, std::optional<IntArray> seq_len,
                    std::optional<IntArray> global_batch_tokens, int threads) {
-    if (threads < 0) throw std::invalid_argument("threads = " + std::to_string(threads) + "; it must be >= 0 (0: auto)");
+    if (threads < 0)
+        throw std::invalid_argument("threads = " + std::to_string(threads) + "; it must be >= 0 (0: auto)");
     Columns cols;
     cols.keep.reserve(5);
     SweepInputs in;
@@ -100,16 +101,25 @@ py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::
         py::gil_scoped_release nogil;
         // Validates model, hardware and calibration (throws) before any thread starts.
         sweep(scenario, SweepInputs{}, SweepOutputs{});
-        std::size_t workers = threads > 0 ? static_cast<std::size_t>(threads)
-                                          : std::max(1u, std::thread::hardware_concurrency());
+        std::size_t workers =
+            threads > 0 ? static_cast<std::size_t>(threads) : std::max(1u, std::thread::hardware_concurrency());
         workers = std::clamp<std::size_t>(std::min(workers, in.n / kMinPerThread), 1, 64);
         const auto chunk = [&](std::size_t begin, std::size_t end) {
             const auto at = [&](auto* p) { return p ? p + begin : p; };
-            SweepInputs ci{end - begin, at(in.gpus), at(in.gpus_per_node), at(in.micro_batch), at(in.seq_len),
-                           at(in.global_batch_tokens)};
-            SweepOutputs co{at(out.step_time_s), at(out.tokens_per_s), at(out.tokens_per_s_per_gpu), at(out.mfu),
-                            at(out.hfu), at(out.compute_s), at(out.comm_s), at(out.exposed_comm_s),
-                            at(out.memory_gib), at(out.grad_accum), at(out.fits), at(out.issue)};
+            SweepInputs ci{end - begin,        at(in.gpus),    at(in.gpus_per_node),
+                           at(in.micro_batch), at(in.seq_len), at(in.global_batch_tokens)};
+            SweepOutputs co{at(out.step_time_s),
+                            at(out.tokens_per_s),
+                            at(out.tokens_per_s_per_gpu),
+                            at(out.mfu),
+                            at(out.hfu),
+                            at(out.compute_s),
+                            at(out.comm_s),
+                            at(out.exposed_comm_s),
+                            at(out.memory_gib),
+                            at(out.grad_accum),
+                            at(out.fits),
+                            at(out.issue)};
             sweep(scenario, ci, co);
         };
         if (workers == 1) {
@@ -162,10 +172,12 @@ void register_estimate_sweep(py::module_& m) {
           "invalid), grad_accum (int64), fits (bool), issue (uint8 code, 0: valid; see describe_issue). Invalid "
           "configurations are flagged, not raised. threads 0: one per core for large sweeps.");
 
-    m.def("describe_issue", [](int code) { return std::string(describe(issue_from_code(code))); }, py::arg("code"),
-          "What a sweep's issue code means ('ok' for 0).");
-    m.def("issue_name", [](int code) { return std::string(to_string(issue_from_code(code))); }, py::arg("code"),
-          "Short name of a sweep issue code ('none' for 0).");
+    m.def(
+        "describe_issue", [](int code) { return std::string(describe(issue_from_code(code))); }, py::arg("code"),
+        "What a sweep's issue code means ('ok' for 0).");
+    m.def(
+        "issue_name", [](int code) { return std::string(to_string(issue_from_code(code))); }, py::arg("code"),
+        "Short name of a sweep issue code ('none' for 0).");
     m.attr("ISSUE_COUNT") = kIssueCount;
 }
 

@@ -33,14 +33,15 @@ py::array_t<F> rank_column(const GateResult& g, F RankReport::*field) {
 // A field of the C++ GateResult, read through the bound verdict.
 template <class V>
 auto result_field(const char* name, V GateResult::*member, const char* doc = "") {
-    return output_field<V, PyGate>(name, [member](const PyGate& g) { return g.r.*member; }, doc);
+    return output_field<V, PyGate>(
+        name, [member](const PyGate& g) { return g.r.*member; }, doc);
 }
 
 // A field of RankReport as a numpy column, one entry per rank (GateResult.ranks).
 template <class V>
 auto rank_field(const char* name, V RankReport::*member, const char* doc = "") {
-    return output_field<py::array_t<V>, PyGate>(name, [member](const PyGate& g) { return rank_column(g.r, member); },
-                                                 doc);
+    return output_field<py::array_t<V>, PyGate>(
+        name, [member](const PyGate& g) { return rank_column(g.r, member); }, doc);
 }
 
 std::vector<std::vector<std::int64_t>> rank_bins_from_py(const py::sequence& seq) {
@@ -75,7 +76,8 @@ void register_gate_gate(py::module_& m) {
         enum_field("step_rounding", &C::step_rounding, parse_step_rounding,
                    "optimizer steps per epoch: 'ceil' (steps on the remainder) or 'floor' (drops it)"),
         field("map_batch_size", &C::map_batch_size, "TRL / LLaMA-Factory datasets.map batch"),
-        field("num_proc", &C::num_proc), field("watchdog_s", &C::watchdog_s, "hang detection time for the cost at risk"),
+        field("num_proc", &C::num_proc),
+        field("watchdog_s", &C::watchdog_s, "hang detection time for the cost at risk"),
         field("runtime_equalize", &C::runtime_equalize,
               "axolotl_multipack only: Axolotl truncates every rank to the minimum at run time"),
         field("shard_before_packing", &C::shard_before_packing,
@@ -99,11 +101,11 @@ void register_gate_gate(py::module_& m) {
         fields(rank_field("rank", &RankReport::rank, "per rank: its index"),
                rank_field("sequences", &RankReport::sequences, "per rank: packed sequences (rows) it iterates"),
                rank_field("micro_batches", &RankReport::micro_batches, "per rank: collective-bearing steps"),
-               rank_field("optimizer_steps", &RankReport::optimizer_steps),
-               rank_field("tokens", &RankReport::tokens),
+               rank_field("optimizer_steps", &RankReport::optimizer_steps), rank_field("tokens", &RankReport::tokens),
                rank_field("padding_efficiency", &RankReport::padding_efficiency, "tokens / (sequences × seq_len)"),
-               result_field("passed", &G::passed, "every rank runs the same number of micro-batches (or the "
-                                                  "trainer equalizes them)"),
+               result_field("passed", &G::passed,
+                            "every rank runs the same number of micro-batches (or the "
+                            "trainer equalizes them)"),
                result_field("min_rank", &G::min_rank), result_field("max_rank", &G::max_rank),
                result_field("min_micro_batches", &G::min_micro_batches),
                result_field("max_micro_batches", &G::max_micro_batches), result_field("difference", &G::difference),
@@ -121,66 +123,80 @@ void register_gate_gate(py::module_& m) {
                result_field("cost_at_risk_gpu_hours", &G::cost_at_risk_gpu_hours,
                             "hang_cost_gpu_hours when the gate fails, else 0")),
         Access::read_only);
-    res.def_property_readonly("verdict", [](const PyGate& g) { return g.r.verdict(); }, "one line")
-        .def_property_readonly("config", [](const PyGate& g) { return g.c; }, "the GateConfig it judged")
-        .def_property_readonly("packer", [](const PyGate& g) { return std::string(to_string(g.c.packer)); },
-                               "config.packer")
-        .def_property_readonly("seq_len", [](const PyGate& g) { return g.c.seq_len; }, "config.seq_len")
-        .def_property_readonly("world_size", [](const PyGate& g) { return g.c.world_size; }, "config.world_size")
-        .def_property_readonly("micro_batch", [](const PyGate& g) { return g.c.micro_batch; }, "config.micro_batch")
-        .def_property_readonly("grad_accum", [](const PyGate& g) { return g.c.grad_accum; }, "config.grad_accum")
-        .def_property_readonly("shuffle", [](const PyGate& g) { return g.c.shuffle; }, "config.shuffle")
-        .def_property_readonly("seed", [](const PyGate& g) { return g.c.seed; }, "config.seed")
-        .def_property_readonly("sampler_drop_last", [](const PyGate& g) { return g.c.sampler_drop_last; },
-                               "config.sampler_drop_last")
-        .def_property_readonly("watchdog_s", [](const PyGate& g) { return g.c.watchdog_s; }, "config.watchdog_s")
-        .def_property_readonly("gpu_hours_saved", [](const PyGate& g) { return g.r.cost_at_risk_gpu_hours; },
-                               "GPU-hours the gate saved by catching the hang before launch (0 on PASS)")
+    res.def_property_readonly(
+           "verdict", [](const PyGate& g) { return g.r.verdict(); }, "one line")
+        .def_property_readonly(
+            "config", [](const PyGate& g) { return g.c; }, "the GateConfig it judged")
+        .def_property_readonly(
+            "packer", [](const PyGate& g) { return std::string(to_string(g.c.packer)); }, "config.packer")
+        .def_property_readonly(
+            "seq_len", [](const PyGate& g) { return g.c.seq_len; }, "config.seq_len")
+        .def_property_readonly(
+            "world_size", [](const PyGate& g) { return g.c.world_size; }, "config.world_size")
+        .def_property_readonly(
+            "micro_batch", [](const PyGate& g) { return g.c.micro_batch; }, "config.micro_batch")
+        .def_property_readonly(
+            "grad_accum", [](const PyGate& g) { return g.c.grad_accum; }, "config.grad_accum")
+        .def_property_readonly(
+            "shuffle", [](const PyGate& g) { return g.c.shuffle; }, "config.shuffle")
+        .def_property_readonly(
+            "seed", [](const PyGate& g) { return g.c.seed; }, "config.seed")
+        .def_property_readonly(
+            "sampler_drop_last", [](const PyGate& g) { return g.c.sampler_drop_last; }, "config.sampler_drop_last")
+        .def_property_readonly(
+            "watchdog_s", [](const PyGate& g) { return g.c.watchdog_s; }, "config.watchdog_s")
+        .def_property_readonly(
+            "gpu_hours_saved", [](const PyGate& g) { return g.r.cost_at_risk_gpu_hours; },
+            "GPU-hours the gate saved by catching the hang before launch (0 on PASS)")
         .def("__bool__", [](const PyGate& g) { return g.r.passed; })
         .def("__repr__", [](const PyGate& g) { return repr(g.r); });
 
-    m.def("gate",
-          [](const py::object& lengths, const GateConfig& config) {
-              PyGate g;
-              g.c = config;
-              LengthsView v = lengths_view(lengths);
-              {
-                  py::gil_scoped_release nogil;
-                  g.r = run_gate(v.span, g.c);
-              }
-              return g;
-          },
-          py::arg("lengths"), py::arg("config"), "Pack, shard and judge: the pre-launch packing gate (run_gate).");
+    m.def(
+        "gate",
+        [](const py::object& lengths, const GateConfig& config) {
+            PyGate g;
+            g.c = config;
+            LengthsView v = lengths_view(lengths);
+            {
+                py::gil_scoped_release nogil;
+                g.r = run_gate(v.span, g.c);
+            }
+            return g;
+        },
+        py::arg("lengths"), py::arg("config"), "Pack, shard and judge: the pre-launch packing gate (run_gate).");
 
-    m.def("shard_and_pack",
-          [](const py::object& lengths, const GateConfig& config) {
-              LengthsView v = lengths_view(lengths);
-              RankBins rb;
-              {
-                  py::gil_scoped_release nogil;
-                  rb = shard_and_pack(v.span, config);
-              }
-              return rank_bins_to_py(std::move(rb.rank_bin_tokens));
-          },
-          py::arg("lengths"), py::arg("config"),
-          "Per rank, the tokens of each packed row in the order the trainer feeds them.");
+    m.def(
+        "shard_and_pack",
+        [](const py::object& lengths, const GateConfig& config) {
+            LengthsView v = lengths_view(lengths);
+            RankBins rb;
+            {
+                py::gil_scoped_release nogil;
+                rb = shard_and_pack(v.span, config);
+            }
+            return rank_bins_to_py(std::move(rb.rank_bin_tokens));
+        },
+        py::arg("lengths"), py::arg("config"),
+        "Per rank, the tokens of each packed row in the order the trainer feeds them.");
 
-    m.def("equalize_to_minimum",
-          [](const py::sequence& rank_bin_tokens, const GateConfig& config) {
-              return rank_bins_to_py(equalize_to_minimum(rank_bins_from_py(rank_bin_tokens), config));
-          },
-          py::arg("rank_bin_tokens"), py::arg("config"),
-          "The remedy applied: every rank keeps its first min(micro-batches) × micro_batch rows.");
+    m.def(
+        "equalize_to_minimum",
+        [](const py::sequence& rank_bin_tokens, const GateConfig& config) {
+            return rank_bins_to_py(equalize_to_minimum(rank_bins_from_py(rank_bin_tokens), config));
+        },
+        py::arg("rank_bin_tokens"), py::arg("config"),
+        "The remedy applied: every rank keeps its first min(micro-batches) × micro_batch rows.");
 
-    m.def("judge",
-          [](const py::sequence& rank_bin_tokens, const GateConfig& config) {
-              PyGate g;
-              g.c = config;
-              g.r = judge(rank_bins_from_py(rank_bin_tokens), g.c);
-              return g;
-          },
-          py::arg("rank_bin_tokens"), py::arg("config"),
-          "Judge given per-rank packed rows (their token counts, in order).");
+    m.def(
+        "judge",
+        [](const py::sequence& rank_bin_tokens, const GateConfig& config) {
+            PyGate g;
+            g.c = config;
+            g.r = judge(rank_bins_from_py(rank_bin_tokens), g.c);
+            return g;
+        },
+        py::arg("rank_bin_tokens"), py::arg("config"),
+        "Judge given per-rank packed rows (their token counts, in order).");
 }
 
 }  // namespace libscale_py

@@ -40,14 +40,12 @@ inline LengthsView lengths_view(const py::handle& obj) {
     py::array a = py::array::ensure(obj);
     if (!a) throw py::type_error("lengths: expected a 1-D numpy array (or sequence) of integers");
     if (a.ndim() != 1)
-        throw std::invalid_argument("lengths: expected a 1-D array, got " + std::to_string(a.ndim()) +
-                                    " dimensions");
+        throw std::invalid_argument("lengths: expected a 1-D array, got " + std::to_string(a.ndim()) + " dimensions");
     const char kind = a.dtype().kind();
     if (a.size() > 0 && kind != 'i' && kind != 'u')
         throw py::type_error("lengths: dtype " + std::string(py::str(a.dtype())) +
                              " is not an integer dtype (token counts must be integers)");
-    if (kind == 'u' && a.itemsize() == 4 && (a.flags() & py::array::c_style) &&
-        a.dtype().byteorder() != '>') {
+    if (kind == 'u' && a.itemsize() == 4 && (a.flags() & py::array::c_style) && a.dtype().byteorder() != '>') {
         out.keep = a;
         out.span = {static_cast<const std::uint32_t*>(a.data()), static_cast<std::size_t>(a.size())};
     } else if (kind == 'u' && a.itemsize() == 8) {
@@ -74,8 +72,7 @@ inline LengthsView lengths_view(const py::handle& obj) {
         out.span = out.storage;
     }
     for (std::size_t i = 0; i < out.span.size(); ++i)
-        if (out.span[i] == 0)
-            bad_length(static_cast<py::ssize_t>(i), "0", "every sample must have at least 1 token");
+        if (out.span[i] == 0) bad_length(static_cast<py::ssize_t>(i), "0", "every sample must have at least 1 token");
     return out;
 }
 

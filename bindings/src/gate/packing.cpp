@@ -10,8 +10,8 @@
 #include "../common.hpp"
 #include "../fields.hpp"
 #include "lengths.hpp"
-#include "libscale/gate/lengths_io.hpp"
 #include "libscale/gate/gate_options.hpp"
+#include "libscale/gate/lengths_io.hpp"
 #include "libscale/gate/packing.hpp"
 #include "libscale/io/error.hpp"
 
@@ -22,8 +22,7 @@ using namespace libscale;
 namespace {
 
 std::vector<std::uint32_t> read_lengths_file(const std::string& path, std::string format,
-                                             const std::optional<std::string>& dtype,
-                                             const std::string& field) {
+                                             const std::optional<std::string>& dtype, const std::string& field) {
     auto ends_with = [&](const char* suffix) {
         const std::string s(suffix);
         return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
@@ -51,16 +50,14 @@ std::vector<std::uint32_t> read_lengths_file(const std::string& path, std::strin
         }
     }
     if (dtype && format != "raw")
-        throw std::invalid_argument("dtype = '" + *dtype + "' applies only to raw files (format='raw'), not " +
-                                    format);
+        throw std::invalid_argument("dtype = '" + *dtype + "' applies only to raw files (format='raw'), not " + format);
     if (format == "npy") return read_lengths_npy(path);
     if (format == "jsonl") return read_lengths_jsonl(path, field);
     if (format == "raw") {
         std::ifstream f(path, std::ios::binary);
         char magic[6] = {};
         if (f && f.read(magic, 6) && std::string(magic, 6) == "\x93NUMPY")
-            throw std::invalid_argument("path = '" + path +
-                                        "' is a .npy file, not raw integers: drop the dtype");
+            throw std::invalid_argument("path = '" + path + "' is a .npy file, not raw integers: drop the dtype");
         if (!dtype)
             throw std::invalid_argument("path = '" + path +
                                         "': a raw file needs its dtype (uint16, uint32, uint64, int32, int64)");
@@ -101,27 +98,31 @@ PyPackResult to_py(PackResult&& r, const std::string& packer, std::int64_t seq_l
 }  // namespace
 
 void register_gate_packing(py::module_& m) {
-    m.def("packer_names", [] {
-        std::vector<std::string> out;
-        // The gate option table's choices: the one list of packer names.
-        for (const std::string_view name : find_option(gate_options(), "packer").choices) out.emplace_back(name);
-        return out;
-    }, "The packer names pack() and gate() accept, e.g. 'trl_bfd'.");
+    m.def(
+        "packer_names",
+        [] {
+            std::vector<std::string> out;
+            // The gate option table's choices: the one list of packer names.
+            for (const std::string_view name : find_option(gate_options(), "packer").choices) out.emplace_back(name);
+            return out;
+        },
+        "The packer names pack() and gate() accept, e.g. 'trl_bfd'.");
 
-    m.def("read_lengths",
-          [](const std::string& path, const std::string& format, std::optional<std::string> dtype,
-             const std::string& field) {
-              std::vector<std::uint32_t> v;
-              {
-                  py::gil_scoped_release nogil;
-                  v = read_lengths_file(path, format, dtype, field);
-              }
-              return to_numpy(std::move(v));
-          },
-          py::arg("path"), py::kw_only(), py::arg("format") = "auto", py::arg("dtype") = py::none(),
-          py::arg("field") = "length",
-          "Per-sample token lengths from a .npy, raw little-endian (give dtype) or JSONL (field) "
-          "file, as a uint32 numpy array.");
+    m.def(
+        "read_lengths",
+        [](const std::string& path, const std::string& format, std::optional<std::string> dtype,
+           const std::string& field) {
+            std::vector<std::uint32_t> v;
+            {
+                py::gil_scoped_release nogil;
+                v = read_lengths_file(path, format, dtype, field);
+            }
+            return to_numpy(std::move(v));
+        },
+        py::arg("path"), py::kw_only(), py::arg("format") = "auto", py::arg("dtype") = py::none(),
+        py::arg("field") = "length",
+        "Per-sample token lengths from a .npy, raw little-endian (give dtype) or JSONL (field) "
+        "file, as a uint32 numpy array.");
 
     using O = OverflowCounts;
     py::class_<OverflowCounts> oc(m, "OverflowCounts", "What happened to samples longer than seq_len.");
@@ -149,51 +150,55 @@ void register_gate_packing(py::module_& m) {
         .def_readonly("num_bins", &R::num_bins)
         .def("__len__", [](const R& p) { return p.num_bins; })
         .def("__repr__", [](const R& p) { return p.text; })
-        .def("to_dict", [](py::handle self) { return detail::struct_dict(self); }, "Every field, in order.")
+        .def(
+            "to_dict", [](py::handle self) { return detail::struct_dict(self); }, "Every field, in order.")
         .attr("_fields") = py::make_tuple("offsets", "samples", "entry_tokens", "bin_tokens", "overflow",
                                           "input_tokens", "packer", "seq_len", "num_bins");
 
-    m.def("pack",
-          [](const std::string& packer, const py::object& lengths, std::int64_t seq_len, std::int64_t map_batch_size,
-             std::int64_t num_proc) {
-              const Packer p = parse_packer(packer);
-              LengthsView v = lengths_view(lengths);
-              PackResult r;
-              {
-                  py::gil_scoped_release nogil;
-                  r = pack(p, v.span, seq_len, map_batch_size, num_proc);
-              }
-              return to_py(std::move(r), packer, seq_len);
-          },
-          py::arg("packer"), py::arg("lengths"), py::arg("seq_len"), py::arg("map_batch_size") = 1000,
-          py::arg("num_proc") = 1,
-          "Pack lengths as the named trainer does (not axolotl_multipack: see pack_axolotl_rank).");
+    m.def(
+        "pack",
+        [](const std::string& packer, const py::object& lengths, std::int64_t seq_len, std::int64_t map_batch_size,
+           std::int64_t num_proc) {
+            const Packer p = parse_packer(packer);
+            LengthsView v = lengths_view(lengths);
+            PackResult r;
+            {
+                py::gil_scoped_release nogil;
+                r = pack(p, v.span, seq_len, map_batch_size, num_proc);
+            }
+            return to_py(std::move(r), packer, seq_len);
+        },
+        py::arg("packer"), py::arg("lengths"), py::arg("seq_len"), py::arg("map_batch_size") = 1000,
+        py::arg("num_proc") = 1,
+        "Pack lengths as the named trainer does (not axolotl_multipack: see pack_axolotl_rank).");
 
-    m.def("pack_axolotl_rank",
-          [](const py::object& lengths, py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> indices,
-             std::int64_t seq_len) {
-              LengthsView v = lengths_view(lengths);
-              if (v.span.empty()) throw std::invalid_argument("lengths: empty dataset (0 samples)");
-              std::span<const std::int64_t> idx(indices.data(), static_cast<std::size_t>(indices.size()));
-              PackResult r;
-              {
-                  py::gil_scoped_release nogil;
-                  r.bins = pack_axolotl_rank(v.span, idx, seq_len);
-              }
-              for (auto t : r.bins.entry_tokens) r.input_tokens += t;
-              return to_py(std::move(r), "axolotl_multipack", seq_len);
-          },
-          py::arg("lengths"), py::arg("indices"), py::arg("seq_len"),
-          "Axolotl MultipackBatchSampler's bins on one rank, over that rank's sampler indices.");
+    m.def(
+        "pack_axolotl_rank",
+        [](const py::object& lengths, py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> indices,
+           std::int64_t seq_len) {
+            LengthsView v = lengths_view(lengths);
+            if (v.span.empty()) throw std::invalid_argument("lengths: empty dataset (0 samples)");
+            std::span<const std::int64_t> idx(indices.data(), static_cast<std::size_t>(indices.size()));
+            PackResult r;
+            {
+                py::gil_scoped_release nogil;
+                r.bins = pack_axolotl_rank(v.span, idx, seq_len);
+            }
+            for (auto t : r.bins.entry_tokens) r.input_tokens += t;
+            return to_py(std::move(r), "axolotl_multipack", seq_len);
+        },
+        py::arg("lengths"), py::arg("indices"), py::arg("seq_len"),
+        "Axolotl MultipackBatchSampler's bins on one rank, over that rank's sampler indices.");
 
-    m.def("distributed_sampler_indices",
-          [](std::int64_t n, std::int64_t world_size, std::int64_t rank, bool shuffle, std::uint64_t seed,
-             std::int64_t epoch, bool drop_last) {
-              return to_numpy(distributed_sampler_indices(n, world_size, rank, shuffle, seed, epoch, drop_last));
-          },
-          py::arg("n"), py::arg("world_size"), py::arg("rank"), py::arg("shuffle") = false, py::arg("seed") = 0,
-          py::arg("epoch") = 0, py::arg("drop_last") = false,
-          "torch DistributedSampler's indices for one rank (shuffled order is libscale's own).");
+    m.def(
+        "distributed_sampler_indices",
+        [](std::int64_t n, std::int64_t world_size, std::int64_t rank, bool shuffle, std::uint64_t seed,
+           std::int64_t epoch, bool drop_last) {
+            return to_numpy(distributed_sampler_indices(n, world_size, rank, shuffle, seed, epoch, drop_last));
+        },
+        py::arg("n"), py::arg("world_size"), py::arg("rank"), py::arg("shuffle") = false, py::arg("seed") = 0,
+        py::arg("epoch") = 0, py::arg("drop_last") = false,
+        "torch DistributedSampler's indices for one rank (shuffled order is libscale's own).");
 }
 
 }  // namespace libscale_py

@@ -1,7 +1,7 @@
 // libscale._core.spec: HardwareProfile (spec/hardware.hpp).
+#include "libscale/spec/hardware.hpp"
 #include "../common.hpp"
 #include "../fields.hpp"
-#include "libscale/spec/hardware.hpp"
 
 namespace libscale_py {
 

@@ -65,13 +65,12 @@ void register_spec_model(py::module_& m) {
         field("final_norm", &S::final_norm, "a norm before the output projection"),
         enum_field("qk_norm", &S::qk_norm, parse_qk_norm, "'none', 'per_head' (Qwen3) or 'full' (OLMo 2)"),
         field("qkv_bias", &S::qkv_bias, "bias on q, k, v"), field("o_bias", &S::o_bias),
-        field("mlp_bias", &S::mlp_bias, "bias on every MLP matrix"),
-        field("lm_head_bias", &S::lm_head_bias, "Phi-2"),
+        field("mlp_bias", &S::mlp_bias, "bias on every MLP matrix"), field("lm_head_bias", &S::lm_head_bias, "Phi-2"),
         enum_field("positions", &S::positions, parse_positions, "'rope', 'learned' or 'alibi'"),
         field("position_embedding_rows", &S::position_embedding_rows, "learned positions (OPT: max + 2)"),
         field("parallel_block", &S::parallel_block, "attention and MLP read the same normalized input"),
-        field("fused_qkv", &S::fused_qkv, "one q|k|v GEMM"), field("fused_gate_up", &S::fused_gate_up,
-                                                                    "one gate|up GEMM"),
+        field("fused_qkv", &S::fused_qkv, "one q|k|v GEMM"),
+        field("fused_gate_up", &S::fused_gate_up, "one gate|up GEMM"),
         field("sliding_window", &S::sliding_window, "window in tokens; 0: none"),
         field("sliding_window_layers", &S::sliding_window_layers, "layers with the window"),
         field("attn_logit_softcap", &S::attn_logit_softcap, "0: none"),
@@ -91,22 +90,22 @@ void register_spec_model(py::module_& m) {
 
     using P = ParameterCounts;
     py::class_<ParameterCounts> counts(m, "ParameterCounts", "Parameters per component of a ModelSpec.");
-    def_fields(counts,
-               fields(field("embedding", &P::embedding, "vocab × embedding width"),
-                      field("position_embedding", &P::position_embedding, "learned position table"),
-                      field("embed_projections", &P::embed_projections, "OPT project_in + project_out"),
-                      field("lm_head", &P::lm_head, "0 when tied (a bias still counts)"),
-                      field("final_norm", &P::final_norm), field("q_proj", &P::q_proj, "per decoder layer"),
-                      field("k_proj", &P::k_proj, "per decoder layer"), field("v_proj", &P::v_proj, "per decoder layer"),
-                      field("o_proj", &P::o_proj, "per decoder layer"),
-                      field("qk_norm", &P::qk_norm, "per decoder layer"), field("mlp", &P::mlp, "per decoder layer"),
-                      field("layer_norms", &P::layer_norms, "per decoder layer"), field("per_layer", &P::per_layer),
-                      field("per_layer_matmul", &P::per_layer_matmul, "q, k, v, o, MLP weights without biases"),
-                      field("layers", &P::layers, "per_layer × num_layers"), field("total", &P::total),
-                      field("non_embedding", &P::non_embedding, "total − embedding − position_embedding"),
-                      field("root_unit", &P::root_unit, "FSDP2 root unit: embeddings, projections, final norm, lm_head"),
-                      field("matmul_forward", &P::matmul_forward, "matmul weights that see every token in forward")),
-               Access::read_only);
+    def_fields(
+        counts,
+        fields(field("embedding", &P::embedding, "vocab × embedding width"),
+               field("position_embedding", &P::position_embedding, "learned position table"),
+               field("embed_projections", &P::embed_projections, "OPT project_in + project_out"),
+               field("lm_head", &P::lm_head, "0 when tied (a bias still counts)"), field("final_norm", &P::final_norm),
+               field("q_proj", &P::q_proj, "per decoder layer"), field("k_proj", &P::k_proj, "per decoder layer"),
+               field("v_proj", &P::v_proj, "per decoder layer"), field("o_proj", &P::o_proj, "per decoder layer"),
+               field("qk_norm", &P::qk_norm, "per decoder layer"), field("mlp", &P::mlp, "per decoder layer"),
+               field("layer_norms", &P::layer_norms, "per decoder layer"), field("per_layer", &P::per_layer),
+               field("per_layer_matmul", &P::per_layer_matmul, "q, k, v, o, MLP weights without biases"),
+               field("layers", &P::layers, "per_layer × num_layers"), field("total", &P::total),
+               field("non_embedding", &P::non_embedding, "total − embedding − position_embedding"),
+               field("root_unit", &P::root_unit, "FSDP2 root unit: embeddings, projections, final norm, lm_head"),
+               field("matmul_forward", &P::matmul_forward, "matmul weights that see every token in forward")),
+        Access::read_only);
     def_value_methods(counts);
 
     using F = FlopsPerToken;
@@ -122,41 +121,43 @@ void register_spec_model(py::module_& m) {
 
     m.def("count_parameters", &count_parameters, py::arg("model"), "Exact parameter counts of a ModelSpec.");
 
-    m.def("causal_attention_span",
-          [](std::int64_t seq_len) {
-              if (seq_len <= 0)
-                  throw std::invalid_argument("seq_len = " + std::to_string(seq_len) +
-                                              "; it must be a positive integer");
-              return causal_attention_span(seq_len);
-          },
-          py::arg("seq_len"), "Mean attended span of a causal full sequence (tokens).");
+    m.def(
+        "causal_attention_span",
+        [](std::int64_t seq_len) {
+            if (seq_len <= 0)
+                throw std::invalid_argument("seq_len = " + std::to_string(seq_len) + "; it must be a positive integer");
+            return causal_attention_span(seq_len);
+        },
+        py::arg("seq_len"), "Mean attended span of a causal full sequence (tokens).");
 
-    m.def("packed_attention_span",
-          [](py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> lengths) {
-              return packed_attention_span(std::span<const std::int64_t>(lengths.data(),
-                                                                          static_cast<std::size_t>(lengths.size())));
-          },
-          py::arg("document_lengths"),
-          "Mean attended span of packed documents with per-document causal masks (tokens).");
+    m.def(
+        "packed_attention_span",
+        [](py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> lengths) {
+            return packed_attention_span(
+                std::span<const std::int64_t>(lengths.data(), static_cast<std::size_t>(lengths.size())));
+        },
+        py::arg("document_lengths"), "Mean attended span of packed documents with per-document causal masks (tokens).");
 
-    m.def("flops_per_token",
-          [](const ModelSpec& model, double attention_span_tokens, std::string_view activation_checkpointing) {
-              model.validate();
-              if (!(attention_span_tokens >= 0) || !std::isfinite(attention_span_tokens))
-                  throw std::invalid_argument("attention_span_tokens = " + std::to_string(attention_span_tokens) +
-                                              "; it must be a finite number >= 0");
-              return flops_per_token(model, attention_span_tokens, parse_checkpointing(activation_checkpointing));
-          },
-          py::arg("model"), py::arg("attention_span_tokens"), py::arg("activation_checkpointing") = "full",
-          "FLOPs per token with the given mean attention span (causal_attention_span / packed_attention_span).");
+    m.def(
+        "flops_per_token",
+        [](const ModelSpec& model, double attention_span_tokens, std::string_view activation_checkpointing) {
+            model.validate();
+            if (!(attention_span_tokens >= 0) || !std::isfinite(attention_span_tokens))
+                throw std::invalid_argument("attention_span_tokens = " + std::to_string(attention_span_tokens) +
+                                            "; it must be a finite number >= 0");
+            return flops_per_token(model, attention_span_tokens, parse_checkpointing(activation_checkpointing));
+        },
+        py::arg("model"), py::arg("attention_span_tokens"), py::arg("activation_checkpointing") = "full",
+        "FLOPs per token with the given mean attention span (causal_attention_span / packed_attention_span).");
 
-    m.def("model_from_hf_config",
-          [](py::handle config, const std::string& name, const std::string& origin) {
-              return model_from_hf_config(py_to_json(config, origin), name, origin);
-          },
-          py::arg("config"), py::arg("name"), py::arg("origin") = "<config>",
-          "A ModelSpec from a Hugging Face config.json's contents (a dict). ParseError names the field, "
-          "including an unsupported or mixture-of-experts model_type.");
+    m.def(
+        "model_from_hf_config",
+        [](py::handle config, const std::string& name, const std::string& origin) {
+            return model_from_hf_config(py_to_json(config, origin), name, origin);
+        },
+        py::arg("config"), py::arg("name"), py::arg("origin") = "<config>",
+        "A ModelSpec from a Hugging Face config.json's contents (a dict). ParseError names the field, "
+        "including an unsupported or mixture-of-experts model_type.");
 }
 
 }  // namespace libscale_py

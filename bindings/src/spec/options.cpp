@@ -92,12 +92,15 @@ void set_all(const OptionTable<T>& table, T& out, const py::dict& values) {
                              ((o.type == OptionType::choice || o.type == OptionType::text) && text);
         if (!kind_ok)
             throw py::type_error(std::string(table.group) + " option " + name + ": expected " +
-                                 (o.type == OptionType::boolean ? "True or False"
-                                  : o.type == OptionType::choice ? "one of the names " + [&] {
-                                        std::string s;
-                                        for (auto c : o.choices) s += (s.empty() ? "" : ", ") + std::string(c);
-                                        return s;
-                                    }()
+                                 (o.type == OptionType::boolean  ? "True or False"
+                                  : o.type == OptionType::choice ? "one of the names " +
+                                                                       [&] {
+                                                                           std::string s;
+                                                                           for (auto c : o.choices)
+                                                                               s += (s.empty() ? "" : ", ") +
+                                                                                    std::string(c);
+                                                                           return s;
+                                                                       }()
                                   : o.type == OptionType::text ? "a str"
                                                                : std::string("a ") + to_string(o.type)) +
                                  ", got " + std::string(py::str(py::type::handle_of(v).attr("__name__"))) + " " +
@@ -131,7 +134,8 @@ T nested(const OptionTable<T>& table, py::handle h) {
     }
     if (py::isinstance<py::dict>(h)) return make(table, h.cast<py::dict>());
     throw py::type_error(std::string(table.group) + ": expected a dict of " + std::string(table.group) +
-                         " options or the struct, got " + std::string(py::str(py::type::handle_of(h).attr("__name__"))));
+                         " options or the struct, got " +
+                         std::string(py::str(py::type::handle_of(h).attr("__name__"))));
 }
 
 TrainingConfig make_training(const py::dict& values) {
@@ -158,7 +162,8 @@ const std::vector<std::string> kGroups = {"training", "data", "checkpoint", "job
 }  // namespace
 
 void register_spec_options(py::module_& m) {
-    m.def("option_groups", [] { return kGroups; }, "The option groups, each the fields of one core struct.");
+    m.def(
+        "option_groups", [] { return kGroups; }, "The option groups, each the fields of one core struct.");
     m.def(
         "options",
         [](const std::string& group) -> py::list {

@@ -68,10 +68,9 @@ std::string source_repr(const NvmlSource& src) {
 }  // namespace
 
 void register_triage_nvml(py::module_& m) {
-    py::class_<NvmlSource>(
-        m, "NvmlSource",
-        "Live GPU power readings from NVML, loaded from the NVIDIA driver at run time "
-        "(LIBSCALE_NVML_LIBRARY overrides the path of libnvidia-ml.so.1).")
+    py::class_<NvmlSource>(m, "NvmlSource",
+                           "Live GPU power readings from NVML, loaded from the NVIDIA driver at run time "
+                           "(LIBSCALE_NVML_LIBRARY overrides the path of libnvidia-ml.so.1).")
         .def(py::init([](std::vector<int> indices) {
                  py::gil_scoped_release release;
                  return std::make_unique<NvmlSource>(std::move(indices));
@@ -79,8 +78,7 @@ void register_triage_nvml(py::module_& m) {
              py::arg("indices") = std::vector<int>{},
              "Load NVML and select the GPUs with these NVML indices (empty: every GPU). "
              "Raises NvmlError when NVML is missing or fails, ValueError for a bad index.")
-        .def("gpus", &gpus_list,
-             "One dict per selected GPU: index, name, uuid, power_limit_w (None if unsupported).")
+        .def("gpus", &gpus_list, "One dict per selected GPU: index, name, uuid, power_limit_w (None if unsupported).")
         .def(
             "poll",
             [](NvmlSource& self) {
@@ -96,8 +94,7 @@ void register_triage_nvml(py::module_& m) {
             "error) and error_text, a list of str. NaN: reading unsupported or failed; error "
             "is the NVML return code of a GPU's first failing read (15: GPU lost), 0 if none. "
             "Never raises for one GPU's failure.")
-        .def_property_readonly("library_path", &NvmlSource::library_path,
-                               "The path given to dlopen.")
+        .def_property_readonly("library_path", &NvmlSource::library_path, "The path given to dlopen.")
         .def("__repr__", &source_repr);
 }
 

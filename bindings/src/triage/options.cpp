@@ -25,7 +25,8 @@ void register_triage_options(py::module_& m) {
                       field("follow", &W::follow), field("dry_run", &W::dry_run)),
                Access::read_only);
     m.def(
-        "alert_kinds", [](std::string_view list) {
+        "alert_kinds",
+        [](std::string_view list) {
             std::vector<std::string> out;
             for (AlertKind k : parse_alert_kinds(list)) out.emplace_back(to_string(k));
             return out;

@@ -31,7 +31,9 @@ std::string repr_of(const T& x) {
 
 template <class A>
 std::span<const typename A::value_type> span_of(const A& a, const char* name) {
-    if (a.ndim() != 1) throw std::invalid_argument(std::string(name) + ": expected a 1-D array, got " + std::to_string(a.ndim()) + "-D");
+    if (a.ndim() != 1)
+        throw std::invalid_argument(std::string(name) + ": expected a 1-D array, got " + std::to_string(a.ndim()) +
+                                    "-D");
     return {a.data(), static_cast<std::size_t>(a.shape(0))};
 }
 
@@ -78,11 +80,14 @@ void register_triage_stream(py::module_& m) {
                 return columns(t);
             },
             py::arg("chunk"), "Rows parsed from the complete lines so far: dict of numpy arrays.")
-        .def("finish", [](NvidiaSmiCsvReader& r) {
-            PowerTrace t;
-            r.finish(t);
-            return columns(t);
-        }, "Parses a last line without a newline.")
+        .def(
+            "finish",
+            [](NvidiaSmiCsvReader& r) {
+                PowerTrace t;
+                r.finish(t);
+                return columns(t);
+            },
+            "Parses a last line without a newline.")
         .def_property_readonly("report", &NvidiaSmiCsvReader::report);
 
     py::class_<DcgmScrapeParser>(m, "DcgmScrapeParser", "Parses one dcgm-exporter scrape at a time.")
@@ -132,9 +137,9 @@ void register_triage_stream(py::module_& m) {
                Access::read_only);
     status.def("__repr__", [](const S& s) { return "<GpuStatus " + repr_of(s) + ">"; });
 
-    const auto stream_fields = fields(field(
-        "stale_after_s", &StreamOptions::stale_after_s,
-        "a GPU whose last sample is older than this is lost (s; an assumption to tune per source)"));
+    const auto stream_fields =
+        fields(field("stale_after_s", &StreamOptions::stale_after_s,
+                     "a GPU whose last sample is older than this is lost (s; an assumption to tune per source)"));
     py::class_<StreamOptions> so(m, "StreamOptions", "Options of a TriageStream.");
     def_init(so, stream_fields, "Every field by keyword; validated.", [](const StreamOptions& o) { o.validate(); });
     def_fields(so, stream_fields, Access::read_only);
@@ -168,31 +173,36 @@ void register_triage_stream(py::module_& m) {
             py::arg("now_s") = std::numeric_limits<double>::quiet_NaN(),
             "One poll. Returns {time_s, changes: [PhaseChange], alerts: [Alert], lost: [gpu], returned: [gpu], "
             "dropped_samples}.")
-        .def("advance", [](TriageStream& s, double now_s) { return update_dict(s.advance(now_s)); }, py::arg("now_s"),
-             "A poll without data: lost GPUs are detected and the clocks move on.")
+        .def(
+            "advance", [](TriageStream& s, double now_s) { return update_dict(s.advance(now_s)); }, py::arg("now_s"),
+            "A poll without data: lost GPUs are detected and the clocks move on.")
         .def("set_power_limit_w", &TriageStream::set_power_limit_w, py::arg("gpu"), py::arg("power_limit_w"))
-        .def("expect_gpus", [](TriageStream& s, std::vector<int> gpus) { s.expect_gpus(gpus); }, py::arg("gpus"),
-             "The job's GPUs: no deadlock alert until each has fresh data.")
+        .def(
+            "expect_gpus", [](TriageStream& s, std::vector<int> gpus) { s.expect_gpus(gpus); }, py::arg("gpus"),
+            "The job's GPUs: no deadlock alert until each has fresh data.")
         .def("add_checkpoint_window", &TriageStream::add_checkpoint_window, py::arg("start_s"), py::arg("end_s"))
         .def("gpus", &TriageStream::gpus)
-        .def_property_readonly("job_phase", [](const TriageStream& s) -> py::object {
-            if (s.job_phase() < 0) return py::none();
-            return py::str(to_string(static_cast<Phase>(s.job_phase())));
-        })
+        .def_property_readonly("job_phase",
+                               [](const TriageStream& s) -> py::object {
+                                   if (s.job_phase() < 0) return py::none();
+                                   return py::str(to_string(static_cast<Phase>(s.job_phase())));
+                               })
         .def_property_readonly("job_phase_since_s", &TriageStream::job_phase_since_s)
         .def_property_readonly("last_time_s", &TriageStream::last_time_s)
-        .def_property_readonly("alert_counts", [](const TriageStream& s) {
-            py::dict d;
-            for (std::size_t k = 0; k < 3; ++k) d[to_string(static_cast<AlertKind>(k))] = s.alert_counts()[k];
-            return d;
-        })
+        .def_property_readonly("alert_counts",
+                               [](const TriageStream& s) {
+                                   py::dict d;
+                                   for (std::size_t k = 0; k < 3; ++k)
+                                       d[to_string(static_cast<AlertKind>(k))] = s.alert_counts()[k];
+                                   return d;
+                               })
         .def_property_readonly("bands", &TriageStream::bands)
         .def_property_readonly("deadlock_after_s", &TriageStream::deadlock_after_s)
         .def("__repr__", [](const TriageStream& s) {
             std::ostringstream os;
             os << "<TriageStream " << s.gpus().size() << " GPUs, job "
-               << (s.job_phase() < 0 ? "no data" : to_string(static_cast<Phase>(s.job_phase()))) << ", T = "
-               << s.deadlock_after_s() << " s>";
+               << (s.job_phase() < 0 ? "no data" : to_string(static_cast<Phase>(s.job_phase())))
+               << ", T = " << s.deadlock_after_s() << " s>";
             return os.str();
         });
 }

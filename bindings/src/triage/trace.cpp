@@ -33,8 +33,7 @@ py::array_t<T> view(const std::vector<T>& v, py::handle owner) {
 ParsedTrace read_any(const std::string& path, const std::string& format) {
     if (format == "nvidia-smi") return read_nvidia_smi_csv(path);
     if (format == "dcgm") return read_dcgm_prometheus(path);
-    if (format != "auto")
-        throw std::invalid_argument("format: '" + format + "' is not one of auto, nvidia-smi, dcgm");
+    if (format != "auto") throw std::invalid_argument("format: '" + format + "' is not one of auto, nvidia-smi, dcgm");
     // auto: dcgm-exporter text names its metrics; anything else is read as nvidia-smi CSV.
     std::ifstream f(path, std::ios::binary);
     if (f) {
@@ -55,24 +54,24 @@ void register_triage_trace(py::module_& m) {
 
     using R = ParseReport;
     py::class_<ParseReport> rep(m, "ParseReport", "What a trace parser read, skipped and dropped.");
-    def_fields(rep,
-               fields(field("source", &R::source, "file path or '<string>'"),
-                      field("lines", &R::lines, "lines read, blank ones included"),
-                      field("samples", &R::samples, "rows in the trace"),
-                      field("skipped_lines", &R::skipped_lines, "unparseable lines (skipped)"),
-                      field("first_skipped_line", &R::first_skipped_line, "1-based; 0 when none"),
-                      field("first_skipped_text", &R::first_skipped_text),
-                      field("first_skipped_reason", &R::first_skipped_reason),
-                      field("na_values", &R::na_values, "'[N/A]', '[Not Supported]', NaN, or a GPU with no power"),
-                      field("duplicate_timestamps", &R::duplicate_timestamps,
-                            "same GPU, same time: the later row is dropped"),
-                      field("non_monotonic_timestamps", &R::non_monotonic_timestamps,
-                            "same GPU, earlier time: the row is dropped"),
-                      field("first_bad_timestamp_line", &R::first_bad_timestamp_line, "1-based; 0 when none"),
-                      field("scrapes", &R::scrapes, "dcgm only: scrapes seen"),
-                      field("synthetic_time", &R::synthetic_time,
-                            "dcgm only: no timestamps, time_s = scrape ordinal (0, 1, ...)")),
-               Access::read_only);
+    def_fields(
+        rep,
+        fields(field("source", &R::source, "file path or '<string>'"),
+               field("lines", &R::lines, "lines read, blank ones included"),
+               field("samples", &R::samples, "rows in the trace"),
+               field("skipped_lines", &R::skipped_lines, "unparseable lines (skipped)"),
+               field("first_skipped_line", &R::first_skipped_line, "1-based; 0 when none"),
+               field("first_skipped_text", &R::first_skipped_text),
+               field("first_skipped_reason", &R::first_skipped_reason),
+               field("na_values", &R::na_values, "'[N/A]', '[Not Supported]', NaN, or a GPU with no power"),
+               field("duplicate_timestamps", &R::duplicate_timestamps, "same GPU, same time: the later row is dropped"),
+               field("non_monotonic_timestamps", &R::non_monotonic_timestamps,
+                     "same GPU, earlier time: the row is dropped"),
+               field("first_bad_timestamp_line", &R::first_bad_timestamp_line, "1-based; 0 when none"),
+               field("scrapes", &R::scrapes, "dcgm only: scrapes seen"),
+               field("synthetic_time", &R::synthetic_time,
+                     "dcgm only: no timestamps, time_s = scrape ordinal (0, 1, ...)")),
+        Access::read_only);
     rep.def_property_readonly("clean", &ParseReport::clean, "nothing skipped, missing or dropped")
         .def("summary", &ParseReport::summary, "One line for logs.")
         .def("__repr__", [](const ParseReport& r) { return "<ParseReport " + r.summary() + ">"; });
@@ -81,29 +80,32 @@ void register_triage_trace(py::module_& m) {
     // ParsedTrace.report.
     py::class_<ParsedTrace> tr(m, "PowerTrace",
                                "GPU power telemetry, one row per GPU per sample (columns as numpy arrays).");
-    tr.def_property_readonly("time_s", [](py::object self) { return view(self.cast<const ParsedTrace&>().trace.time_s, self); },
-                             "s")
-        .def_property_readonly("gpu", [](py::object self) { return view(self.cast<const ParsedTrace&>().trace.gpu, self); },
-                               "nvidia-smi index / dcgm gpu label")
-        .def_property_readonly("power_w", [](py::object self) { return view(self.cast<const ParsedTrace&>().trace.power_w, self); },
-                               "W")
+    tr.def_property_readonly(
+          "time_s", [](py::object self) { return view(self.cast<const ParsedTrace&>().trace.time_s, self); }, "s")
+        .def_property_readonly(
+            "gpu", [](py::object self) { return view(self.cast<const ParsedTrace&>().trace.gpu, self); },
+            "nvidia-smi index / dcgm gpu label")
+        .def_property_readonly(
+            "power_w", [](py::object self) { return view(self.cast<const ParsedTrace&>().trace.power_w, self); }, "W")
         .def_property_readonly(
             "utilization_pct",
             [](py::object self) { return view(self.cast<const ParsedTrace&>().trace.utilization_pct, self); },
             "%, NaN when not reported")
         .def_readonly("report", &ParsedTrace::report)
-        .def_property_readonly("gpus", [](const ParsedTrace& t) { return t.trace.gpus(); }, "distinct GPU ids")
+        .def_property_readonly(
+            "gpus", [](const ParsedTrace& t) { return t.trace.gpus(); }, "distinct GPU ids")
         .def("__len__", [](const ParsedTrace& t) { return t.trace.size(); })
-        .def("__repr__", [](const ParsedTrace& t) {
-            std::ostringstream os;
-            os << "<PowerTrace " << t.trace.size() << " samples, " << t.trace.gpus().size() << " GPUs";
-            if (!t.trace.empty()) {
-                const auto [lo, hi] = std::minmax_element(t.trace.time_s.begin(), t.trace.time_s.end());
-                os << ", " << (*hi - *lo) << " s";
-            }
-            os << ", from " << t.report.source << ">";
-            return os.str();
-        })
+        .def("__repr__",
+             [](const ParsedTrace& t) {
+                 std::ostringstream os;
+                 os << "<PowerTrace " << t.trace.size() << " samples, " << t.trace.gpus().size() << " GPUs";
+                 if (!t.trace.empty()) {
+                     const auto [lo, hi] = std::minmax_element(t.trace.time_s.begin(), t.trace.time_s.end());
+                     os << ", " << (*hi - *lo) << " s";
+                 }
+                 os << ", from " << t.report.source << ">";
+                 return os.str();
+             })
         .attr("_fields") = py::make_tuple("time_s", "gpu", "power_w", "utilization_pct", "report");
 
     m.def("read_trace", &read_any, py::arg("path"), py::arg("format") = "auto",
@@ -123,22 +125,27 @@ void register_triage_trace(py::module_& m) {
                             "True: edges follow each GPU's enforced limit (default bands); False: fixed watts"),
                       field("label", &B::label, "'default, uncalibrated: ...' or 'calibrated: <file> ...'")),
                Access::read_write);
-    pb.def("thresholds_w", [](const PowerBands& b, double power_limit_w) {
-            const BandThresholdsW t = thresholds_w(b, power_limit_w);
-            py::dict d;
-            d["idle_max_w"] = t.idle_max_w;
-            d["checkpoint_max_w"] = t.checkpoint_max_w;
-            d["starvation_max_w"] = t.starvation_max_w;
-            d["communication_max_w"] = t.communication_max_w;
-            return d;
-        }, py::arg("power_limit_w") = std::numeric_limits<double>::quiet_NaN(),
-           "Band edges in watts for a GPU with this enforced limit (NaN: board_power_w).")
+    pb.def(
+          "thresholds_w",
+          [](const PowerBands& b, double power_limit_w) {
+              const BandThresholdsW t = thresholds_w(b, power_limit_w);
+              py::dict d;
+              d["idle_max_w"] = t.idle_max_w;
+              d["checkpoint_max_w"] = t.checkpoint_max_w;
+              d["starvation_max_w"] = t.starvation_max_w;
+              d["communication_max_w"] = t.communication_max_w;
+              return d;
+          },
+          py::arg("power_limit_w") = std::numeric_limits<double>::quiet_NaN(),
+          "Band edges in watts for a GPU with this enforced limit (NaN: board_power_w).")
         .def("validate", &PowerBands::validate, "Raise ValueError naming the first invalid field.")
         .def("__copy__", [](const PowerBands& b) { return b; })
-        .def("__deepcopy__", [](const PowerBands& b, py::dict) { return b; }, py::arg("memo"))
+        .def(
+            "__deepcopy__", [](const PowerBands& b, py::dict) { return b; }, py::arg("memo"))
         .def("__repr__", [](const PowerBands& b) {
             std::ostringstream os;
-            os << "<PowerBands " << (b.scale_with_power_limit ? "fractions of the enforced limit (board " : "fixed watts (limit ")
+            os << "<PowerBands "
+               << (b.scale_with_power_limit ? "fractions of the enforced limit (board " : "fixed watts (limit ")
                << b.board_power_w << " W), idle <= " << b.idle_max_fraction
                << ", checkpoint <= " << b.checkpoint_max_fraction << ", starvation <= " << b.starvation_max_fraction
                << ", communication <= " << b.communication_max_fraction << " (" << b.label << ")>";

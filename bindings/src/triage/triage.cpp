@@ -79,16 +79,16 @@ void register_triage_triage(py::module_& m) {
     def_fields(co, classifier_fields, Access::read_only);
     co.def("__repr__", [](const ClassifierOptions& c) {
         std::ostringstream os;
-        os << "ClassifierOptions(smoothing_window_s=" << c.smoothing_window_s << ", min_dwell_s=" << c.min_dwell_s << ")";
+        os << "ClassifierOptions(smoothing_window_s=" << c.smoothing_window_s << ", min_dwell_s=" << c.min_dwell_s
+           << ")";
         return os.str();
     });
 
     using K = CheckpointSchedule;
-    const auto schedule_fields = fields(
-        field("first_start_s", &K::first_start_s, "s: the first save's start"),
-        field("interval_s", &K::interval_s, "s between saves; 0: no periodic schedule"),
-        field("duration_s", &K::duration_s, "s each save lasts"),
-        field("windows", &K::windows, "declared saves as [(start_s, end_s), ...]"));
+    const auto schedule_fields = fields(field("first_start_s", &K::first_start_s, "s: the first save's start"),
+                                        field("interval_s", &K::interval_s, "s between saves; 0: no periodic schedule"),
+                                        field("duration_s", &K::duration_s, "s each save lasts"),
+                                        field("windows", &K::windows, "declared saves as [(start_s, end_s), ...]"));
     py::class_<CheckpointSchedule> cs(m, "CheckpointSchedule",
                                       "Declared checkpoint saves (periodic and / or windows): the deadlock detector "
                                       "is silent inside them.");
@@ -104,41 +104,43 @@ void register_triage_triage(py::module_& m) {
         });
 
     using D = DetectorOptions;
-    const auto detector_fields = fields(
-        field("util_threshold_pct", &D::util_threshold_pct, "%"),
-        field("expected_checkpoint_s", &D::expected_checkpoint_s, "s, 0: unknown"),
-        field("deadlock_after_s", &D::deadlock_after_s,
-              "T in s as given; 0: default_deadlock_after_s(expected_checkpoint_s) (see deadlock_threshold_s)"),
-        field("starvation_after_s", &D::starvation_after_s, "s"),
-        field("straggler_after_s", &D::straggler_after_s, "s"),
-        field("checkpoints", &D::checkpoints, "declared checkpoint saves"));
+    const auto detector_fields =
+        fields(field("util_threshold_pct", &D::util_threshold_pct, "%"),
+               field("expected_checkpoint_s", &D::expected_checkpoint_s, "s, 0: unknown"),
+               field("deadlock_after_s", &D::deadlock_after_s,
+                     "T in s as given; 0: default_deadlock_after_s(expected_checkpoint_s) (see deadlock_threshold_s)"),
+               field("starvation_after_s", &D::starvation_after_s, "s"),
+               field("straggler_after_s", &D::straggler_after_s, "s"),
+               field("checkpoints", &D::checkpoints, "declared checkpoint saves"));
     py::class_<DetectorOptions> dop(m, "DetectorOptions",
                                     "Deadlock, starvation and straggler thresholds, and declared checkpoint saves.");
-    def_init(dop, detector_fields, "Every field by keyword; validated.", [](const DetectorOptions& d) { d.validate(); });
+    def_init(dop, detector_fields, "Every field by keyword; validated.",
+             [](const DetectorOptions& d) { d.validate(); });
     def_fields(dop, detector_fields, Access::read_only);
     dop.def_property_readonly("deadlock_threshold_s", &DetectorOptions::deadlock_threshold_s,
                               "T in s (deadlock_after_s, or its default when 0)")
         .def("__repr__", [](const DetectorOptions& d) {
             std::ostringstream os;
-            os << "DetectorOptions(deadlock_after_s=" << d.deadlock_threshold_s() << ", util_threshold_pct="
-               << d.util_threshold_pct << ", starvation_after_s=" << d.starvation_after_s
+            os << "DetectorOptions(deadlock_after_s=" << d.deadlock_threshold_s()
+               << ", util_threshold_pct=" << d.util_threshold_pct << ", starvation_after_s=" << d.starvation_after_s
                << ", straggler_after_s=" << d.straggler_after_s;
             if (d.checkpoints.interval_s > 0)
-                os << ", checkpoints every " << d.checkpoints.interval_s << " s for " << d.checkpoints.duration_s << " s";
+                os << ", checkpoints every " << d.checkpoints.interval_s << " s for " << d.checkpoints.duration_s
+                   << " s";
             if (!d.checkpoints.windows.empty()) os << ", " << d.checkpoints.windows.size() << " checkpoint windows";
             return os.str() + ")";
         });
 
     py::class_<Alert> al(m, "Alert", "A deadlock, data-starvation or straggler alert.");
-    def_fields(al,
-               fields(output_field<std::string, Alert>(
-                          "kind", [](const Alert& a) { return std::string(to_string(a.kind)); },
-                          "'deadlock', 'data_starvation' or 'straggler'"),
-                      field("time_s", &Alert::time_s, "when it fired (a sample time), s"),
-                      field("gpus", &Alert::gpus,
-                            "deadlock / starvation: the GPUs in that phase; straggler: the straggler"),
-                      field("message", &Alert::message)),
-               Access::read_only);
+    def_fields(
+        al,
+        fields(output_field<std::string, Alert>(
+                   "kind", [](const Alert& a) { return std::string(to_string(a.kind)); },
+                   "'deadlock', 'data_starvation' or 'straggler'"),
+               field("time_s", &Alert::time_s, "when it fired (a sample time), s"),
+               field("gpus", &Alert::gpus, "deadlock / starvation: the GPUs in that phase; straggler: the straggler"),
+               field("message", &Alert::message)),
+        Access::read_only);
     al.def("__repr__", [](const Alert& a) {
         std::ostringstream os;
         os << "<Alert " << a << ">";
@@ -148,35 +150,35 @@ void register_triage_triage(py::module_& m) {
     using T = TriageResult;
     // No dynamic_attr: libscale.TriageResult (results) holds this with the trace and the bands.
     py::class_<TriageResult> res(m, "TriageResult", "Phase timelines, alerts, time and energy per phase.");
-    def_fields(
-        res,
-        fields(output_field<py::array_t<std::uint8_t>, T>(
-                   "sample_phase",
-                   [](const T& r) {
-                       std::vector<std::uint8_t> v(r.sample_phase.size());
-                       for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint8_t>(r.sample_phase[i]);
-                       return copy(v);
-                   },
-                   "phase code of every trace row (PHASE_NAMES[code])"),
-               output_field<py::dict, T>(
-                   "gpu_segments", [](const T& r) { return segments(r.gpu_segments); },
-                   "per-GPU timeline: dict of numpy arrays gpu, start_s, end_s, phase (code), mean_power_w"),
-               output_field<py::dict, T>(
-                   "job_segments", [](const T& r) { return segments(r.job_segments); },
-                   "job timeline (gpu = -1), same columns"),
-               field("alerts", &T::alerts, "in time order"),
-               output_field<py::dict, T>(
-                   "gpu_totals",
-                   [](const T& r) {
-                       py::dict d;
-                       for (const auto& [g, t] : r.per_gpu) d[py::int_(g)] = totals(t);
-                       return d;
-                   },
-                   "{gpu: {phase: {seconds, energy_j}}} (C++ per_gpu)"),
-               output_field<py::dict, T>(
-                   "job_totals", [](const T& r) { return totals(r.job); },
-                   "{phase: {seconds, energy_j}} for the job (C++ job)")),
-        Access::read_only);
+    def_fields(res,
+               fields(output_field<py::array_t<std::uint8_t>, T>(
+                          "sample_phase",
+                          [](const T& r) {
+                              std::vector<std::uint8_t> v(r.sample_phase.size());
+                              for (std::size_t i = 0; i < v.size(); ++i)
+                                  v[i] = static_cast<std::uint8_t>(r.sample_phase[i]);
+                              return copy(v);
+                          },
+                          "phase code of every trace row (PHASE_NAMES[code])"),
+                      output_field<py::dict, T>(
+                          "gpu_segments", [](const T& r) { return segments(r.gpu_segments); },
+                          "per-GPU timeline: dict of numpy arrays gpu, start_s, end_s, phase (code), mean_power_w"),
+                      output_field<py::dict, T>(
+                          "job_segments", [](const T& r) { return segments(r.job_segments); },
+                          "job timeline (gpu = -1), same columns"),
+                      field("alerts", &T::alerts, "in time order"),
+                      output_field<py::dict, T>(
+                          "gpu_totals",
+                          [](const T& r) {
+                              py::dict d;
+                              for (const auto& [g, t] : r.per_gpu) d[py::int_(g)] = totals(t);
+                              return d;
+                          },
+                          "{gpu: {phase: {seconds, energy_j}}} (C++ per_gpu)"),
+                      output_field<py::dict, T>(
+                          "job_totals", [](const T& r) { return totals(r.job); },
+                          "{phase: {seconds, energy_j}} for the job (C++ job)")),
+               Access::read_only);
     res.def("__repr__", [](const T& r) {
         std::ostringstream os;
         double total = 0;

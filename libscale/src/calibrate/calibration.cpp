@@ -21,10 +21,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // The one declaration of every coefficient (name = path in a calibration file).
 constexpr std::array kCoefficients{
     CoefficientInfo{"gemm.eta_max", "fraction", 0, 1, true,
-                    "bf16 GEMM: fraction of per-SM peak a full output tile reaches at long K", LIBSCALE_REF(gemm.eta_max)},
+                    "bf16 GEMM: fraction of per-SM peak a full output tile reaches at long K",
+                    LIBSCALE_REF(gemm.eta_max)},
     CoefficientInfo{"gemm.fp8_eta_max", "fraction", 0, 1, false,
                     "fp8 GEMM: the same for fp8 operands (0: no fp8 on this hardware)", LIBSCALE_REF(gemm.fp8_eta_max)},
-    CoefficientInfo{"gemm.tile_m", "rows", 1, 4096, false, "output tile rows per thread block", LIBSCALE_REF(gemm.tile_m)},
+    CoefficientInfo{"gemm.tile_m", "rows", 1, 4096, false, "output tile rows per thread block",
+                    LIBSCALE_REF(gemm.tile_m)},
     CoefficientInfo{"gemm.tile_n", "columns", 1, 4096, false, "output tile columns per thread block",
                     LIBSCALE_REF(gemm.tile_n)},
     CoefficientInfo{"gemm.k_half", "elements", 0, 1e9, false,
@@ -112,14 +114,15 @@ void Calibration::validate() const {
         std::ostringstream msg;
         msg << "calibration for '" << hardware << "': " << info.name << " = " << v << "; it must be in "
             << (info.min_exclusive ? "(" : "[") << info.min << ", ";
-        if (std::isinf(info.max)) msg << "inf)"; else msg << info.max << "]";
+        if (std::isinf(info.max)) msg << "inf)";
+        else msg << info.max << "]";
         msg << " " << info.unit << " (" << info.help << ")";
         throw std::invalid_argument(msg.str());
     }
 }
 
-Calibration resolve_calibration(const CalibrationFractions& f, const HardwareProfile& hw,
-                                std::string kind, std::string source) {
+Calibration resolve_calibration(const CalibrationFractions& f, const HardwareProfile& hw, std::string kind,
+                                std::string source) {
     Calibration c;
     c.hardware = hw.name;
     c.kind = std::move(kind);
@@ -138,8 +141,7 @@ Calibration resolve_calibration(const CalibrationFractions& f, const HardwarePro
     c.memory_margin = f.memory_margin;
     c.power_compute_w = f.power_compute_fraction * hw.board_power_w;
     c.power_comm_w = f.power_comm_fraction * hw.board_power_w;
-    c.power_idle_w = std::isnan(hw.idle_power_w) ? f.power_idle_fraction * hw.board_power_w
-                                                 : hw.idle_power_w;
+    c.power_idle_w = std::isnan(hw.idle_power_w) ? f.power_idle_fraction * hw.board_power_w : hw.idle_power_w;
     c.validate();
     return c;
 }
@@ -149,8 +151,8 @@ std::ostream& operator<<(std::ostream& os, const LinkLevel& l) {
 }
 
 std::ostream& operator<<(std::ostream& os, const Calibration& c) {
-    return os << "Calibration(hardware='" << c.hardware << "', kind='" << c.kind
-              << "', gemm_eta_max=" << c.gemm.eta_max << ", attention_forward_eta_max=" << c.attention.forward_eta_max
+    return os << "Calibration(hardware='" << c.hardware << "', kind='" << c.kind << "', gemm_eta_max=" << c.gemm.eta_max
+              << ", attention_forward_eta_max=" << c.attention.forward_eta_max
               << ", hbm_efficiency=" << c.hbm_efficiency << ", kernel_overhead_s=" << c.kernel_overhead_s
               << ", intra_node_busbw_gbps=" << c.intra_node.busbw_bytes_per_s / 1e9
               << ", inter_node_busbw_gbps=" << c.inter_node.busbw_bytes_per_s / 1e9 << ")";

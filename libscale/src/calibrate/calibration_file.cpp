@@ -79,15 +79,17 @@ int check_schema(const json& j, std::string_view origin, bool allow_v1 = false) 
     }
     const std::string text = s.is_string() ? s.get<std::string>() : s.dump();
     if (text.rfind(kSchemaPrefix, 0) == 0)
-        fail(origin, "schema", "= \"" + text + "\": unknown version " + text.substr(std::string(kSchemaPrefix).size()) +
-                                   "; this libscale reads \"" + kSchema + "\"");
+        fail(origin, "schema",
+             "= \"" + text + "\": unknown version " + text.substr(std::string(kSchemaPrefix).size()) +
+                 "; this libscale reads \"" + kSchema + "\"");
     fail(origin, "schema", "= " + s.dump() + "; expected \"" + kSchema + "\" (is this a calibration file?)");
 }
 
 void check_hardware(const std::string& file_hw, const HardwareProfile& hw, std::string_view origin) {
     if (lower(file_hw) == lower(hw.name)) return;
-    fail(origin, "hardware", "= \"" + file_hw + "\", but it is being used for hardware '" + hw.name +
-                                 "'; a calibration applies only to the hardware it was made on");
+    fail(origin, "hardware",
+         "= \"" + file_hw + "\", but it is being used for hardware '" + hw.name +
+             "'; a calibration applies only to the hardware it was made on");
 }
 
 json optional_object(const json& j, const char* key, std::string_view origin) {
@@ -113,15 +115,15 @@ void check_covariance(const Eigen::MatrixXd& c, std::string_view origin) {
             const double a = c(i, k), b = c(k, i);
             const double scale = std::sqrt(d(i) * d(k));
             if (std::abs(a - b) > 1e-9 * std::max({std::abs(a), std::abs(b), scale}))
-                fail(origin, "uncertainty.covariance", "is not symmetric: [" + std::to_string(i) + "][" +
-                                                           std::to_string(k) + "] differs from [" + std::to_string(k) +
-                                                           "][" + std::to_string(i) + "]");
+                fail(origin, "uncertainty.covariance",
+                     "is not symmetric: [" + std::to_string(i) + "][" + std::to_string(k) + "] differs from [" +
+                         std::to_string(k) + "][" + std::to_string(i) + "]");
             if (scale > 0) {
                 r(i, k) = a / scale;
             } else if (a != 0) {
-                fail(origin, "uncertainty.covariance", "is not positive semi-definite: entry [" + std::to_string(i) +
-                                                           "][" + std::to_string(k) +
-                                                           "] is non-zero while a variance on its row or column is 0");
+                fail(origin, "uncertainty.covariance",
+                     "is not positive semi-definite: entry [" + std::to_string(i) + "][" + std::to_string(k) +
+                         "] is non-zero while a variance on its row or column is 0");
             } else {
                 r(i, k) = i == k ? 1.0 : 0.0;
             }
@@ -161,15 +163,16 @@ void read_uncertainty(const json& j, const Calibration& cal, CalibrationFile& ou
     const std::size_t n = out.parameters.size();
     if (!cov.is_array()) fail(origin, "uncertainty.covariance", "= " + cov.dump() + "; expected a list of rows");
     if (cov.size() != n)
-        fail(origin, "uncertainty.covariance", "has " + std::to_string(cov.size()) + " rows for " + std::to_string(n) +
-                                                   " parameters; it must be " + std::to_string(n) + " × " +
-                                                   std::to_string(n));
+        fail(origin, "uncertainty.covariance",
+             "has " + std::to_string(cov.size()) + " rows for " + std::to_string(n) + " parameters; it must be " +
+                 std::to_string(n) + " × " + std::to_string(n));
     out.covariance.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
     for (std::size_t r = 0; r < n; ++r) {
         const std::string row = "uncertainty.covariance[" + std::to_string(r) + "]";
         if (!cov[r].is_array() || cov[r].size() != n)
-            fail(origin, row, "= " + cov[r].dump() + "; expected a row of " + std::to_string(n) +
-                                  " numbers (the matrix must be square, one row and column per parameter)");
+            fail(origin, row,
+                 "= " + cov[r].dump() + "; expected a row of " + std::to_string(n) +
+                     " numbers (the matrix must be square, one row and column per parameter)");
         for (std::size_t c = 0; c < n; ++c)
             out.covariance(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) =
                 finite_number(cov[r][c], row + "[" + std::to_string(c) + "]", origin);
@@ -250,7 +253,8 @@ CalibrationFile read_absolute(const json& j, const std::string& kind, const Hard
         }
         const auto it = at->find(std::string(rest));
         if (it == at->end())
-            throw ParseError(std::string(origin) + ": missing field '" + path + "' (" + info.help + ", " + info.unit + ")");
+            throw ParseError(std::string(origin) + ": missing field '" + path + "' (" + info.help + ", " + info.unit +
+                             ")");
         info.ref(c) = finite_number(*it, path, origin);
     }
     try {
@@ -340,8 +344,9 @@ PowerBands read_power_bands(const std::string& path, const HardwareProfile& hw) 
         check_hardware(h->get<std::string>(), hw, path);
     const auto it = j.find("power_bands");
     if (it == j.end())
-        throw ParseError(path + ": no power_bands section (the micro-run harness writes one after measuring the phases; "
-                                "without it, the default bands of the hardware are used)");
+        throw ParseError(path +
+                         ": no power_bands section (the micro-run harness writes one after measuring the phases; "
+                         "without it, the default bands of the hardware are used)");
     return power_bands_from_json(*it, path);
 }
 
@@ -356,7 +361,8 @@ CalibrationFile read_calibration_file(const std::string& path, const HardwarePro
                                          "calibration/data/" + rel);
         std::string shipped;
         for (const std::string& f : files)
-            if (f.rfind("calibrations/", 0) == 0) shipped += (shipped.empty() ? "" : ", ") + fs::path(f).stem().string();
+            if (f.rfind("calibrations/", 0) == 0)
+                shipped += (shipped.empty() ? "" : ", ") + fs::path(f).stem().string();
         throw ParseError(path + ": no such file, and no shipped calibration of that name (shipped: " + shipped + ")");
     }
     return calibration_from_json(read_json_file(path), hw, path);
@@ -394,11 +400,12 @@ json calibration_to_json(const FitResult& fit, const json& provenance) {
     }
     // What a fit never touches (memory, power) is the prior's.
     for (const CoefficientInfo& info : calibration_coefficients())
-        if (const std::string name = info.name; !sources.contains(name)) sources[name] = "kept from the prior (" + fit.calibration.source + ")";
+        if (const std::string name = info.name; !sources.contains(name))
+            sources[name] = "kept from the prior (" + fit.calibration.source + ")";
     json prov = provenance.is_null() ? json::object() : provenance;
     if (!prov.is_object()) throw std::invalid_argument("provenance = " + prov.dump() + "; it must be a JSON object");
-    return absolute_form(fit.calibration, "fitted", fit.parameters, fit.covariance, std::move(quality),
-                         std::move(prov), std::move(sources), fit.prior_log_sd);
+    return absolute_form(fit.calibration, "fitted", fit.parameters, fit.covariance, std::move(quality), std::move(prov),
+                         std::move(sources), fit.prior_log_sd);
 }
 
 json calibration_to_json(const CalibrationFile& file) {

@@ -11,8 +11,8 @@
 #include <tuple>
 
 #include "fit_detail.hpp"
-#include "libscale/io/catalog.hpp"
 #include "libscale/estimate/step_model.hpp"
+#include "libscale/io/catalog.hpp"
 
 namespace libscale {
 
@@ -43,8 +43,9 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
         // The law would time an fp8 record at the bf16 rate and move the bf16 coefficients.
         if (g.fp8 && !(hw.peak_fp8_tflops > 0 && prior.gemm.fp8_eta_max > 0))
             throw std::invalid_argument("GEMM record " + std::to_string(i) + " is fp8, but " +
-                                        (hw.peak_fp8_tflops > 0 ? "the prior calibration has gemm.fp8_eta_max = 0"
-                                                                : hw.name + " has no fp8 tensor cores (peak_fp8_tflops = 0)") +
+                                        (hw.peak_fp8_tflops > 0
+                                             ? "the prior calibration has gemm.fp8_eta_max = 0"
+                                             : hw.name + " has no fp8 tensor cores (peak_fp8_tflops = 0)") +
                                         "; fit fp8 records on hardware and a calibration that have fp8");
         kernels.gemm.push_back(&g);
     }
@@ -59,14 +60,16 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
     }
     // Models resolved once per name; std::map keeps their addresses stable.
     std::map<std::string, std::unique_ptr<std::pair<ModelSpec, ParameterCounts>>> models;
-    std::map<std::tuple<const ModelSpec*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>, int>
+    std::map<std::tuple<const ModelSpec*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>,
+             int>
         config_ids, series_ids;
     std::vector<StepCase> steps;
     for (std::size_t i = 0; i < data.steps.size(); ++i) {
         const StepRun& s = data.steps[i];
         found.insert(s.hardware);
         bool match = iequal(s.hardware, hw.name);
-        if (!match && s.hardware.find(".json") != std::string::npos) match = iequal(find_hardware(s.hardware).name, hw.name);
+        if (!match && s.hardware.find(".json") != std::string::npos)
+            match = iequal(find_hardware(s.hardware).name, hw.name);
         if (!match) continue;
         auto& entry = models[s.model + "|" + s.model_overrides.dump()];
         if (!entry) {
@@ -85,7 +88,8 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
                           static_cast<int>(c.precision) << 10 | int{c.fp8_all_gather} << 11 |
                           static_cast<int>(c.optimizer) << 12 | static_cast<int>(c.master_weights) << 14 |
                           static_cast<int>(c.loss_kernel) << 15 | static_cast<int>(c.attention_kernel) << 16 |
-                          int{c.torch_compile} << 19 | static_cast<int>(std::min<std::int64_t>(c.checkpoint_every, 255)) << 20;
+                          int{c.torch_compile} << 19 |
+                          static_cast<int>(std::min<std::int64_t>(c.checkpoint_every, 255)) << 20;
         const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
         const auto id = [](auto& ids, const auto& key) {
             return ids.try_emplace(key, static_cast<int>(ids.size())).first->second;
@@ -94,15 +98,16 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
                          s.relative_error > 0 ? s.relative_error : options.relative_error,
                          id(config_ids, std::make_tuple(&entry->first, c.gpus, gpn, c.seq_len, c.micro_batch,
                                                         c.global_batch_tokens, flags)),
-                         id(series_ids, std::make_tuple(&entry->first, std::int64_t{0}, gpn, c.seq_len,
-                                                        c.micro_batch, std::int64_t{0}, flags))});
+                         id(series_ids, std::make_tuple(&entry->first, std::int64_t{0}, gpn, c.seq_len, c.micro_batch,
+                                                        std::int64_t{0}, flags))});
     }
     if (kernels.gemm.empty() && kernels.attention.empty() && kernels.bandwidth.empty() && intra.empty() &&
         inter.empty() && steps.empty()) {
         std::string list;
         for (const auto& h : found) list += (list.empty() ? "" : ", ") + h;
-        throw std::invalid_argument("no measurements for hardware '" + hw.name + "'; found: " +
-                                    (list.empty() ? "no GEMM, attention, bandwidth, collective or step records" : list));
+        throw std::invalid_argument(
+            "no measurements for hardware '" + hw.name +
+            "'; found: " + (list.empty() ? "no GEMM, attention, bandwidth, collective or step records" : list));
     }
 
     FitOptions o = options;
@@ -148,9 +153,9 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
     double ss = 0;
     for (double r : st.residuals) ss += r * r;
     out.rms_relative_error = out.records_used ? std::sqrt(ss / static_cast<double>(out.records_used)) : kNaN;
-    out.loo_relative_error = st.loo.size() >= 2 ? std::accumulate(st.loo.begin(), st.loo.end(), 0.0) /
-                                                      static_cast<double>(st.loo.size())
-                                                : kNaN;
+    out.loo_relative_error =
+        st.loo.size() >= 2 ? std::accumulate(st.loo.begin(), st.loo.end(), 0.0) / static_cast<double>(st.loo.size())
+                           : kNaN;
     return out;
 }
 

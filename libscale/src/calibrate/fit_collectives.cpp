@@ -64,7 +64,8 @@ void State::block(std::vector<std::string> names, MatrixXd cov) {
 void State::record(const VectorXd& rel, const VectorXd& leverage) {
     for (Eigen::Index i = 0; i < rel.size(); ++i) {
         residuals.push_back(rel(i));
-        if (leverage.size() == rel.size() && leverage(i) < 1 - 1e-9) loo.push_back(std::abs(rel(i) / (1 - leverage(i))));
+        if (leverage.size() == rel.size() && leverage(i) < 1 - 1e-9)
+            loo.push_back(std::abs(rel(i) / (1 - leverage(i))));
     }
 }
 
@@ -112,8 +113,9 @@ void fit_level(const std::vector<const CollectiveRun*>& runs, bool inter, const 
     };
     if (!f.s.ok) {
         give_up(shapes.size() == 1
-                    ? "every " + lvl + " collective run has the same rank count and size, so latency and "
-                      "bandwidth cannot be separated"
+                    ? "every " + lvl +
+                          " collective run has the same rank count and size, so latency and "
+                          "bandwidth cannot be separated"
                     : "the " + lvl + " runs' latency and bandwidth terms are proportional (condition number " +
                           fmt(f.s.cond) + "), so latency and bandwidth cannot be separated");
         return;
@@ -137,8 +139,9 @@ void fit_level(const std::vector<const CollectiveRun*>& runs, bool inter, const 
     st.fitted(busbw, 1.0 / x, "fitted to " + what);
     if (inter && st.cal.inter_node.busbw_bytes_per_s * static_cast<double>(runs.front()->ranks_per_node) >=
                      st.cal.intra_node.busbw_bytes_per_s)
-        st.coef[busbw].note += "; ranks_per_node × this reaches the intra-node bandwidth, so the step model will "
-                               "use the intra-node figure";
+        st.coef[busbw].note +=
+            "; ranks_per_node × this reaches the intra-node bandwidth, so the step model will "
+            "use the intra-node figure";
     MatrixXd J(2, 2);  // (α, B) = (α, 1/x)
     J << 1.0, 0.0, 0.0, -1.0 / (x * x);
     st.block({alpha, busbw}, f.cov.size() ? MatrixXd(J * f.cov * J.transpose()) : MatrixXd());

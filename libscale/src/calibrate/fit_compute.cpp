@@ -22,10 +22,10 @@ constexpr double kIdentified = 0.7;
 
 struct Param {
     std::string name;
-    bool log_scale = true;   // θ = log(value); else θ = value with a flat prior
+    bool log_scale = true;  // θ = log(value); else θ = value with a flat prior
     double prior_theta = 0;
-    double prior_sd = 0;     // 0: flat (step_overhead_s)
-    double lo = 0, hi = 0;   // bounds on θ
+    double prior_sd = 0;    // 0: flat (step_overhead_s)
+    double lo = 0, hi = 0;  // bounds on θ
 };
 
 class Problem {
@@ -62,8 +62,8 @@ public:
             r(at++) = gemm_time_s(hw_, kernel, g->m, g->n, g->k, g->fp8) / g->seconds - 1.0;
         for (const AttentionRun* a : k_.attention) {
             const double span = a->causal ? 0.5 * a->seq_len : a->seq_len;
-            const double pred = attention_time_s(hw_, kernel, a->batch * a->seq_len, a->heads * a->head_dim, a->head_dim,
-                                                 span, a->seq_len, a->backward);
+            const double pred = attention_time_s(hw_, kernel, a->batch * a->seq_len, a->heads * a->head_dim,
+                                                 a->head_dim, span, a->seq_len, a->backward);
             r(at++) = pred / a->seconds - 1.0;
         }
         for (const BandwidthRun* b : k_.bandwidth) r(at++) = memory_time_s(hw_, kernel, b->bytes) / b->seconds - 1.0;
@@ -84,22 +84,23 @@ public:
         }
         Eigen::Index at_row = rel.size();
         for (std::size_t j = 0; j < p_.size(); ++j)
-            if (p_[j].prior_sd > 0) r(at_row++) = (th(static_cast<Eigen::Index>(j)) - p_[j].prior_theta) / p_[j].prior_sd;
+            if (p_[j].prior_sd > 0)
+                r(at_row++) = (th(static_cast<Eigen::Index>(j)) - p_[j].prior_theta) / p_[j].prior_sd;
     }
 
     struct Solution {
         VectorXd theta;
-        MatrixXd cov_theta;   // posterior
-        VectorXd leverage;    // of the record rows
-        VectorXd rel;         // relative residuals of the record rows
+        MatrixXd cov_theta;  // posterior
+        VectorXd leverage;   // of the record rows
+        VectorXd rel;        // relative residuals of the record rows
     };
 
     Solution solve(const std::vector<std::size_t>& idx, int max_iterations) const {
         const auto p = static_cast<Eigen::Index>(p_.size());
         VectorXd th(p), trial(p), r, r2;
-        for (Eigen::Index j = 0; j < p; ++j) th(j) = std::clamp(p_[static_cast<std::size_t>(j)].prior_theta,
-                                                                 p_[static_cast<std::size_t>(j)].lo,
-                                                                 p_[static_cast<std::size_t>(j)].hi);
+        for (Eigen::Index j = 0; j < p; ++j)
+            th(j) = std::clamp(p_[static_cast<std::size_t>(j)].prior_theta, p_[static_cast<std::size_t>(j)].lo,
+                               p_[static_cast<std::size_t>(j)].hi);
         const auto project = [&](VectorXd& t) {
             for (Eigen::Index j = 0; j < p; ++j)
                 t(j) = std::clamp(t(j), p_[static_cast<std::size_t>(j)].lo, p_[static_cast<std::size_t>(j)].hi);
@@ -109,7 +110,8 @@ public:
         const auto jacobian = [&]() {
             for (Eigen::Index j = 0; j < p; ++j) {
                 VectorXd t = th;
-                const double h = p_[static_cast<std::size_t>(j)].log_scale ? 1e-6 : 1e-6 * std::max(1e-3, std::abs(th(j)));
+                const double h =
+                    p_[static_cast<std::size_t>(j)].log_scale ? 1e-6 : 1e-6 * std::max(1e-3, std::abs(th(j)));
                 t(j) += h;
                 residuals(t, idx, r2);
                 J.col(j) = (r2 - r) / h;
@@ -128,7 +130,10 @@ public:
                 trial = th - M.ldlt().solve(g);
                 project(trial);
                 residuals(trial, idx, r2);
-                if (r2.squaredNorm() < cost) { accepted = true; break; }
+                if (r2.squaredNorm() < cost) {
+                    accepted = true;
+                    break;
+                }
             }
             if (!accepted) break;
             const double next = r2.squaredNorm();
@@ -201,7 +206,8 @@ Empirical fit_empirical(const MatrixXd& X, const VectorXd& y, double condition_l
     for (int mask = 1; mask < (1 << p); ++mask) {
         if (first_required && !(mask & 1)) continue;
         std::vector<Eigen::Index> cols;
-        for (int j = 0; j < p; ++j) if (mask & (1 << j)) cols.push_back(j);
+        for (int j = 0; j < p; ++j)
+            if (mask & (1 << j)) cols.push_back(j);
         const MatrixXd Xs = X(Eigen::all, cols);
         const Linear f = linear_fit(Xs, y, y, condition_limit);
         if (!f.s.ok || (f.s.beta.array() < 0).any() || (first_required && !(f.s.beta(0) > 0))) continue;
@@ -314,14 +320,14 @@ void compare_families(const std::vector<StepCase>& cases, const StepFitter& fitt
     out.family_reason = chosen->family + ": leave-one-out " + percent(chosen->loo_relative_error);
     std::string others;
     for (const FamilyScore& s : out.families)
-        if (&s != chosen && s.applicable) others += (others.empty() ? " vs " : ", ") + s.family + " " + percent(s.loo_relative_error);
+        if (&s != chosen && s.applicable)
+            others += (others.empty() ? " vs " : ", ") + s.family + " " + percent(s.loo_relative_error);
     out.family_reason += others;
 }
 
-
 // Which coefficients the records can move, each with its log-normal prior.
-std::vector<Param> free_parameters(const KernelRecords& k, const std::vector<StepCase>& steps,
-                                   const Calibration& cal, const FitOptions& o, State& st) {
+std::vector<Param> free_parameters(const KernelRecords& k, const std::vector<StepCase>& steps, const Calibration& cal,
+                                   const FitOptions& o, State& st) {
     std::set<std::string> want;
     std::set<double> gemm_k, att_len, att_dims;
     for (const GemmRun* g : k.gemm) {
@@ -436,9 +442,10 @@ void fit_compute(const KernelRecords& kernels, const std::vector<StepCase>& step
         if (!c.identified)
             st.unidentified.push_back(q.name + ": the data barely constrain it (posterior log sd " + fmt(sd_theta) +
                                       " of prior " + fmt(q.prior_sd) + "); " +
-                                      (std::abs(shift) <= 1.0 ? "it stays near its prior " + fmt(std::exp(q.prior_theta), 4)
-                                                              : "it moved from " + fmt(std::exp(q.prior_theta), 4) +
-                                                                    " to " + fmt(value, 4) + ", weakly determined"));
+                                      (std::abs(shift) <= 1.0
+                                           ? "it stays near its prior " + fmt(std::exp(q.prior_theta), 4)
+                                           : "it moved from " + fmt(std::exp(q.prior_theta), 4) + " to " +
+                                                 fmt(value, 4) + ", weakly determined"));
         names.push_back(q.name);
     }
     st.blocks.emplace_back(names, scale.asDiagonal() * s.cov_theta * scale.asDiagonal());

@@ -79,10 +79,10 @@ struct StepCase {
     const ModelSpec* model = nullptr;
     const ParameterCounts* counts = nullptr;
     TrainingConfig config;
-    double obs = 0;      // seconds
-    double sigma = 0;    // relative error of obs (1 sd)
-    int config_id = 0;   // same configuration
-    int series_id = 0;   // same configuration but for the GPU count
+    double obs = 0;     // seconds
+    double sigma = 0;   // relative error of obs (1 sd)
+    int config_id = 0;  // same configuration
+    int series_id = 0;  // same configuration but for the GPU count
 };
 
 struct KernelRecords {

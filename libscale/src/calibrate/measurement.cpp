@@ -108,8 +108,9 @@ private:
 
 GemmRun parse_gemm(const Record& r) {
     if (!r.has("m") && r.has("tokens") && r.has("flops"))
-        r.fail("a GEMM-chain record (tokens, flops) of libscale.measurements/1 has no shape, and the per-operation "
-               "model times each GEMM by its shape; give m, n, k (libscale.measurements/2)");
+        r.fail(
+            "a GEMM-chain record (tokens, flops) of libscale.measurements/1 has no shape, and the per-operation "
+            "model times each GEMM by its shape; give m, n, k (libscale.measurements/2)");
     GemmRun g;
     g.hardware = r.str("hardware");
     g.m = r.positive("m");
@@ -167,8 +168,8 @@ StepRun parse_step(const Record& r) {
     c.gpus_per_node = r.integer_or("gpus_per_node", 0, 0);
     c.seq_len = r.integer("seq_len", 1);
     c.micro_batch = r.integer("micro_batch", 1);
-    const double per_accum = static_cast<double>(c.gpus) * static_cast<double>(c.micro_batch) *
-                             static_cast<double>(c.seq_len);
+    const double per_accum =
+        static_cast<double>(c.gpus) * static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
     if (per_accum > 9e15) r.fail("gpus × micro_batch × seq_len overflows a token count");
     const std::int64_t tokens_per_accum = c.gpus * c.micro_batch * c.seq_len;
     if (r.has("global_batch_tokens")) {
@@ -177,15 +178,17 @@ StepRun parse_step(const Record& r) {
             r.fail("field 'global_batch_tokens' = " + std::to_string(c.global_batch_tokens) +
                    "; expected a multiple of gpus × micro_batch × seq_len = " + std::to_string(tokens_per_accum));
         if (r.has("grad_accum") && r.integer("grad_accum", 1) * tokens_per_accum != c.global_batch_tokens)
-            r.fail("fields 'grad_accum' and 'global_batch_tokens' disagree: gpus × micro_batch × seq_len × "
-                   "grad_accum = " + std::to_string(r.integer("grad_accum", 1) * tokens_per_accum) + " tokens");
+            r.fail(
+                "fields 'grad_accum' and 'global_batch_tokens' disagree: gpus × micro_batch × seq_len × "
+                "grad_accum = " +
+                std::to_string(r.integer("grad_accum", 1) * tokens_per_accum) + " tokens");
     } else {
         const std::int64_t accum = r.integer_or("grad_accum", 1, 1);
         if (static_cast<double>(accum) * per_accum > 9e15) r.fail("field 'grad_accum': the global batch overflows");
         c.global_batch_tokens = accum * tokens_per_accum;
     }
-    c.activation_checkpointing = r.parsed("activation_checkpointing", "full",
-                                          [](const std::string& v) { return parse_checkpointing(v); });
+    c.activation_checkpointing =
+        r.parsed("activation_checkpointing", "full", [](const std::string& v) { return parse_checkpointing(v); });
     c.strategy = r.parsed("strategy", "fsdp", [](const std::string& v) { return parse_strategy(v); });
     c.grad_sync = r.parsed("grad_sync", "every_micro_batch", [](const std::string& v) { return parse_grad_sync(v); });
     c.reshard_after_forward = r.boolean_or("reshard_after_forward", true);
@@ -258,20 +261,30 @@ public:
         auto [it, inserted] = seen_.try_emplace(key, Entry{seconds, index, seconds, index});
         if (inserted) return;
         Entry& e = it->second;
-        if (seconds < e.lo) { e.lo = seconds; e.lo_index = index; }
-        if (seconds > e.hi) { e.hi = seconds; e.hi_index = index; }
+        if (seconds < e.lo) {
+            e.lo = seconds;
+            e.lo_index = index;
+        }
+        if (seconds > e.hi) {
+            e.hi = seconds;
+            e.hi_index = index;
+        }
         if (e.hi > kContradictionFactor * e.lo) {
             std::ostringstream msg;
             msg << origin << ": record " << std::max(e.lo_index, e.hi_index) << " contradicts record "
-                << std::min(e.lo_index, e.hi_index) << ": same configuration, times " << e.lo << " s and "
-                << e.hi << " s differ by more than a factor " << kContradictionFactor
-                << " (field 'seconds' / 'step_time_s')";
+                << std::min(e.lo_index, e.hi_index) << ": same configuration, times " << e.lo << " s and " << e.hi
+                << " s differ by more than a factor " << kContradictionFactor << " (field 'seconds' / 'step_time_s')";
             throw ParseError(msg.str());
         }
     }
 
 private:
-    struct Entry { double lo; std::size_t lo_index; double hi; std::size_t hi_index; };
+    struct Entry {
+        double lo;
+        std::size_t lo_index;
+        double hi;
+        std::size_t hi_index;
+    };
     std::map<Key, Entry> seen_;
 };
 
@@ -336,37 +349,61 @@ MeasurementSet measurements_from_json(const json& j, std::string_view origin) {
     return m;
 }
 
-MeasurementSet read_measurements(const std::string& path) {
-    return measurements_from_json(read_json_file(path), path);
-}
+MeasurementSet read_measurements(const std::string& path) { return measurements_from_json(read_json_file(path), path); }
 
 json to_json(const MeasurementSet& m) {
     json records = json::array();
     for (const GemmRun& g : m.gemm)
-        records.push_back({{"kind", "gemm"}, {"hardware", g.hardware}, {"m", g.m}, {"n", g.n}, {"k", g.k},
-                           {"dtype", g.fp8 ? "fp8" : "bf16"}, {"seconds", g.seconds}});
+        records.push_back({{"kind", "gemm"},
+                           {"hardware", g.hardware},
+                           {"m", g.m},
+                           {"n", g.n},
+                           {"k", g.k},
+                           {"dtype", g.fp8 ? "fp8" : "bf16"},
+                           {"seconds", g.seconds}});
     for (const AttentionRun& a : m.attention)
-        records.push_back({{"kind", "attention"}, {"hardware", a.hardware}, {"batch", a.batch}, {"seq_len", a.seq_len},
-                           {"heads", a.heads}, {"head_dim", a.head_dim}, {"causal", a.causal},
-                           {"pass", a.backward ? "backward" : "forward"}, {"seconds", a.seconds}});
+        records.push_back({{"kind", "attention"},
+                           {"hardware", a.hardware},
+                           {"batch", a.batch},
+                           {"seq_len", a.seq_len},
+                           {"heads", a.heads},
+                           {"head_dim", a.head_dim},
+                           {"causal", a.causal},
+                           {"pass", a.backward ? "backward" : "forward"},
+                           {"seconds", a.seconds}});
     for (const BandwidthRun& b : m.bandwidth)
-        records.push_back({{"kind", "bandwidth"}, {"hardware", b.hardware}, {"bytes", b.bytes}, {"seconds", b.seconds}});
+        records.push_back(
+            {{"kind", "bandwidth"}, {"hardware", b.hardware}, {"bytes", b.bytes}, {"seconds", b.seconds}});
     for (const CollectiveRun& c : m.collectives)
-        records.push_back({{"kind", "collective"}, {"hardware", c.hardware}, {"op", to_string(c.op)},
-                           {"ranks", c.ranks}, {"ranks_per_node", c.ranks_per_node}, {"bytes", c.bytes},
+        records.push_back({{"kind", "collective"},
+                           {"hardware", c.hardware},
+                           {"op", to_string(c.op)},
+                           {"ranks", c.ranks},
+                           {"ranks_per_node", c.ranks_per_node},
+                           {"bytes", c.bytes},
                            {"seconds", c.seconds}});
     for (const StepRun& s : m.steps) {
         const TrainingConfig& c = s.config;
-        json r = {{"kind", "step"}, {"model", s.model}, {"hardware", s.hardware}, {"gpus", c.gpus},
-                  {"gpus_per_node", c.gpus_per_node}, {"seq_len", c.seq_len}, {"micro_batch", c.micro_batch},
+        json r = {{"kind", "step"},
+                  {"model", s.model},
+                  {"hardware", s.hardware},
+                  {"gpus", c.gpus},
+                  {"gpus_per_node", c.gpus_per_node},
+                  {"seq_len", c.seq_len},
+                  {"micro_batch", c.micro_batch},
                   {"global_batch_tokens", c.global_batch_tokens},
                   {"activation_checkpointing", to_string(c.activation_checkpointing)},
-                  {"strategy", to_string(c.strategy)}, {"grad_sync", to_string(c.grad_sync)},
+                  {"strategy", to_string(c.strategy)},
+                  {"grad_sync", to_string(c.grad_sync)},
                   {"reshard_after_forward", c.reshard_after_forward},
-                  {"reduce_dtype", c.reduce_bytes == 4 ? "fp32" : "bf16"}, {"precision", to_string(c.precision)},
-                  {"fp8_all_gather", c.fp8_all_gather}, {"optimizer", to_string(c.optimizer)},
-                  {"master_weights", to_string(c.master_weights)}, {"loss_kernel", to_string(c.loss_kernel)},
-                  {"attention_kernel", to_string(c.attention_kernel)}, {"torch_compile", c.torch_compile},
+                  {"reduce_dtype", c.reduce_bytes == 4 ? "fp32" : "bf16"},
+                  {"precision", to_string(c.precision)},
+                  {"fp8_all_gather", c.fp8_all_gather},
+                  {"optimizer", to_string(c.optimizer)},
+                  {"master_weights", to_string(c.master_weights)},
+                  {"loss_kernel", to_string(c.loss_kernel)},
+                  {"attention_kernel", to_string(c.attention_kernel)},
+                  {"torch_compile", c.torch_compile},
                   {"checkpoint_every", c.checkpoint_every},
                   {"step_time_s", s.step_time_s}};
         if (!s.model_overrides.empty()) r["model_overrides"] = s.model_overrides;

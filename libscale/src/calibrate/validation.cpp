@@ -5,8 +5,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "libscale/io/catalog.hpp"
 #include "libscale/estimate/step_model.hpp"
+#include "libscale/io/catalog.hpp"
 
 namespace libscale {
 
@@ -30,11 +30,12 @@ char category_of(const StepRun& row, const StepRun& ref) {
     const TrainingConfig &a = row.config, &b = ref.config;
     if (a.seq_len != b.seq_len || a.micro_batch != b.micro_batch ||
         a.activation_checkpointing != b.activation_checkpointing || a.checkpoint_every != b.checkpoint_every ||
-        a.precision != b.precision || a.fp8_all_gather != b.fp8_all_gather || a.attention_kernel != b.attention_kernel ||
-        a.torch_compile != b.torch_compile || a.optimizer != b.optimizer || a.master_weights != b.master_weights ||
-        a.loss_kernel != b.loss_kernel || a.strategy != b.strategy || a.reduce_bytes != b.reduce_bytes ||
-        a.reshard_after_forward != b.reshard_after_forward || a.grad_sync != b.grad_sync ||
-        a.gpus_per_node != b.gpus_per_node || row.hardware != ref.hardware || row.model_overrides != ref.model_overrides)
+        a.precision != b.precision || a.fp8_all_gather != b.fp8_all_gather ||
+        a.attention_kernel != b.attention_kernel || a.torch_compile != b.torch_compile || a.optimizer != b.optimizer ||
+        a.master_weights != b.master_weights || a.loss_kernel != b.loss_kernel || a.strategy != b.strategy ||
+        a.reduce_bytes != b.reduce_bytes || a.reshard_after_forward != b.reshard_after_forward ||
+        a.grad_sync != b.grad_sync || a.gpus_per_node != b.gpus_per_node || row.hardware != ref.hardware ||
+        row.model_overrides != ref.model_overrides)
         return 'c';
     return 'a';
 }
@@ -77,8 +78,8 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
                 const ModelSpec m = find_model(s.model, s.model_overrides);
                 const ParameterCounts p = count_parameters(m);
                 if (s.hardware != ref.hardware && find_hardware(s.hardware).name != hw.name)
-                    throw std::invalid_argument(file.name + " record " + std::to_string(idx[k]) + ": hardware '" + s.hardware +
-                                                "' differs from its series' calibration row ('" + hw.name +
+                    throw std::invalid_argument(file.name + " record " + std::to_string(idx[k]) + ": hardware '" +
+                                                s.hardware + "' differs from its series' calibration row ('" + hw.name +
                                                 "'); a calibration applies to one GPU, so give it its own series");
                 try {
                     validate_config(m, hw, s.config);

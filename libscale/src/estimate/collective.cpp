@@ -10,8 +10,7 @@ Collective parse_collective(std::string_view s) {
     if (s == "all_gather") return Collective::all_gather;
     if (s == "reduce_scatter") return Collective::reduce_scatter;
     if (s == "all_reduce") return Collective::all_reduce;
-    throw std::invalid_argument("collective = '" + std::string(s) +
-                                "'; valid: all_gather, reduce_scatter, all_reduce");
+    throw std::invalid_argument("collective = '" + std::string(s) + "'; valid: all_gather, reduce_scatter, all_reduce");
 }
 
 const char* to_string(Collective c) {
@@ -34,9 +33,9 @@ LinkLevel ring_link(std::int64_t ranks, std::int64_t ranks_per_node, const Calib
     if (ranks <= ranks_per_node || ranks <= 1) return cal.intra_node;
     const std::int64_t per_node = std::max<std::int64_t>(ranks_per_node, 1);
     const std::int64_t nodes = (ranks + per_node - 1) / per_node;
-    const double busbw = per_node > 1
-        ? std::min(cal.intra_node.busbw_bytes_per_s, static_cast<double>(per_node) * cal.inter_node.busbw_bytes_per_s)
-        : cal.inter_node.busbw_bytes_per_s;
+    const double busbw = per_node > 1 ? std::min(cal.intra_node.busbw_bytes_per_s,
+                                                 static_cast<double>(per_node) * cal.inter_node.busbw_bytes_per_s)
+                                      : cal.inter_node.busbw_bytes_per_s;
     const double alpha = (static_cast<double>(ranks - nodes) * cal.intra_node.alpha_s +
                           static_cast<double>(nodes - 1) * cal.inter_node.alpha_s) /
                          static_cast<double>(ranks - 1);

@@ -65,13 +65,13 @@ KernelLaw kernel_law(AttentionKernel k) {
 }
 
 struct GemmRate {
-    double peak = 0;          // FLOP/s of the whole GPU
-    double sm = 0;            // 0: no wave model
+    double peak = 0;  // FLOP/s of the whole GPU
+    double sm = 0;    // 0: no wave model
     double tile_m = 0, tile_n = 0;
     double eta = 0;
     double k_half = 0;
     double in_bytes = 0, out_bytes = 0;
-    double bandwidth = 0;     // achieved HBM bytes/s
+    double bandwidth = 0;  // achieved HBM bytes/s
 };
 
 GemmRate gemm_rate(const HardwareProfile& hw, const Calibration& cal, bool fp8) {
@@ -106,7 +106,8 @@ double gemm_s(const GemmRate& r, double m, double n, double k) {
     double compute = 0, extra_bytes = 0;
     if (r.sm > 0) {
         const double tiles = ceil_pos(m / r.tile_m) * ceil_pos(n / r.tile_n);
-        const double splits = tiles >= r.sm ? 1.0 : std::max(1.0, std::min(floor_pos(r.sm / tiles), floor_pos(k / kMinSplitK)));
+        const double splits =
+            tiles >= r.sm ? 1.0 : std::max(1.0, std::min(floor_pos(r.sm / tiles), floor_pos(k / kMinSplitK)));
         const double slice = k / splits;
         const double waves = ceil_pos(tiles * splits / r.sm);
         compute = waves * 2.0 * (slice + r.k_half) * r.tile_m * r.tile_n / (r.peak / r.sm * r.eta);
@@ -127,14 +128,13 @@ GemmPasses gemm_passes(const GemmRate& bf16, const GemmRate& fp8, const GemmOp& 
     return {gemm_s(r, tokens, g.n, g.k), gemm_s(r, tokens, g.k, g.n), gemm_s(r, g.k, g.n, tokens)};
 }
 
-double attention_rate(const HardwareProfile& hw, const Calibration& cal, double head_dim, double seq_len,
-                      bool backward, AttentionKernel kernel) {
+double attention_rate(const HardwareProfile& hw, const Calibration& cal, double head_dim, double seq_len, bool backward,
+                      AttentionKernel kernel) {
     const AttentionLaw& a = cal.attention;
     const KernelLaw k = kernel_law(kernel);
-    const double eta_max =
-        backward ? a.backward_eta_max * k.backward_ratio : a.forward_eta_max * k.forward_ratio;
-    const double half = kernel == AttentionKernel::flash2 ? (backward ? a.backward_half_seq : a.forward_half_seq)
-                                                          : k.half_seq;
+    const double eta_max = backward ? a.backward_eta_max * k.backward_ratio : a.forward_eta_max * k.forward_ratio;
+    const double half =
+        kernel == AttentionKernel::flash2 ? (backward ? a.backward_half_seq : a.forward_half_seq) : k.half_seq;
     const double c = a.head_dim_half;
     const double head = (head_dim / (head_dim + c)) / (128.0 / (128.0 + c));
     return hw.peak_flops() * eta_max * cal.framework_efficiency * head * seq_len / (seq_len + half);
@@ -212,9 +212,9 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
     const double V = static_cast<double>(m.vocab_size), ew = static_cast<double>(m.embed_width());
     const bool fp8 = c.precision == Precision::fp8;
     o.checkpointing = c.activation_checkpointing;
-    o.checkpointed_fraction = m.num_layers > 0 ? static_cast<double>(checkpointed_layers(c, m.num_layers)) /
-                                                     static_cast<double>(m.num_layers)
-                                               : 1.0;
+    o.checkpointed_fraction =
+        m.num_layers > 0 ? static_cast<double>(checkpointed_layers(c, m.num_layers)) / static_cast<double>(m.num_layers)
+                         : 1.0;
     o.attention_kernel = c.attention_kernel;
     o.layers = static_cast<double>(m.num_layers);
 
@@ -404,7 +404,8 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
     const double hf_dev = h.forward + pr.forward + o.head_forward_bytes_per_token * t / bw;
     const double hb_dev = h.dgrad + h.wgrad + pr.dgrad + pr.wgrad + o.head_backward_bytes_per_token * t / bw;
     const double ef_dev = em.forward + o.embed_forward_bytes_per_token * t / bw;
-    const double eb_dev = em.dgrad + em.wgrad + (o.embed_backward_bytes_per_token * t + o.embed_backward_fixed_bytes) / bw;
+    const double eb_dev =
+        em.dgrad + em.wgrad + (o.embed_backward_bytes_per_token * t + o.embed_backward_fixed_bytes) / bw;
     const double tau = cal.kernel_overhead_s;
     out.head_forward_s = std::max(hf_dev, o.head_forward_kernels * tau);
     out.head_backward_s = std::max(hb_dev, o.head_backward_kernels * tau);
@@ -416,9 +417,8 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
     out.attention_s = L * (a_fwd + a_bwd + recompute_attention);
     const double device = L * (dev_f + dev_b) + hf_dev + hb_dev + ef_dev + eb_dev;
     out.memory_s = device - out.gemm_s - out.attention_s;
-    out.host_wait_s = L * (out.layer_forward_s - dev_f + out.layer_backward_s - dev_b) +
-                      (out.head_forward_s - hf_dev) + (out.head_backward_s - hb_dev) +
-                      (out.embed_forward_s - ef_dev) + (out.embed_backward_s - eb_dev);
+    out.host_wait_s = L * (out.layer_forward_s - dev_f + out.layer_backward_s - dev_b) + (out.head_forward_s - hf_dev) +
+                      (out.head_backward_s - hb_dev) + (out.embed_forward_s - ef_dev) + (out.embed_backward_s - eb_dev);
     return out;
 }
 
@@ -428,14 +428,12 @@ ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const H
                          static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len), attention_span(c));
 }
 
-double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k,
-                   bool fp8) noexcept {
+double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k, bool fp8) noexcept {
     return gemm_s(gemm_rate(hw, cal, fp8), m, n, k);
 }
 
-double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width,
-                        double head_dim, double span, double seq_len, bool backward,
-                        AttentionKernel kernel) noexcept {
+double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width, double head_dim,
+                        double span, double seq_len, bool backward, AttentionKernel kernel) noexcept {
     if (!(tokens > 0 && span > 0 && seq_len > 0)) return 0;
     // FlashAttention's FLOP count: 4·tokens·(h·d_h)·span forward; backward 2.5× that
     // (Dao, arXiv 2307.08691, benchmark flops(): five matmuls against two).

@@ -39,15 +39,13 @@ double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac) {
     const double kv = static_cast<double>(m.kv_width());
     const bool gated = m.mlp == MlpKind::gated;
     switch (ac) {
-        case Checkpointing::full:
-            return d;  // the block's input
+        case Checkpointing::full: return d;  // the block's input
         case Checkpointing::selective:
             // torchtitan op-level SAC keeps the block input, attention's output and the
             // output of every matmul it does not recompute (layer_gemms: in a Llama layer
             // q, v, w1, w2; fused layouts keep other tensors).
             return d + q + layer_gemms(m).kept_outputs();
-        case Checkpointing::none:
-            break;
+        case Checkpointing::none: break;
     }
     // Each norm's input and the normalized tensors the projections read (one when a
     // parallel block shares its single norm), q, k, v for attention, its output, the MLP's
@@ -55,8 +53,7 @@ double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac) {
     // inputs where the model has them.
     const double norms = static_cast<double>(m.norms_per_layer);
     const double normed = m.parallel_block && m.norms_per_layer == 1 ? 1 : 2;
-    return (norms + normed) * d + 2 * q + 2 * kv + (gated ? 4 * f : 2 * f) +
-           (m.qk_norm != QkNorm::none ? q + kv : 0);
+    return (norms + normed) * d + 2 * q + 2 * kv + (gated ? 4 * f : 2 * f) + (m.qk_norm != QkNorm::none ? q + kv : 0);
 }
 
 // Adafactor keeps, per matrix, a row and a column vector of second-moment statistics,
@@ -70,8 +67,8 @@ double adafactor_state_elements(const ModelSpec& m, const ParameterCounts& p) {
     if (m.mlp == MlpKind::gated) per_layer += m.fused_gate_up ? (d + 2 * f) + (f + d) : 3 * (d + f);
     else per_layer += 2 * (d + f);
     per_layer += static_cast<double>(p.per_layer - p.per_layer_matmul);  // norms, biases
-    double root = V + ew;                                          // embedding
-    if (!m.tie_word_embeddings) root += V + ew;                    // output projection
+    double root = V + ew;                                                // embedding
+    if (!m.tie_word_embeddings) root += V + ew;                          // output projection
     if (m.lm_head_bias) root += V;
     if (m.position_embedding_rows > 0) root += static_cast<double>(m.position_embedding_rows) + ew;
     if (m.embed_proj_dim > 0) root += 2 * (d + ew);
@@ -151,8 +148,8 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
         if (c.grad_sync == GradSync::last_micro_batch) buffers += P * rb;
         mem.buffers_gib = buffers / kGiB;
     }
-    const double allocated = mem.weights_gib + mem.grads_gib + mem.optimizer_gib + mem.activations_gib +
-                             mem.logits_gib + mem.buffers_gib;
+    const double allocated =
+        mem.weights_gib + mem.grads_gib + mem.optimizer_gib + mem.activations_gib + mem.logits_gib + mem.buffers_gib;
     mem.fragmentation_gib = allocated * cal.fragmentation;
     mem.reserved_gib = cal.reserved_gib;
     mem.total_gib = allocated + mem.fragmentation_gib + mem.reserved_gib;

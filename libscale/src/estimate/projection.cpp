@@ -43,8 +43,7 @@ std::vector<std::int64_t> sorted_counts(std::vector<std::int64_t> counts) {
     for (std::size_t i = 0; i < counts.size(); ++i)
         if (counts[i] <= 0 || counts[i] > kMaxGpus)
             throw std::invalid_argument("gpus[" + std::to_string(i) + "] = " + std::to_string(counts[i]) +
-                                        "; GPU counts must be positive integers, at most " +
-                                        std::to_string(kMaxGpus));
+                                        "; GPU counts must be positive integers, at most " + std::to_string(kMaxGpus));
     std::sort(counts.begin(), counts.end());
     counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
     return counts;
@@ -79,7 +78,8 @@ TrainingConfig config_at(const TrainingConfig& base, std::int64_t smallest, std:
         const std::int64_t unit_ref = smallest * unit;
         const std::int64_t accum = unit_ref > 0 && global_ref % unit_ref == 0 ? global_ref / unit_ref : 0;
         std::int64_t scaled = 0;
-        const bool overflow = __builtin_mul_overflow(gpus, unit, &scaled) || __builtin_mul_overflow(scaled, accum, &scaled);
+        const bool overflow =
+            __builtin_mul_overflow(gpus, unit, &scaled) || __builtin_mul_overflow(scaled, accum, &scaled);
         if (accum > 0 && overflow)
             throw std::invalid_argument("weak scaling to " + std::to_string(gpus) + " GPUs: the global batch " +
                                         std::to_string(gpus) + " × " + std::to_string(unit) + " × " +
@@ -182,8 +182,8 @@ std::vector<ProjectionRow> feasible_rows(const Scenario& s, const std::vector<st
 
 }  // namespace
 
-Solution solve_deadline(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
-                        const Job& job, double deadline_h) {
+Solution solve_deadline(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling, const Job& job,
+                        double deadline_h) {
     if (!(deadline_h > 0))
         throw std::invalid_argument("deadline_h = " + std::to_string(deadline_h) + "; it must be positive hours");
     Solution sol;
@@ -198,8 +198,8 @@ Solution solve_deadline(const Scenario& s, const std::vector<std::int64_t>& gpu_
     return sol;
 }
 
-Solution solve_budget(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
-                      const Job& job, double max_gpu_hours, double max_cost_usd) {
+Solution solve_budget(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling, const Job& job,
+                      double max_gpu_hours, double max_cost_usd) {
     if (std::isnan(max_gpu_hours) && std::isnan(max_cost_usd))
         throw std::invalid_argument("give max_gpu_hours or max_cost_usd (both are unset)");
     if (!std::isnan(max_gpu_hours) && !(max_gpu_hours > 0))
@@ -222,28 +222,30 @@ Solution solve_budget(const Scenario& s, const std::vector<std::int64_t>& gpu_co
 
 std::ostream& operator<<(std::ostream& os, const Job& j) {
     os << "Job(tokens=" << j.tokens << ", epochs=" << j.epochs << ", price_per_gpu_hour_usd=";
-    if (std::isnan(j.price_per_gpu_hour_usd)) os << "None"; else os << j.price_per_gpu_hour_usd;
+    if (std::isnan(j.price_per_gpu_hour_usd)) os << "None";
+    else os << j.price_per_gpu_hour_usd;
     return os << ")";
 }
 
 std::ostream& operator<<(std::ostream& os, const Solution& s) {
     os << "Solution(found=" << (s.found ? "True" : "False") << ", row=";
-    if (s.found) os << s.row; else os << "None";
+    if (s.found) os << s.row;
+    else os << "None";
     return os << ", candidates=" << s.candidates.size() << ")";
 }
 
 std::ostream& operator<<(std::ostream& os, const ProjectionRow& r) {
     return os << "ProjectionRow(gpus=" << r.step.gpus << ", tokens_per_s=" << r.step.tokens_per_s
               << ", scaling_efficiency=" << r.scaling_efficiency << ", wall_time_h=" << r.wall_time_h
-              << ", gpu_hours=" << r.gpu_hours << ", cost_usd=" << r.cost_usd
-              << ", energy_kwh=" << r.energy_kwh << ")";
+              << ", gpu_hours=" << r.gpu_hours << ", cost_usd=" << r.cost_usd << ", energy_kwh=" << r.energy_kwh << ")";
 }
 
 std::ostream& operator<<(std::ostream& os, const Projection& p) {
     os << "Projection(scaling='" << to_string(p.scaling) << "', rows=[";
     for (std::size_t i = 0; i < p.rows.size(); ++i) os << (i ? ", " : "") << p.rows[i];
     os << "], comm_exposed_from_gpus=";
-    if (p.comm_exposed_from_gpus) os << *p.comm_exposed_from_gpus; else os << "None";
+    if (p.comm_exposed_from_gpus) os << *p.comm_exposed_from_gpus;
+    else os << "None";
     return os << ")";
 }
 

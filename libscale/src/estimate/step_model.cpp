@@ -21,14 +21,11 @@ namespace {
 // optimizers are itemized the same way in optimizer_traffic_bytes.
 constexpr double kCheckpointBytes = 14;  // bf16 weights + fp32 master + m + v per parameter
 
-bool is_positive_multiple(std::int64_t value, std::int64_t unit) {
-    return unit > 0 && value > 0 && value % unit == 0;
-}
+bool is_positive_multiple(std::int64_t value, std::int64_t unit) { return unit > 0 && value > 0 && value % unit == 0; }
 
 }  // namespace
 
-ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
-                         const TrainingConfig& c) noexcept {
+ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c) noexcept {
     const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
     if (c.gpus <= 0 || c.gpus > kMaxGpus) return ConfigIssue::gpus;
     if (c.gpus_per_node < 0 || gpn <= 0) return ConfigIssue::gpus_per_node;
@@ -49,17 +46,17 @@ ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
         (!dp.corpus_in_page_cache && !(dp.storage_read_gbps_per_node > 0)) ||
         (!dp.pretokenized && !(dp.tokenize_tokens_per_s_per_core > 0 && dp.loader_workers_per_rank > 0)))
         return ConfigIssue::data_pipeline;
-    if (c.checkpoint.every_steps < 0 ||
-        (c.checkpoint.every_steps > 0 && !(c.checkpoint.write_gbps_per_node > 0)))
+    if (c.checkpoint.every_steps < 0 || (c.checkpoint.every_steps > 0 && !(c.checkpoint.write_gbps_per_node > 0)))
         return ConfigIssue::checkpoint;
     if (c.precision == Precision::fp8 && !(hw.peak_fp8_tflops > 0)) return ConfigIssue::fp8_unsupported;
-    if (c.fp8_all_gather && (c.precision != Precision::fp8 ||
-                             (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp)))
+    if (c.fp8_all_gather &&
+        (c.precision != Precision::fp8 || (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp)))
         return ConfigIssue::fp8_all_gather;
     if (c.checkpoint_every < 1 || c.checkpoint_every > m.num_layers) return ConfigIssue::checkpoint_every;
     // FlashAttention-3 is written for Hopper's tensor cores (Dao-AILab/flash-attention
     // hopper/); fp8 tensor cores mark Hopper and newer in the hardware file.
-    if (c.attention_kernel == AttentionKernel::flash3 && !(hw.peak_fp8_tflops > 0)) return ConfigIssue::attention_kernel;
+    if (c.attention_kernel == AttentionKernel::flash3 && !(hw.peak_fp8_tflops > 0))
+        return ConfigIssue::attention_kernel;
     return ConfigIssue::none;
 }
 
@@ -82,13 +79,11 @@ void validate_config(const ModelSpec& m, const HardwareProfile& hw, const Traini
                 << " GPUs; HSDP replicates whole nodes, so use a multiple of " << gpn << " (e.g. "
                 << (c.gpus / gpn) * gpn << " or " << (c.gpus / gpn + 1) * gpn << ")";
             break;
-        case ConfigIssue::seq_len:
-            msg << "seq_len = " << c.seq_len << "; it must be a positive integer";
-            break;
+        case ConfigIssue::seq_len: msg << "seq_len = " << c.seq_len << "; it must be a positive integer"; break;
         case ConfigIssue::seq_len_too_long:
             msg << "seq_len = " << c.seq_len << " is longer than " << m.name
-                << "'s max_position_embeddings = " << m.max_position_embeddings
-                << "; use at most " << m.max_position_embeddings;
+                << "'s max_position_embeddings = " << m.max_position_embeddings << "; use at most "
+                << m.max_position_embeddings;
             break;
         case ConfigIssue::micro_batch:
             msg << "micro_batch = " << c.micro_batch << "; it must be a positive integer";
@@ -97,8 +92,8 @@ void validate_config(const ModelSpec& m, const HardwareProfile& hw, const Traini
             const std::int64_t unit = c.gpus * c.micro_batch * c.seq_len;
             const std::int64_t lo = std::max<std::int64_t>(unit, c.global_batch_tokens / unit * unit);
             msg << "global_batch_tokens = " << c.global_batch_tokens
-                << " is not a positive multiple of gpus × micro_batch × seq_len = " << c.gpus << " × "
-                << c.micro_batch << " × " << c.seq_len << " = " << unit << "; nearest valid: " << lo;
+                << " is not a positive multiple of gpus × micro_batch × seq_len = " << c.gpus << " × " << c.micro_batch
+                << " × " << c.seq_len << " = " << unit << "; nearest valid: " << lo;
             if (lo < c.global_batch_tokens) msg << " or " << lo + unit;
             break;
         }
@@ -129,8 +124,8 @@ void validate_config(const ModelSpec& m, const HardwareProfile& hw, const Traini
                     << c.data.loader_workers_per_rank << ") must be > 0";
             break;
         case ConfigIssue::checkpoint:
-            msg << "checkpoint: every_steps = " << c.checkpoint.every_steps << ", write_gbps_per_node = "
-                << c.checkpoint.write_gbps_per_node
+            msg << "checkpoint: every_steps = " << c.checkpoint.every_steps
+                << ", write_gbps_per_node = " << c.checkpoint.write_gbps_per_node
                 << "; every_steps must be >= 0, and a positive interval needs write_gbps_per_node > 0";
             break;
         case ConfigIssue::fp8_unsupported:
@@ -160,7 +155,7 @@ namespace {
 // Wall time of one micro-batch with and without its gradient reduction, the collective
 // time in it, and the collectives that run once per step.
 struct Schedule {
-    double sync_s = 0, nosync_s = 0;          // wall time of a micro-batch
+    double sync_s = 0, nosync_s = 0;  // wall time of a micro-batch
     double comm_sync_s = 0, comm_nosync_s = 0;
     double per_step_exposed_s = 0;
     bool hidden = true;
@@ -299,9 +294,9 @@ double checkpoint_amortized_s(const ParameterCounts& p, const TrainingConfig& c,
 
 // Each phase's time × its power, summed over GPUs.
 double energy_j(const StepBreakdown& s, const Calibration& cal) {
-    return static_cast<double>(s.gpus) * ((s.compute_s + s.optimizer_s) * cal.power_compute_w +
-                                          s.exposed_comm_s * cal.power_comm_w +
-                                          (s.data_s + s.checkpoint_s + cal.step_overhead_s) * cal.power_idle_w);
+    return static_cast<double>(s.gpus) *
+           ((s.compute_s + s.optimizer_s) * cal.power_compute_w + s.exposed_comm_s * cal.power_comm_w +
+            (s.data_s + s.checkpoint_s + cal.step_overhead_s) * cal.power_idle_w);
 }
 
 }  // namespace
@@ -310,7 +305,9 @@ double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, con
                         const TrainingConfig& c) noexcept {
     std::int64_t ways = 1;
     switch (c.strategy) {
-        case Strategy::fsdp: case Strategy::zero1: case Strategy::zero2: ways = c.gpus; break;
+        case Strategy::fsdp:
+        case Strategy::zero1:
+        case Strategy::zero2: ways = c.gpus; break;
         case Strategy::hsdp: ways = std::min(c.gpus, c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node); break;
         case Strategy::ddp: ways = 1; break;
     }
@@ -318,21 +315,20 @@ double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, con
     return local * optimizer_traffic_bytes(c) / (hw.hbm_bytes_per_s() * cal.hbm_efficiency);
 }
 
-StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
-                                      const HardwareProfile& hw, const Calibration& cal,
-                                      const TrainingConfig& c) noexcept {
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                                      const Calibration& cal, const TrainingConfig& c) noexcept {
     return estimate_step_unchecked(m, p, hw, cal, c, compute_times(m, p, hw, cal, c));
 }
 
-StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
-                                      const HardwareProfile& hw, const Calibration& cal,
-                                      const TrainingConfig& c, const ComputeTimes& ct) noexcept {
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                                      const Calibration& cal, const TrainingConfig& c,
+                                      const ComputeTimes& ct) noexcept {
     StepBreakdown s;
     const std::int64_t n = c.gpus;
     const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
     const double t = static_cast<double>(c.micro_batch * c.seq_len);
-    const double global = c.global_batch_tokens > 0 ? static_cast<double>(c.global_batch_tokens)
-                                                    : t * static_cast<double>(n);
+    const double global =
+        c.global_batch_tokens > 0 ? static_cast<double>(c.global_batch_tokens) : t * static_cast<double>(n);
     const std::int64_t accum = static_cast<std::int64_t>(std::llround(global / (t * static_cast<double>(n))));
     const double A = static_cast<double>(accum);
     s.gpus = n;
@@ -411,8 +407,7 @@ std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw, const 
                            const TrainingConfig& c) {
     const ParameterCounts p = count_parameters(m);
     const auto fits = [&](const TrainingConfig& x) {
-        return check_config(m, hw, x) == ConfigIssue::none &&
-               estimate_step_unchecked(m, p, hw, cal, x).memory.fits;
+        return check_config(m, hw, x) == ConfigIssue::none && estimate_step_unchecked(m, p, hw, cal, x).memory.fits;
     };
     std::vector<std::string> ways;
     if (c.activation_checkpointing != Checkpointing::full) {
@@ -450,18 +445,17 @@ std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw, const 
     return out;
 }
 
-void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                 const TrainingConfig& c, const StepBreakdown& s) {
+void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c,
+                 const StepBreakdown& s) {
     if (s.memory.fits) return;
     const MemoryBreakdown& mem = s.memory;
     std::ostringstream msg;
-    msg << std::fixed << std::setprecision(1) << m.name << " does not fit on " << c.gpus << " × " << hw.name
-        << " with " << to_string(c.strategy) << ": it needs " << mem.total_gib << " GiB per GPU, "
-        << mem.available_gib << " GiB available (weights " << mem.weights_gib << ", grads " << mem.grads_gib
-        << ", optimizer " << mem.optimizer_gib << ", activations " << mem.activations_gib << ", logits "
-        << mem.logits_gib << ", buffers " << mem.buffers_gib << ", fragmentation " << mem.fragmentation_gib
-        << ", reserved " << mem.reserved_gib << "); even " << std::setprecision(0) << 100.0 * mem.margin
-        << " % less would not fit";
+    msg << std::fixed << std::setprecision(1) << m.name << " does not fit on " << c.gpus << " × " << hw.name << " with "
+        << to_string(c.strategy) << ": it needs " << mem.total_gib << " GiB per GPU, " << mem.available_gib
+        << " GiB available (weights " << mem.weights_gib << ", grads " << mem.grads_gib << ", optimizer "
+        << mem.optimizer_gib << ", activations " << mem.activations_gib << ", logits " << mem.logits_gib << ", buffers "
+        << mem.buffers_gib << ", fragmentation " << mem.fragmentation_gib << ", reserved " << mem.reserved_gib
+        << "); even " << std::setprecision(0) << 100.0 * mem.margin << " % less would not fit";
     const std::string hint = fit_suggestion(m, hw, cal, c);
     if (!hint.empty()) msg << "; " << hint;
     throw DoesNotFitError(msg.str(), mem.total_gib, mem.available_gib);

@@ -84,11 +84,14 @@ void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out) {
             if (out.fits) out.fits[i] = 0;
             continue;
         }
-        const std::uint64_t key = static_cast<std::uint64_t>(c.micro_batch) << 32 ^ static_cast<std::uint64_t>(c.seq_len);
+        const std::uint64_t key =
+            static_cast<std::uint64_t>(c.micro_batch) << 32 ^ static_cast<std::uint64_t>(c.seq_len);
         auto it = timed.find(key);
         if (it == timed.end()) {
-            it = timed.emplace(key, compute_times(plan, hw, cal, static_cast<double>(c.micro_batch * c.seq_len),
-                                                  attention_span(c))).first;
+            it = timed
+                     .emplace(key, compute_times(plan, hw, cal, static_cast<double>(c.micro_batch * c.seq_len),
+                                                 attention_span(c)))
+                     .first;
         }
         const StepBreakdown step = estimate_step_unchecked(m, p, hw, cal, c, it->second);
         if (out.step_time_s) out.step_time_s[i] = step.step_time_s;

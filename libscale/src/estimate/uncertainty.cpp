@@ -24,13 +24,13 @@ constexpr std::size_t kMetrics = 7;
 
 // The figures in RowQuantiles' order.
 std::array<double, kMetrics> metrics_of(const ProjectionRow& r) {
-    return {r.step.step_time_s, r.step.tokens_per_s, r.step.tokens_per_s_per_gpu, r.wall_time_h,
-            r.gpu_hours,        r.cost_usd,          r.energy_kwh};
+    return {r.step.step_time_s, r.step.tokens_per_s, r.step.tokens_per_s_per_gpu, r.wall_time_h, r.gpu_hours,
+            r.cost_usd,         r.energy_kwh};
 }
 
 std::array<Quantiles*, kMetrics> fields_of(RowQuantiles& q) {
-    return {&q.step_time_s, &q.tokens_per_s, &q.tokens_per_s_per_gpu,
-            &q.wall_time_h, &q.gpu_hours, &q.cost_usd, &q.energy_kwh};
+    return {&q.step_time_s, &q.tokens_per_s, &q.tokens_per_s_per_gpu, &q.wall_time_h, &q.gpu_hours,
+            &q.cost_usd,    &q.energy_kwh};
 }
 
 RowQuantiles point_quantiles(const ProjectionRow& r) {

@@ -22,8 +22,7 @@ const char* to_string(StepRounding r) { return r == StepRounding::ceil ? "ceil" 
 
 void validate(const GateConfig& c) { validate_options(gate_options(), c); }
 
-GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens,
-                 const GateConfig& c) {
+GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens, const GateConfig& c) {
     validate(c);
     if (rank_bin_tokens.size() != static_cast<std::size_t>(c.world_size))
         throw std::invalid_argument("rank_bin_tokens: " + std::to_string(rank_bin_tokens.size()) +
@@ -36,31 +35,24 @@ GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens,
         rep.rank = static_cast<std::int64_t>(r);
         rep.sequences = static_cast<std::int64_t>(rank_bin_tokens[r].size());
         // Axolotl groups bins by Python slicing (a short last batch is kept).
-        const bool floor_batches =
-            c.dataloader_drop_last && c.packer != Packer::axolotl_multipack;
-        rep.micro_batches = floor_batches ? rep.sequences / B
-                                          : (rep.sequences + B - 1) / B;
+        const bool floor_batches = c.dataloader_drop_last && c.packer != Packer::axolotl_multipack;
+        rep.micro_batches = floor_batches ? rep.sequences / B : (rep.sequences + B - 1) / B;
         rep.optimizer_steps = c.step_rounding == StepRounding::ceil
                                   ? (rep.micro_batches + c.grad_accum - 1) / c.grad_accum
                                   : rep.micro_batches / c.grad_accum;
-        const std::int64_t used_rows =
-            floor_batches ? rep.micro_batches * B : rep.sequences;
-        for (std::int64_t k = 0; k < used_rows; ++k)
-            rep.tokens += rank_bin_tokens[r][static_cast<std::size_t>(k)];
+        const std::int64_t used_rows = floor_batches ? rep.micro_batches * B : rep.sequences;
+        for (std::int64_t k = 0; k < used_rows; ++k) rep.tokens += rank_bin_tokens[r][static_cast<std::size_t>(k)];
         rep.sequences = used_rows;
-        rep.padding_efficiency =
-            used_rows > 0 ? static_cast<double>(rep.tokens) /
-                                (static_cast<double>(used_rows) * static_cast<double>(c.seq_len))
-                          : 0.0;
+        rep.padding_efficiency = used_rows > 0 ? static_cast<double>(rep.tokens) /
+                                                     (static_cast<double>(used_rows) * static_cast<double>(c.seq_len))
+                                               : 0.0;
         g.total_tokens += rep.tokens;
         g.ranks.push_back(rep);
     }
     g.min_rank = g.max_rank = 0;
     for (const auto& rep : g.ranks) {
-        if (rep.micro_batches < g.ranks[static_cast<std::size_t>(g.min_rank)].micro_batches)
-            g.min_rank = rep.rank;
-        if (rep.micro_batches > g.ranks[static_cast<std::size_t>(g.max_rank)].micro_batches)
-            g.max_rank = rep.rank;
+        if (rep.micro_batches < g.ranks[static_cast<std::size_t>(g.min_rank)].micro_batches) g.min_rank = rep.rank;
+        if (rep.micro_batches > g.ranks[static_cast<std::size_t>(g.max_rank)].micro_batches) g.max_rank = rep.rank;
     }
     g.min_micro_batches = g.ranks[static_cast<std::size_t>(g.min_rank)].micro_batches;
     g.max_micro_batches = g.ranks[static_cast<std::size_t>(g.max_rank)].micro_batches;
@@ -77,9 +69,8 @@ GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens,
         for (std::int64_t k = keep_rows; k < rep.sequences; ++k)
             g.tokens_dropped += rank_bin_tokens[r][static_cast<std::size_t>(k)];
     }
-    g.tokens_dropped_pct = g.total_tokens > 0 ? 100.0 * static_cast<double>(g.tokens_dropped) /
-                                                    static_cast<double>(g.total_tokens)
-                                              : 0.0;
+    g.tokens_dropped_pct =
+        g.total_tokens > 0 ? 100.0 * static_cast<double>(g.tokens_dropped) / static_cast<double>(g.total_tokens) : 0.0;
     g.hang_cost_gpu_hours = static_cast<double>(c.world_size) * c.watchdog_s / 3600.0;
     g.cost_at_risk_gpu_hours = g.passed ? 0.0 : g.hang_cost_gpu_hours;
     return g;
@@ -96,8 +87,8 @@ std::string GateResult::verdict() const {
                       "micro-batches; truncating to %lld drops %lld tokens (%.3f%%)",
                       static_cast<long long>(min_micro_batches), static_cast<long long>(min_rank),
                       static_cast<long long>(max_micro_batches), static_cast<long long>(max_rank),
-                      static_cast<long long>(min_micro_batches),
-                      static_cast<long long>(tokens_dropped), tokens_dropped_pct);
+                      static_cast<long long>(min_micro_batches), static_cast<long long>(tokens_dropped),
+                      tokens_dropped_pct);
     } else {
         std::snprintf(buf, sizeof buf,
                       "FAIL: rank %lld runs %lld micro-batches, rank %lld runs %lld (difference "
@@ -106,9 +97,8 @@ std::string GateResult::verdict() const {
                       static_cast<long long>(min_rank), static_cast<long long>(min_micro_batches),
                       static_cast<long long>(max_rank), static_cast<long long>(max_micro_batches),
                       static_cast<long long>(difference), static_cast<long long>(min_micro_batches),
-                      static_cast<long long>(micro_batches_dropped),
-                      static_cast<long long>(tokens_dropped), tokens_dropped_pct,
-                      cost_at_risk_gpu_hours);
+                      static_cast<long long>(micro_batches_dropped), static_cast<long long>(tokens_dropped),
+                      tokens_dropped_pct, cost_at_risk_gpu_hours);
     }
     return buf;
 }
@@ -121,16 +111,16 @@ RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig
     out.rank_bin_tokens.resize(static_cast<std::size_t>(c.world_size));
     if (c.packer == Packer::axolotl_multipack || c.shard_before_packing) {
         if (c.world_size > n)
-            throw std::invalid_argument("world_size = " + std::to_string(c.world_size) +
-                                        " exceeds the " + std::to_string(n) + " samples");
+            throw std::invalid_argument("world_size = " + std::to_string(c.world_size) + " exceeds the " +
+                                        std::to_string(n) + " samples");
         for (std::size_t i = 0; i < lengths.size(); ++i)
             if (lengths[i] == 0)
                 throw std::invalid_argument("lengths[" + std::to_string(i) +
                                             "] = 0: every sample must have at least 1 token");
         std::vector<std::uint32_t> shard;
         for (std::int64_t r = 0; r < c.world_size; ++r) {
-            const auto idx = distributed_sampler_indices(n, c.world_size, r, c.shuffle, c.seed,
-                                                         c.epoch, c.sampler_drop_last);
+            const auto idx =
+                distributed_sampler_indices(n, c.world_size, r, c.shuffle, c.seed, c.epoch, c.sampler_drop_last);
             Bins bins;
             if (c.packer == Packer::axolotl_multipack) {
                 bins = pack_axolotl_rank(lengths, idx, c.seq_len);
@@ -152,12 +142,11 @@ RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig
     out.overflow = p.overflow;
     out.global_bins = p.bins.num_bins();
     if (c.world_size > out.global_bins)
-        throw std::invalid_argument("world_size = " + std::to_string(c.world_size) +
-                                    " exceeds the " + std::to_string(out.global_bins) +
-                                    " packed sequences: some ranks would get none");
+        throw std::invalid_argument("world_size = " + std::to_string(c.world_size) + " exceeds the " +
+                                    std::to_string(out.global_bins) + " packed sequences: some ranks would get none");
     for (std::int64_t r = 0; r < c.world_size; ++r) {
-        const auto idx = distributed_sampler_indices(out.global_bins, c.world_size, r, c.shuffle,
-                                                     c.seed, c.epoch, c.sampler_drop_last);
+        const auto idx = distributed_sampler_indices(out.global_bins, c.world_size, r, c.shuffle, c.seed, c.epoch,
+                                                     c.sampler_drop_last);
         auto& v = out.rank_bin_tokens[static_cast<std::size_t>(r)];
         v.reserve(idx.size());
         for (std::int64_t b : idx) v.push_back(p.bins.bin_tokens[static_cast<std::size_t>(b)]);
@@ -186,8 +175,7 @@ GateResult run_gate(std::span<const std::uint32_t> lengths, const GateConfig& c)
 std::ostream& operator<<(std::ostream& os, const OverflowCounts& o) {
     return os << "OverflowCounts(truncated_samples=" << o.truncated_samples
               << ", truncated_tokens=" << o.truncated_tokens << ", split_samples=" << o.split_samples
-              << ", dropped_samples=" << o.dropped_samples << ", dropped_tokens=" << o.dropped_tokens
-              << ')';
+              << ", dropped_samples=" << o.dropped_samples << ", dropped_tokens=" << o.dropped_tokens << ')';
 }
 
 std::ostream& operator<<(std::ostream& os, const PackResult& p) {

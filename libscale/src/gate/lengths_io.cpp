@@ -46,15 +46,13 @@ T load_le(const unsigned char* p) {
     return v;
 }
 
-[[noreturn]] void bad_value(const std::string& origin, std::uint64_t index, const std::string& v,
-                            const char* why) {
+[[noreturn]] void bad_value(const std::string& origin, std::uint64_t index, const std::string& v, const char* why) {
     throw ParseError(origin + ": lengths[" + std::to_string(index) + "] = " + v + ": " + why);
 }
 
 // Converts `count` items of `dtype` at `data` into out (validating each).
-void convert(const unsigned char* data, std::uint64_t count, LengthDtype dtype,
-             const std::string& origin, std::uint64_t first_index,
-             std::vector<std::uint32_t>& out) {
+void convert(const unsigned char* data, std::uint64_t count, LengthDtype dtype, const std::string& origin,
+             std::uint64_t first_index, std::vector<std::uint32_t>& out) {
     const std::size_t sz = item_size(dtype);
     for (std::uint64_t k = 0; k < count; ++k) {
         const unsigned char* p = data + k * sz;
@@ -94,8 +92,8 @@ std::vector<std::uint32_t> read_items(std::ifstream& f, std::uint64_t count, Len
         out.resize(static_cast<std::size_t>(count));
         f.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(count * 4));
         if (static_cast<std::uint64_t>(f.gcount()) != count * 4)
-            throw ParseError(origin + ": truncated: read " + std::to_string(f.gcount()) +
-                             " of " + std::to_string(count * 4) + " data bytes");
+            throw ParseError(origin + ": truncated: read " + std::to_string(f.gcount()) + " of " +
+                             std::to_string(count * 4) + " data bytes");
         check_nonzero(out, origin);
         return out;
     }
@@ -179,22 +177,21 @@ std::vector<std::uint32_t> read_lengths_npy(const std::string& path) {
         header_len = load_le<std::uint32_t>(pre + 8);
         data_start = 12 + header_len;
     } else {
-        throw ParseError(path + ": .npy format version " + std::to_string(major) + "." +
-                         std::to_string(pre[7]) + ": only 1.0 and 2.0 are read");
+        throw ParseError(path + ": .npy format version " + std::to_string(major) + "." + std::to_string(pre[7]) +
+                         ": only 1.0 and 2.0 are read");
     }
     if (data_start > size) throw ParseError(path + ": truncated .npy header");
     std::string h(static_cast<std::size_t>(header_len), '\0');
     f.read(h.data(), static_cast<std::streamsize>(header_len));
 
     std::string descr = header_value(h, "descr", path);
-    if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"'))
-        descr = descr.substr(1, descr.size() - 2);
+    if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"')) descr = descr.substr(1, descr.size() - 2);
     LengthDtype dtype{};
     if (descr == "<u2" || descr == "<u4" || descr == "<u8" || descr == "<i4" || descr == "<i8")
         dtype = parse_length_dtype(descr);
     else
-        throw ParseError(path + ": dtype '" + descr + "' is not supported: must be one of " +
-                         kValidDtypes + " (little-endian integers)");
+        throw ParseError(path + ": dtype '" + descr + "' is not supported: must be one of " + kValidDtypes +
+                         " (little-endian integers)");
     const std::string fortran = header_value(h, "fortran_order", path);
     const std::string shape = header_value(h, "shape", path);
     // 1-D: "(N,)". A 1-D array is laid out the same in C and Fortran order.
@@ -216,9 +213,9 @@ std::vector<std::uint32_t> read_lengths_npy(const std::string& path) {
     if (n == 0) throw ParseError(path + ": empty dataset (shape " + shape + ")");
     const std::uint64_t need = n * item_size(dtype);
     if (size - data_start < need)
-        throw ParseError(path + ": truncated: header says " + std::to_string(n) + " items of " +
-                         descr + " (" + std::to_string(need) + " bytes), the file holds " +
-                         std::to_string(size - data_start) + " data bytes");
+        throw ParseError(path + ": truncated: header says " + std::to_string(n) + " items of " + descr + " (" +
+                         std::to_string(need) + " bytes), the file holds " + std::to_string(size - data_start) +
+                         " data bytes");
     f.seekg(static_cast<std::streamoff>(data_start));
     return read_items(f, n, dtype, path);
 }
@@ -229,9 +226,8 @@ std::vector<std::uint32_t> read_lengths_raw(const std::string& path, LengthDtype
     const std::size_t sz = item_size(dtype);
     if (size == 0) throw ParseError(path + ": empty dataset (0 bytes)");
     if (size % sz != 0)
-        throw ParseError(path + ": " + std::to_string(size) + " bytes is not a multiple of " +
-                         std::to_string(sz) + " (dtype " + to_string(dtype) +
-                         "): truncated file or wrong dtype");
+        throw ParseError(path + ": " + std::to_string(size) + " bytes is not a multiple of " + std::to_string(sz) +
+                         " (dtype " + to_string(dtype) + "): truncated file or wrong dtype");
     return read_items(f, size / sz, dtype, path);
 }
 
@@ -253,11 +249,11 @@ std::vector<std::uint32_t> read_lengths_jsonl(const std::string& path, const std
         const auto it = j.find(field);
         if (it == j.end()) throw ParseError(where + ": no field '" + field + "'");
         if (!it->is_number_integer())
-            throw ParseError(where + ": field '" + field + "' = " + it->dump() +
-                             ": must be an integer");
+            throw ParseError(where + ": field '" + field + "' = " + it->dump() + ": must be an integer");
         if (it->is_number_unsigned()) {
             const auto v = it->get<std::uint64_t>();
-            if (v == 0) throw ParseError(where + ": field '" + field + "' = 0: every sample must have at least 1 token");
+            if (v == 0)
+                throw ParseError(where + ": field '" + field + "' = 0: every sample must have at least 1 token");
             if (v > std::numeric_limits<std::uint32_t>::max())
                 throw ParseError(where + ": field '" + field + "' = " + std::to_string(v) +
                                  ": longer than 4294967295 tokens");
@@ -278,20 +274,25 @@ std::vector<std::uint32_t> read_lengths_jsonl(const std::string& path, const std
 }
 
 void write_lengths_npy(const std::string& path, std::span<const std::uint32_t> lengths) {
-    std::string h = "{'descr': '<u4', 'fortran_order': False, 'shape': (" +
-                    std::to_string(lengths.size()) + ",), }";
+    std::string h = "{'descr': '<u4', 'fortran_order': False, 'shape': (" + std::to_string(lengths.size()) + ",), }";
     const std::size_t total = 10 + h.size() + 1;
     h.append((64 - total % 64) % 64, ' ');
     h.push_back('\n');
     std::ofstream f(path, std::ios::binary);
     if (!f) throw std::invalid_argument("path = '" + path + "': cannot write the file");
-    const unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+    const unsigned char pre[10] = {0x93,
+                                   'N',
+                                   'U',
+                                   'M',
+                                   'P',
+                                   'Y',
+                                   1,
+                                   0,
                                    static_cast<unsigned char>(h.size() & 0xFF),
                                    static_cast<unsigned char>(h.size() >> 8)};
     f.write(reinterpret_cast<const char*>(pre), 10);
     f.write(h.data(), static_cast<std::streamsize>(h.size()));
-    f.write(reinterpret_cast<const char*>(lengths.data()),
-            static_cast<std::streamsize>(lengths.size() * 4));
+    f.write(reinterpret_cast<const char*>(lengths.data()), static_cast<std::streamsize>(lengths.size() * 4));
 }
 
 }  // namespace libscale

@@ -19,8 +19,8 @@ constexpr std::int64_t kMaxSeqLen = std::int64_t{1} << 26;
 
 void check_seq_len(std::int64_t seq_len) {
     if (seq_len < 1 || seq_len > kMaxSeqLen)
-        throw std::invalid_argument("seq_len = " + std::to_string(seq_len) +
-                                    ": must be in [1, " + std::to_string(kMaxSeqLen) + "]");
+        throw std::invalid_argument("seq_len = " + std::to_string(seq_len) + ": must be in [1, " +
+                                    std::to_string(kMaxSeqLen) + "]");
 }
 
 void check_lengths(std::span<const std::uint32_t> lengths) {
@@ -106,8 +106,7 @@ public:
         for (;;) {
             const std::size_t w = pos >> 6;
             const unsigned b = static_cast<unsigned>(pos & 63);
-            const std::uint64_t mask =
-                b == 63 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (b + 1)) - 1);
+            const std::uint64_t mask = b == 63 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (b + 1)) - 1);
             const std::uint64_t bits = lv_[lvl][w] & mask;
             if (bits) {
                 pos = (w << 6) | static_cast<std::size_t>(63 - std::countl_zero(bits));
@@ -218,11 +217,9 @@ void wrap_into(std::span<const std::uint32_t> lengths, std::size_t begin, std::s
 }  // namespace
 
 Packer parse_packer(std::string_view s) {
-    static constexpr Packer all[] = {Packer::trl_bfd,      Packer::trl_bfd_split,
-                                     Packer::trl_wrapped,  Packer::nemo_ffd,
-                                     Packer::torchtune,    Packer::torchtune_split,
-                                     Packer::llamafactory, Packer::axolotl_multipack,
-                                     Packer::none};
+    static constexpr Packer all[] = {Packer::trl_bfd,      Packer::trl_bfd_split,     Packer::trl_wrapped,
+                                     Packer::nemo_ffd,     Packer::torchtune,         Packer::torchtune_split,
+                                     Packer::llamafactory, Packer::axolotl_multipack, Packer::none};
     std::string valid;
     for (Packer p : all) {
         if (s == to_string(p)) return p;
@@ -246,34 +243,30 @@ const char* to_string(Packer p) {
     return "?";
 }
 
-std::vector<std::int64_t> map_batch_bounds(std::int64_t n, std::int64_t map_batch_size,
-                                           std::int64_t num_proc) {
+std::vector<std::int64_t> map_batch_bounds(std::int64_t n, std::int64_t map_batch_size, std::int64_t num_proc) {
     if (n < 0) throw std::invalid_argument("n = " + std::to_string(n) + ": must be ≥ 0");
     if (map_batch_size < 0)
         throw std::invalid_argument("map_batch_size = " + std::to_string(map_batch_size) +
                                     ": must be ≥ 1, or 0 for the whole dataset");
-    if (num_proc < 1)
-        throw std::invalid_argument("num_proc = " + std::to_string(num_proc) + ": must be ≥ 1");
+    if (num_proc < 1) throw std::invalid_argument("num_proc = " + std::to_string(num_proc) + ": must be ≥ 1");
     std::vector<std::int64_t> bounds{0};
     const std::int64_t shards = std::min(num_proc, std::max<std::int64_t>(n, 1));
     const std::int64_t div = n / shards, mod = n % shards;
     for (std::int64_t s = 0; s < shards; ++s) {
         const std::int64_t start = s * div + std::min(s, mod);
         const std::int64_t end = start + div + (s < mod ? 1 : 0);
-        const std::int64_t step = map_batch_size == 0 ? std::max<std::int64_t>(end - start, 1)
-                                                      : map_batch_size;
+        const std::int64_t step = map_batch_size == 0 ? std::max<std::int64_t>(end - start, 1) : map_batch_size;
         for (std::int64_t b = start + step; b < end; b += step) bounds.push_back(b);
         if (end > bounds.back()) bounds.push_back(end);
     }
     return bounds;
 }
 
-PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
-                        bool split, std::int64_t map_batch_size, std::int64_t num_proc) {
+PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split,
+                        std::int64_t map_batch_size, std::int64_t num_proc) {
     PackResult res = begin_pack(lengths, seq_len);
     const auto S = static_cast<std::uint32_t>(seq_len);
-    const auto bounds =
-        map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
+    const auto bounds = map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
 
     IntSet spaces(static_cast<std::size_t>(S) + 1);
     constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
@@ -337,10 +330,8 @@ PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq
             remaining[bin] = left;
             if (left > 0) {
                 next_in_queue[bin] = kNone;
-                if (tail[left] == kNone)
-                    head[left] = bin;
-                else
-                    next_in_queue[tail[left]] = bin;
+                if (tail[left] == kNone) head[left] = bin;
+                else next_in_queue[tail[left]] = bin;
                 tail[left] = bin;
                 spaces.insert(left);
             }
@@ -359,11 +350,10 @@ PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq
     return res;
 }
 
-PackResult pack_trl_wrapped(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
-                            std::int64_t map_batch_size, std::int64_t num_proc) {
+PackResult pack_trl_wrapped(std::span<const std::uint32_t> lengths, std::int64_t seq_len, std::int64_t map_batch_size,
+                            std::int64_t num_proc) {
     PackResult res = begin_pack(lengths, seq_len);
-    const auto bounds =
-        map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
+    const auto bounds = map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
     SeqBins out;
     const auto S = static_cast<std::uint32_t>(seq_len);
     for (std::size_t c = 0; c + 1 < bounds.size(); ++c)
@@ -417,8 +407,7 @@ PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t se
                 cap *= 2;
                 tree.assign(2 * cap, 0);
                 for (std::size_t b = 0; b < room.size(); ++b) tree[cap + b] = room[b];
-                for (std::size_t i = cap - 1; i >= 1; --i)
-                    tree[i] = std::max(tree[2 * i], tree[2 * i + 1]);
+                for (std::size_t i = cap - 1; i >= 1; --i) tree[i] = std::max(tree[2 * i], tree[2 * i + 1]);
             }
         }
         room[bin] -= len;
@@ -429,8 +418,7 @@ PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t se
     return res;
 }
 
-PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
-                          bool split_across_pack) {
+PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split_across_pack) {
     PackResult res = begin_pack(lengths, seq_len);
     const auto S = static_cast<std::uint32_t>(seq_len);
     SeqBins out;
@@ -440,8 +428,7 @@ PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t s
             const std::uint32_t L = lengths[i];
             if (L > S)
                 throw std::invalid_argument(
-                    "lengths[" + std::to_string(i) + "] = " + std::to_string(L) +
-                    " > seq_len = " + std::to_string(S) +
+                    "lengths[" + std::to_string(i) + "] = " + std::to_string(L) + " > seq_len = " + std::to_string(S) +
                     ": torchtune PackedDataset raises ValueError unless split_across_pack=True");
             if (used > S || used + L > S) {
                 out.open();
@@ -459,12 +446,11 @@ PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t s
     return res;
 }
 
-PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
-                             std::int64_t map_batch_size, std::int64_t num_proc) {
+PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_t seq_len, std::int64_t map_batch_size,
+                             std::int64_t num_proc) {
     PackResult res = begin_pack(lengths, seq_len);
     const auto S = static_cast<std::uint32_t>(seq_len);
-    const auto bounds =
-        map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
+    const auto bounds = map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
     SeqBins out;
     IntSet present(static_cast<std::size_t>(S) + 1);
     std::vector<std::uint32_t> count(static_cast<std::size_t>(S) + 1, 0);
@@ -473,8 +459,7 @@ PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_
     const unsigned key_bits = bits_for(seq_len);
     for (std::size_t c = 0; c + 1 < bounds.size(); ++c) {
         items.clear();
-        for (auto i = static_cast<std::size_t>(bounds[c]);
-             i < static_cast<std::size_t>(bounds[c + 1]); ++i) {
+        for (auto i = static_cast<std::size_t>(bounds[c]); i < static_cast<std::size_t>(bounds[c + 1]); ++i) {
             if (lengths[i] > S) {
                 ++res.overflow.dropped_samples;
                 res.overflow.dropped_tokens += lengths[i];
@@ -486,8 +471,7 @@ PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_
         // length2indexes[length]: the batch's samples of that length in order; pop()
         // takes the last. After a stable sort by length, a length's samples are a run.
         radix_sort(items, tmp, key_bits);
-        for (std::size_t k = 0; k < items.size(); ++k)
-            end[items[k].key] = static_cast<std::uint32_t>(k + 1);
+        for (std::size_t k = 0; k < items.size(); ++k) end[items[k].key] = static_cast<std::uint32_t>(k + 1);
         std::size_t left = items.size();
         while (left > 0) {
             out.open();
@@ -507,16 +491,15 @@ PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_
     return res;
 }
 
-Bins pack_axolotl_rank(std::span<const std::uint32_t> lengths,
-                       std::span<const std::int64_t> indices, std::int64_t seq_len) {
+Bins pack_axolotl_rank(std::span<const std::uint32_t> lengths, std::span<const std::int64_t> indices,
+                       std::int64_t seq_len) {
     check_seq_len(seq_len);
     SeqBins out;
     std::int64_t used = seq_len + 1;
     for (const std::int64_t idx : indices) {
         if (idx < 0 || static_cast<std::size_t>(idx) >= lengths.size())
-            throw std::invalid_argument("indices: " + std::to_string(idx) +
-                                        " is outside [0, " + std::to_string(lengths.size()) +
-                                        ")");
+            throw std::invalid_argument("indices: " + std::to_string(idx) + " is outside [0, " +
+                                        std::to_string(lengths.size()) + ")");
         const std::uint32_t L = lengths[static_cast<std::size_t>(idx)];
         if (used + L > seq_len) {
             out.open();
@@ -550,12 +533,11 @@ PackResult pack_none(std::span<const std::uint32_t> lengths, std::int64_t seq_le
     return res;
 }
 
-PackResult pack(Packer p, std::span<const std::uint32_t> lengths, std::int64_t seq_len,
-                std::int64_t map_batch_size, std::int64_t num_proc) {
+PackResult pack(Packer p, std::span<const std::uint32_t> lengths, std::int64_t seq_len, std::int64_t map_batch_size,
+                std::int64_t num_proc) {
     switch (p) {
         case Packer::trl_bfd: return pack_trl_bfd(lengths, seq_len, false, map_batch_size, num_proc);
-        case Packer::trl_bfd_split:
-            return pack_trl_bfd(lengths, seq_len, true, map_batch_size, num_proc);
+        case Packer::trl_bfd_split: return pack_trl_bfd(lengths, seq_len, true, map_batch_size, num_proc);
         case Packer::trl_wrapped: return pack_trl_wrapped(lengths, seq_len, map_batch_size, num_proc);
         case Packer::nemo_ffd: return pack_nemo_ffd(lengths, seq_len);
         case Packer::torchtune: return pack_torchtune(lengths, seq_len, false);
@@ -569,14 +551,11 @@ PackResult pack(Packer p, std::span<const std::uint32_t> lengths, std::int64_t s
         "pack_axolotl_rank");
 }
 
-std::vector<std::int64_t> distributed_sampler_indices(std::int64_t n, std::int64_t world_size,
-                                                      std::int64_t rank, bool shuffle,
-                                                      std::uint64_t seed, std::int64_t epoch,
+std::vector<std::int64_t> distributed_sampler_indices(std::int64_t n, std::int64_t world_size, std::int64_t rank,
+                                                      bool shuffle, std::uint64_t seed, std::int64_t epoch,
                                                       bool drop_last) {
     if (n < 1) throw std::invalid_argument("n = " + std::to_string(n) + ": dataset is empty");
-    if (world_size < 1)
-        throw std::invalid_argument("world_size = " + std::to_string(world_size) +
-                                    ": must be ≥ 1");
+    if (world_size < 1) throw std::invalid_argument("world_size = " + std::to_string(world_size) + ": must be ≥ 1");
     if (rank < 0 || rank >= world_size)
         throw std::invalid_argument("rank = " + std::to_string(rank) + ": must be in [0, " +
                                     std::to_string(world_size) + ")");

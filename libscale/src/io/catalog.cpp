@@ -7,8 +7,8 @@
 
 #include "embedded_data.hpp"
 #include "libscale/io/error.hpp"
-#include "libscale/spec/hf_config.hpp"
 #include "libscale/io/json_io.hpp"
+#include "libscale/spec/hf_config.hpp"
 
 namespace libscale {
 
@@ -79,8 +79,8 @@ bool looks_like_path(std::string_view s) {
     std::vector<std::string> near = closest_names(lower(name), names);
     std::string msg = std::string("unknown ") + what + " '" + std::string(name) + "'; closest: ";
     for (std::size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "") + near[i];
-    msg += std::string(" (see `libscale ") + (std::string(what) == "model" ? "models" : "hardware") +
-           "`), or give " + file_hint;
+    msg += std::string(" (see `libscale ") + (std::string(what) == "model" ? "models" : "hardware") + "`), or give " +
+           file_hint;
     throw UnknownNameError(msg, std::move(near));
 }
 

@@ -24,8 +24,7 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::vector<std::string> closest_names(const std::string& name,
-                                       const std::vector<std::string>& candidates,
+std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
                                        std::size_t max_results) {
     std::vector<std::pair<std::size_t, std::string>> scored;
     scored.reserve(candidates.size());
@@ -35,11 +34,9 @@ std::vector<std::string> closest_names(const std::string& name,
         if (!name.empty() && c.find(name) != std::string::npos) d = std::min<std::size_t>(d, 1);
         scored.emplace_back(d, c);
     }
-    std::stable_sort(scored.begin(), scored.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < scored.size() && out.size() < max_results; ++i)
-        out.push_back(scored[i].second);
+    for (std::size_t i = 0; i < scored.size() && out.size() < max_results; ++i) out.push_back(scored[i].second);
     return out;
 }
 

@@ -1,12 +1,12 @@
 #include "libscale/io/json_io.hpp"
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <system_error>
 #include <utility>
-#include <unistd.h>
 
 #include "libscale/io/error.hpp"
 
@@ -22,7 +22,12 @@ json parse_json(std::string_view text, std::string_view origin) {
         std::size_t line = 1, column = 1;
         const std::size_t stop = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
         for (std::size_t i = 0; i < stop; ++i) {
-            if (text[i] == '\n') { ++line; column = 1; } else { ++column; }
+            if (text[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
         }
         std::string what = e.what();
         if (const auto pos = what.find(": syntax error"); pos != std::string::npos) what = what.substr(pos + 2);
@@ -42,8 +47,7 @@ json read_json_file(const std::filesystem::path& path) {
 
 namespace {
 
-[[noreturn]] void field_error(std::string_view origin, const std::string& field, const json& v,
-                              const char* expected) {
+[[noreturn]] void field_error(std::string_view origin, const std::string& field, const json& v, const char* expected) {
     throw ParseError(std::string(origin) + ": field '" + field + "' = " + v.dump() + "; expected " + expected);
 }
 
@@ -159,19 +163,24 @@ CalibrationFractions calibration_fractions_from_json(const json& j, std::string_
     const json& comm = section(j, "comm", "comm");
     const json& intra = section(comm, "intra_node", "comm.intra_node");
     f.intra_alpha_us = in_range(intra, "alpha_us", "comm.intra_node.alpha_us", 0, 1e6, "microseconds in [0, 1e6]");
-    f.intra_busbw_fraction = in_range(intra, "busbw_fraction", "comm.intra_node.busbw_fraction", 1e-9, 1, "a fraction of the line rate in (0, 1]");
+    f.intra_busbw_fraction = in_range(intra, "busbw_fraction", "comm.intra_node.busbw_fraction", 1e-9, 1,
+                                      "a fraction of the line rate in (0, 1]");
     const json& inter = section(comm, "inter_node", "comm.inter_node");
     f.inter_alpha_us = in_range(inter, "alpha_us", "comm.inter_node.alpha_us", 0, 1e6, "microseconds in [0, 1e6]");
-    f.inter_busbw_fraction = in_range(inter, "busbw_fraction", "comm.inter_node.busbw_fraction", 1e-9, 1, "a fraction of the line rate in (0, 1]");
+    f.inter_busbw_fraction = in_range(inter, "busbw_fraction", "comm.inter_node.busbw_fraction", 1e-9, 1,
+                                      "a fraction of the line rate in (0, 1]");
     const json& memory = section(j, "memory", "memory");
     f.hbm_efficiency = num(memory, "hbm_efficiency", "memory.hbm_efficiency");
     f.reserved_gib = num(memory, "reserved_gib", "memory.reserved_gib");
     f.fragmentation = num(memory, "fragmentation", "memory.fragmentation");
     f.memory_margin = num(memory, "margin", "memory.margin");
     const json& power = section(j, "power", "power");
-    f.power_compute_fraction = in_range(power, "compute_fraction", "power.compute_fraction", 0, 1, "a fraction of board power in [0, 1]");
-    f.power_comm_fraction = in_range(power, "comm_fraction", "power.comm_fraction", 0, 1, "a fraction of board power in [0, 1]");
-    f.power_idle_fraction = in_range(power, "idle_fraction", "power.idle_fraction", 0, 1, "a fraction of board power in [0, 1]");
+    f.power_compute_fraction =
+        in_range(power, "compute_fraction", "power.compute_fraction", 0, 1, "a fraction of board power in [0, 1]");
+    f.power_comm_fraction =
+        in_range(power, "comm_fraction", "power.comm_fraction", 0, 1, "a fraction of board power in [0, 1]");
+    f.power_idle_fraction =
+        in_range(power, "idle_fraction", "power.idle_fraction", 0, 1, "a fraction of board power in [0, 1]");
     f.prior_log_sd = prior_from_json(j, origin);
     return f;
 }

@@ -11,8 +11,7 @@ Checkpointing parse_checkpointing(std::string_view s) {
     if (s == "none" || s == "off") return Checkpointing::none;
     if (s == "selective" || s == "op") return Checkpointing::selective;
     if (s == "full") return Checkpointing::full;
-    throw std::invalid_argument("activation_checkpointing = '" + std::string(s) +
-                                "'; valid: none, selective, full");
+    throw std::invalid_argument("activation_checkpointing = '" + std::string(s) + "'; valid: none, selective, full");
 }
 
 const char* to_string(Checkpointing c) {
@@ -27,22 +26,21 @@ const char* to_string(Checkpointing c) {
 double causal_attention_span(std::int64_t seq_len) { return 0.5 * static_cast<double>(seq_len); }
 
 double packed_attention_span(std::span<const std::int64_t> document_lengths) {
-    if (document_lengths.empty())
-        throw std::invalid_argument("document_lengths is empty; give at least one length");
+    if (document_lengths.empty()) throw std::invalid_argument("document_lengths is empty; give at least one length");
     double sum = 0, sum_sq = 0;
     for (std::size_t i = 0; i < document_lengths.size(); ++i) {
         const std::int64_t l = document_lengths[i];
         if (l <= 0)
-            throw std::invalid_argument("document_lengths[" + std::to_string(i) + "] = " +
-                                        std::to_string(l) + "; lengths must be positive");
+            throw std::invalid_argument("document_lengths[" + std::to_string(i) + "] = " + std::to_string(l) +
+                                        "; lengths must be positive");
         sum += static_cast<double>(l);
         sum_sq += static_cast<double>(l) * static_cast<double>(l);
     }
     return sum_sq / (2.0 * sum);
 }
 
-FlopsPerToken flops_per_token(const ParameterCounts& p, const ModelSpec& m,
-                              double attention_span_tokens, Checkpointing checkpointing) {
+FlopsPerToken flops_per_token(const ParameterCounts& p, const ModelSpec& m, double attention_span_tokens,
+                              Checkpointing checkpointing) {
     FlopsPerToken f;
     const double L = static_cast<double>(m.num_layers);
     const double q_width = static_cast<double>(m.num_heads * m.head_dim);
@@ -75,15 +73,13 @@ FlopsPerToken flops_per_token(const ParameterCounts& p, const ModelSpec& m,
     return f;
 }
 
-FlopsPerToken flops_per_token(const ModelSpec& m, double attention_span_tokens,
-                              Checkpointing checkpointing) {
+FlopsPerToken flops_per_token(const ModelSpec& m, double attention_span_tokens, Checkpointing checkpointing) {
     return flops_per_token(count_parameters(m), m, attention_span_tokens, checkpointing);
 }
 
 std::ostream& operator<<(std::ostream& os, const FlopsPerToken& f) {
-    return os << "FlopsPerToken(forward=" << f.forward << ", backward=" << f.backward
-              << ", recompute=" << f.recompute << ", model=" << f.model
-              << ", hardware=" << f.hardware << ")";
+    return os << "FlopsPerToken(forward=" << f.forward << ", backward=" << f.backward << ", recompute=" << f.recompute
+              << ", model=" << f.model << ", hardware=" << f.hardware << ")";
 }
 
 }  // namespace libscale

@@ -29,21 +29,22 @@ void HardwareProfile::validate() const {
     require(pos(hbm_tbps), name, "hbm_tbps", hbm_tbps, "it must be a positive number");
     require(pos(nvlink_gbps_bidir), name, "nvlink_gbps_bidir", nvlink_gbps_bidir, "it must be a positive number");
     require(pos(nic_gbps_per_gpu), name, "nic_gbps_per_gpu", nic_gbps_per_gpu, "it must be a positive number");
-    require(gpus_per_node > 0, name, "gpus_per_node", static_cast<double>(gpus_per_node), "it must be a positive integer");
+    require(gpus_per_node > 0, name, "gpus_per_node", static_cast<double>(gpus_per_node),
+            "it must be a positive integer");
     require(pos(board_power_w), name, "board_power_w", board_power_w, "it must be a positive number");
-    require(std::isnan(idle_power_w) || (idle_power_w >= 0 && idle_power_w <= board_power_w), name,
-            "idle_power_w", idle_power_w, "it must be null or between 0 and board_power_w");
-    require(std::isfinite(price_per_gpu_hour_usd) && price_per_gpu_hour_usd >= 0, name,
-            "price_per_gpu_hour_usd", price_per_gpu_hour_usd, "it must be a number >= 0");
+    require(std::isnan(idle_power_w) || (idle_power_w >= 0 && idle_power_w <= board_power_w), name, "idle_power_w",
+            idle_power_w, "it must be null or between 0 and board_power_w");
+    require(std::isfinite(price_per_gpu_hour_usd) && price_per_gpu_hour_usd >= 0, name, "price_per_gpu_hour_usd",
+            price_per_gpu_hour_usd, "it must be a number >= 0");
 }
 
 std::ostream& operator<<(std::ostream& os, const HardwareProfile& h) {
     os << "HardwareProfile(name='" << h.name << "', peak_bf16_tflops=" << h.peak_bf16_tflops
-       << ", hbm_gib=" << h.hbm_gib << ", hbm_tbps=" << h.hbm_tbps
-       << ", nvlink_gbps_bidir=" << h.nvlink_gbps_bidir << ", nic_gbps_per_gpu=" << h.nic_gbps_per_gpu
-       << ", gpus_per_node=" << h.gpus_per_node << ", board_power_w=" << h.board_power_w
-       << ", idle_power_w=";
-    if (std::isnan(h.idle_power_w)) os << "None"; else os << h.idle_power_w;
+       << ", hbm_gib=" << h.hbm_gib << ", hbm_tbps=" << h.hbm_tbps << ", nvlink_gbps_bidir=" << h.nvlink_gbps_bidir
+       << ", nic_gbps_per_gpu=" << h.nic_gbps_per_gpu << ", gpus_per_node=" << h.gpus_per_node
+       << ", board_power_w=" << h.board_power_w << ", idle_power_w=";
+    if (std::isnan(h.idle_power_w)) os << "None";
+    else os << h.idle_power_w;
     return os << ", price_per_gpu_hour_usd=" << h.price_per_gpu_hour_usd << ")";
 }
 

@@ -36,8 +36,8 @@ void HfConfig::bad_value(const std::string& key, const json& value, const std::s
 }
 
 void HfConfig::refuse(const std::string& key, const json& value, const std::string& why) const {
-    throw ParseError(origin() + ": field '" + prefix_ + key + "' = " + value.dump() + " (model_type '" +
-                     type_ + "'): " + why);
+    throw ParseError(origin() + ": field '" + prefix_ + key + "' = " + value.dump() + " (model_type '" + type_ +
+                     "'): " + why);
 }
 
 std::int64_t HfConfig::size(const char* key) const {
@@ -115,9 +115,10 @@ namespace {
 // Mixture-of-experts model_types (transformers' models/<type>/), refused by name even
 // when their config lacks an expert count key this reader knows.
 constexpr const char* kMoeTypes[] = {
-    "arctic",   "dbrx",       "deepseek_v2",   "deepseek_v3", "ernie4_5_moe", "glm4_moe",   "gpt_oss",
-    "granitemoe", "granitemoeshared", "hunyuan_v1_moe", "jamba", "jetmoe", "llama4", "llama4_text",
-    "minimax",  "mixtral",    "olmoe",         "phimoe",      "qwen2_moe",    "qwen3_moe",  "qwen3_next",
+    "arctic",    "dbrx",        "deepseek_v2",      "deepseek_v3",    "ernie4_5_moe", "glm4_moe",
+    "gpt_oss",   "granitemoe",  "granitemoeshared", "hunyuan_v1_moe", "jamba",        "jetmoe",
+    "llama4",    "llama4_text", "minimax",          "mixtral",        "olmoe",        "phimoe",
+    "qwen2_moe", "qwen3_moe",   "qwen3_next",
 };
 
 std::string supported_list() {
@@ -138,12 +139,14 @@ void refuse_mixture_of_experts(const json& config, const std::string& type, std:
         if (it != config.end() && it->is_number() && it->get<double>() > 1)
             throw ParseError(std::string(origin) + ": field '" + key + "' = " + it->dump() +
                              ": a mixture-of-experts model; libscale models dense decoders only "
-                             "(supported model_type: " + supported_list() + ")");
+                             "(supported model_type: " +
+                             supported_list() + ")");
     }
     if (std::find(std::begin(kMoeTypes), std::end(kMoeTypes), type) != std::end(kMoeTypes))
         throw ParseError(std::string(origin) + ": model_type '" + type +
                          "' is a mixture-of-experts model; libscale models dense decoders only "
-                         "(supported model_type: " + supported_list() + ")");
+                         "(supported model_type: " +
+                         supported_list() + ")");
 }
 
 }  // namespace
@@ -167,8 +170,8 @@ ModelSpec model_from_hf_config(const json& config, std::string_view name, std::s
     if (type.empty()) {
         // No model_type (hand-written files): read as llama only when Llama's size keys
         // are all there, rather than guessing at another family's layout.
-        for (const char* key : {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-                                "vocab_size"})
+        for (const char* key :
+             {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size"})
             if (!config.contains(key))
                 throw ParseError(std::string(origin) + ": no 'model_type', and no '" + key +
                                  "' to read it as llama; add model_type (supported: " + supported_list() + ")");
@@ -183,8 +186,7 @@ ModelSpec model_from_hf_config(const json& config, std::string_view name, std::s
     const json meta = config.value("_libscale", json::object());
     const auto meta_text = [&](const char* key, std::string_view fallback) {
         const auto it = meta.is_object() ? meta.find(key) : meta.end();
-        return meta.is_object() && it != meta.end() && it->is_string() ? it->get<std::string>()
-                                                                       : std::string(fallback);
+        return meta.is_object() && it != meta.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
     };
     m.name = meta_text("name", name);
     m.source = meta_text("source", origin);

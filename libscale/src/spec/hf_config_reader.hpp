@@ -36,12 +36,10 @@ public:
     // A nested object (MPT's attn_config); missing or null: an empty object.
     HfConfig object(const char* key) const;
 
-    [[noreturn]] void bad_value(const std::string& key, const nlohmann::json& value,
-                                const std::string& valid) const;
+    [[noreturn]] void bad_value(const std::string& key, const nlohmann::json& value, const std::string& valid) const;
     // A value this family's transformers model would build into a shape libscale
     // cannot represent, or would silently ignore: refused with the reason.
-    [[noreturn]] void refuse(const std::string& key, const nlohmann::json& value,
-                             const std::string& why) const;
+    [[noreturn]] void refuse(const std::string& key, const nlohmann::json& value, const std::string& why) const;
     // Errors name the file; a nested object's keys carry their parent's prefix.
     std::string origin() const { return std::string(origin_); }
 

@@ -181,8 +181,9 @@ void gpt2(const HfConfig& c, ModelSpec& m) {
     m.fused_qkv = true;
     m.qkv_bias = m.o_bias = m.mlp_bias = true;
     if (c.flag("add_cross_attention", false))
-        c.refuse("add_cross_attention", true, "cross-attention layers belong to an encoder-decoder; "
-                                              "libscale models decoder-only transformers");
+        c.refuse("add_cross_attention", true,
+                 "cross-attention layers belong to an encoder-decoder; "
+                 "libscale models decoder-only transformers");
 }
 
 // models/opt: embed_tokens of width word_embed_proj_dim with project_in / project_out
@@ -229,23 +230,19 @@ void mpt(const HfConfig& c, ModelSpec& m) {
     const double ratio = c.number("expansion_ratio", 4.0);
     m.intermediate_size = static_cast<std::int64_t>(ratio * static_cast<double>(m.hidden_size));  // int(d · ratio)
     const HfConfig ffn = c.object("ffn_config");
-    if (const std::string t = ffn.text("ffn_type", "mptmlp"); t == "mptglu")
-        m.mlp = MlpKind::gated;
-    else if (t == "mptmlp")
-        m.mlp = MlpKind::plain;
+    if (const std::string t = ffn.text("ffn_type", "mptmlp"); t == "mptglu") m.mlp = MlpKind::gated;
+    else if (t == "mptmlp") m.mlp = MlpKind::plain;
     else
-        ffn.refuse("ffn_type", t, "only the dense MLPs mptmlp and mptglu are read (others are mixture-of-experts "
-                                  "or fused kernels of unknown shape)");
+        ffn.refuse("ffn_type", t,
+                   "only the dense MLPs mptmlp and mptglu are read (others are mixture-of-experts "
+                   "or fused kernels of unknown shape)");
     m.intermediate_size = ffn.integer("ffn_hidden_size", m.intermediate_size);
     const HfConfig attn = c.object("attn_config");
     if (const std::string t = attn.text("attn_type", "multihead_attention"); t == "multihead_attention")
         m.num_kv_heads = m.num_heads;
-    else if (t == "multiquery_attention")
-        m.num_kv_heads = 1;
-    else if (t == "grouped_query_attention")
-        m.num_kv_heads = attn.integer("kv_n_heads", 1);
-    else
-        attn.refuse("attn_type", t, "expected multihead_attention, multiquery_attention or grouped_query_attention");
+    else if (t == "multiquery_attention") m.num_kv_heads = 1;
+    else if (t == "grouped_query_attention") m.num_kv_heads = attn.integer("kv_n_heads", 1);
+    else attn.refuse("attn_type", t, "expected multihead_attention, multiquery_attention or grouped_query_attention");
     if (attn.flag("qk_gn", false)) attn.refuse("qk_gn", true, "q/k GroupNorm is not represented");
     if (attn.flag("qk_ln", false)) m.qk_norm = QkNorm::full;  // LayerNorms over d_model and h_kv · d_h
     const bool alibi = attn.flag("alibi", false), rope = attn.flag("rope", false);
@@ -330,10 +327,10 @@ void olmo2(const HfConfig& c, ModelSpec& m) {
 }  // namespace
 
 const Family kFamilies[] = {
-    {"falcon", falcon}, {"gemma", gemma},   {"gemma2", gemma2}, {"gpt2", gpt2},   {"gpt_neox", gpt_neox},
-    {"llama", llama},   {"mistral", mistral}, {"mpt", mpt},     {"olmo", olmo},   {"olmo2", olmo2},
-    {"opt", opt},       {"phi", phi},       {"phi3", phi3},     {"qwen2", qwen2}, {"qwen3", qwen3},
-    {"starcoder2", starcoder2},
+    {"falcon", falcon},     {"gemma", gemma}, {"gemma2", gemma2},   {"gpt2", gpt2},
+    {"gpt_neox", gpt_neox}, {"llama", llama}, {"mistral", mistral}, {"mpt", mpt},
+    {"olmo", olmo},         {"olmo2", olmo2}, {"opt", opt},         {"phi", phi},
+    {"phi3", phi3},         {"qwen2", qwen2}, {"qwen3", qwen3},     {"starcoder2", starcoder2},
 };
 const std::size_t kFamilyCount = std::size(kFamilies);
 

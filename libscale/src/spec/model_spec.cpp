@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <ostream>
-#include <utility>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace libscale {
 
@@ -67,10 +67,9 @@ void ModelSpec::validate() const {
     require_positive("vocab_size", vocab_size, name);
     require_positive("max_position_embeddings", max_position_embeddings, name);
     if (num_heads % num_kv_heads != 0)
-        throw std::invalid_argument(
-            "model '" + name + "': num_attention_heads = " + std::to_string(num_heads) +
-            " is not a multiple of num_key_value_heads = " + std::to_string(num_kv_heads) +
-            "; grouped-query attention needs it to be");
+        throw std::invalid_argument("model '" + name + "': num_attention_heads = " + std::to_string(num_heads) +
+                                    " is not a multiple of num_key_value_heads = " + std::to_string(num_kv_heads) +
+                                    "; grouped-query attention needs it to be");
     const auto fail = [&](const std::string& field, const std::string& value, const std::string& valid) {
         throw std::invalid_argument("model '" + name + "': " + field + " = " + value + "; " + valid);
     };
@@ -79,8 +78,7 @@ void ModelSpec::validate() const {
         fail("norms_per_layer", str(norms_per_layer), "it must be 1 to 4 (1: Falcon-7B, 2: most, 4: Gemma 2)");
     if (norm_bias && norm != NormKind::layer)
         fail("norm_bias", "true", "only a LayerNorm (norm = 'layer') has a bias; RMSNorm has none");
-    if (norm_bias && !norm_affine)
-        fail("norm_bias", "true", "a non-parametric norm (norm_affine = false) has no bias");
+    if (norm_bias && !norm_affine) fail("norm_bias", "true", "a non-parametric norm (norm_affine = false) has no bias");
     if (fused_gate_up && mlp != MlpKind::gated)
         fail("fused_gate_up", "true", "only a gated MLP has a gate and an up matrix to fuse");
     if (sliding_window < 0) fail("sliding_window", str(sliding_window), "it must be >= 0 (0: none)");
@@ -90,17 +88,16 @@ void ModelSpec::validate() const {
     if ((sliding_window > 0) != (sliding_window_layers > 0))
         fail("sliding_window_layers", str(sliding_window_layers),
              "it must be > 0 exactly when sliding_window (" + str(sliding_window) + ") is > 0");
-    for (const auto& [field, v] : {std::pair{"attn_logit_softcap", attn_logit_softcap},
-                                   std::pair{"final_logit_softcap", final_logit_softcap}})
+    for (const auto& [field, v] :
+         {std::pair{"attn_logit_softcap", attn_logit_softcap}, std::pair{"final_logit_softcap", final_logit_softcap}})
         if (!std::isfinite(v) || v < 0) fail(field, std::to_string(v), "it must be a finite number >= 0 (0: none)");
     if (embed_proj_dim < 0)
         fail("embed_proj_dim", str(embed_proj_dim), "it must be >= 0 (0: embeddings of width hidden_size)");
-    if (position_embedding_rows < 0)
-        fail("position_embedding_rows", str(position_embedding_rows), "it must be >= 0");
+    if (position_embedding_rows < 0) fail("position_embedding_rows", str(position_embedding_rows), "it must be >= 0");
     if ((positions == Positions::learned) != (position_embedding_rows > 0))
         fail("position_embedding_rows", str(position_embedding_rows),
-             std::string("it must be > 0 exactly when positions = 'learned' (positions = '") +
-                 to_string(positions) + "')");
+             std::string("it must be > 0 exactly when positions = 'learned' (positions = '") + to_string(positions) +
+                 "')");
 }
 
 ParameterCounts count_parameters(const ModelSpec& m) {
@@ -109,9 +106,7 @@ ParameterCounts count_parameters(const ModelSpec& m) {
     const std::int64_t q_width = m.q_width(), kv_width = m.kv_width();
     // One norm's parameters over `width`: weight, plus bias for a LayerNorm with one;
     // nothing for a non-parametric norm.
-    const auto norm = [&](std::int64_t width) {
-        return m.norm_affine ? width * (m.norm_bias ? 2 : 1) : 0;
-    };
+    const auto norm = [&](std::int64_t width) { return m.norm_affine ? width * (m.norm_bias ? 2 : 1) : 0; };
     p.embedding = m.vocab_size * e;
     p.position_embedding = m.positions == Positions::learned ? m.position_embedding_rows * d : 0;
     p.embed_projections = m.embed_proj_dim > 0 ? 2 * e * d : 0;  // project_in e→d, project_out d→e, no bias
@@ -122,8 +117,8 @@ ParameterCounts count_parameters(const ModelSpec& m) {
     p.v_proj = d * kv_width + (m.qkv_bias ? kv_width : 0);
     p.o_proj = q_width * d + (m.o_bias ? d : 0);
     p.qk_norm = m.qk_norm == QkNorm::per_head ? 2 * norm(m.head_dim)
-              : m.qk_norm == QkNorm::full   ? norm(q_width) + norm(kv_width)
-                                            : 0;
+                : m.qk_norm == QkNorm::full   ? norm(q_width) + norm(kv_width)
+                                              : 0;
     const std::int64_t mlp_mats = m.mlp == MlpKind::gated ? 3 : 2;
     const std::int64_t mlp_bias = m.mlp_bias ? (m.mlp == MlpKind::gated ? 2 * f : f) + d : 0;
     p.mlp = mlp_mats * d * f + mlp_bias;
@@ -141,19 +136,17 @@ ParameterCounts count_parameters(const ModelSpec& m) {
 
 std::ostream& operator<<(std::ostream& os, const ModelSpec& m) {
     const auto b = [](bool v) { return v ? "True" : "False"; };
-    return os << "ModelSpec(name='" << m.name << "', model_type='" << m.model_type
-              << "', hidden_size=" << m.hidden_size << ", intermediate_size=" << m.intermediate_size
-              << ", num_layers=" << m.num_layers << ", num_heads=" << m.num_heads
-              << ", num_kv_heads=" << m.num_kv_heads << ", head_dim=" << m.head_dim
+    return os << "ModelSpec(name='" << m.name << "', model_type='" << m.model_type << "', hidden_size=" << m.hidden_size
+              << ", intermediate_size=" << m.intermediate_size << ", num_layers=" << m.num_layers
+              << ", num_heads=" << m.num_heads << ", num_kv_heads=" << m.num_kv_heads << ", head_dim=" << m.head_dim
               << ", vocab_size=" << m.vocab_size << ", max_position_embeddings=" << m.max_position_embeddings
               << ", tie_word_embeddings=" << b(m.tie_word_embeddings) << ", mlp='" << to_string(m.mlp)
               << "', activation='" << to_string(m.activation) << "', norm='" << to_string(m.norm)
               << "', norm_bias=" << b(m.norm_bias) << ", norm_affine=" << b(m.norm_affine)
-              << ", norms_per_layer=" << m.norms_per_layer << ", final_norm=" << b(m.final_norm)
-              << ", qk_norm='" << to_string(m.qk_norm) << "', qkv_bias=" << b(m.qkv_bias)
-              << ", o_bias=" << b(m.o_bias) << ", mlp_bias=" << b(m.mlp_bias)
-              << ", lm_head_bias=" << b(m.lm_head_bias) << ", positions='" << to_string(m.positions)
-              << "', position_embedding_rows=" << m.position_embedding_rows
+              << ", norms_per_layer=" << m.norms_per_layer << ", final_norm=" << b(m.final_norm) << ", qk_norm='"
+              << to_string(m.qk_norm) << "', qkv_bias=" << b(m.qkv_bias) << ", o_bias=" << b(m.o_bias)
+              << ", mlp_bias=" << b(m.mlp_bias) << ", lm_head_bias=" << b(m.lm_head_bias) << ", positions='"
+              << to_string(m.positions) << "', position_embedding_rows=" << m.position_embedding_rows
               << ", parallel_block=" << b(m.parallel_block) << ", fused_qkv=" << b(m.fused_qkv)
               << ", fused_gate_up=" << b(m.fused_gate_up) << ", sliding_window=" << m.sliding_window
               << ", sliding_window_layers=" << m.sliding_window_layers
@@ -163,9 +156,8 @@ std::ostream& operator<<(std::ostream& os, const ModelSpec& m) {
 
 std::ostream& operator<<(std::ostream& os, const ParameterCounts& p) {
     return os << "ParameterCounts(total=" << p.total << ", embedding=" << p.embedding
-              << ", position_embedding=" << p.position_embedding
-              << ", embed_projections=" << p.embed_projections << ", lm_head=" << p.lm_head
-              << ", final_norm=" << p.final_norm << ", per_layer=" << p.per_layer
+              << ", position_embedding=" << p.position_embedding << ", embed_projections=" << p.embed_projections
+              << ", lm_head=" << p.lm_head << ", final_norm=" << p.final_norm << ", per_layer=" << p.per_layer
               << ", layers=" << p.layers << ", non_embedding=" << p.non_embedding << ")";
 }
 

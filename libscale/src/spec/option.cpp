@@ -61,8 +61,8 @@ std::string what_is_valid(OptionType type, double minimum, double maximum, bool 
 }
 
 [[noreturn]] void bad(std::string_view group, std::string_view name, const OptionValue& v, const std::string& valid) {
-    throw std::invalid_argument(std::string(group) + " option " + std::string(name) + " = " +
-                                format_option_value(v) + "; valid: " + valid);
+    throw std::invalid_argument(std::string(group) + " option " + std::string(name) + " = " + format_option_value(v) +
+                                "; valid: " + valid);
 }
 
 }  // namespace

@@ -14,9 +14,17 @@ namespace libscale::option_builders {
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 template <class T, class I>
-Option<T> integer(std::string_view name, I T::*field, std::string_view unit, std::string_view help,
-                  double minimum, double maximum) {
-    return {name, OptionType::integer, unit, help, {}, minimum, maximum, false, false,
+Option<T> integer(std::string_view name, I T::*field, std::string_view unit, std::string_view help, double minimum,
+                  double maximum) {
+    return {name,
+            OptionType::integer,
+            unit,
+            help,
+            {},
+            minimum,
+            maximum,
+            false,
+            false,
             [field](const T& t) -> OptionValue { return static_cast<std::int64_t>(t.*field); },
             [field](T& t, const OptionValue& v) { t.*field = static_cast<I>(std::get<std::int64_t>(v)); }};
 }
@@ -25,7 +33,15 @@ Option<T> integer(std::string_view name, I T::*field, std::string_view unit, std
 template <class T, class I>
 Option<T> optional_count(std::string_view name, I T::*field, std::string_view unit, std::string_view help,
                          double minimum, double maximum) {
-    return {name, OptionType::integer, unit, help, {}, minimum, maximum, true, false,
+    return {name,
+            OptionType::integer,
+            unit,
+            help,
+            {},
+            minimum,
+            maximum,
+            true,
+            false,
             [field](const T& t) -> OptionValue {
                 if (t.*field == 0) return std::monostate{};
                 return static_cast<std::int64_t>(t.*field);
@@ -38,7 +54,15 @@ Option<T> optional_count(std::string_view name, I T::*field, std::string_view un
 template <class T>
 Option<T> number(std::string_view name, double T::*field, std::string_view unit, std::string_view help,
                  double minimum = -kInf, double maximum = kInf) {
-    return {name, OptionType::number, unit, help, {}, minimum, maximum, false, false,
+    return {name,
+            OptionType::number,
+            unit,
+            help,
+            {},
+            minimum,
+            maximum,
+            false,
+            false,
             [field](const T& t) -> OptionValue { return t.*field; },
             [field](T& t, const OptionValue& v) { t.*field = std::get<double>(v); }};
 }
@@ -54,7 +78,15 @@ Option<T> positive(std::string_view name, double T::*field, std::string_view uni
 // A positive number whose 0 in the struct means "not set".
 template <class T>
 Option<T> optional_positive(std::string_view name, double T::*field, std::string_view unit, std::string_view help) {
-    return {name, OptionType::number, unit, help, {}, 0, kInf, true, true,
+    return {name,
+            OptionType::number,
+            unit,
+            help,
+            {},
+            0,
+            kInf,
+            true,
+            true,
             [field](const T& t) -> OptionValue {
                 if (t.*field == 0) return std::monostate{};
                 return t.*field;
@@ -68,7 +100,15 @@ Option<T> optional_positive(std::string_view name, double T::*field, std::string
 template <class T>
 Option<T> optional_number(std::string_view name, double T::*field, std::string_view unit, std::string_view help,
                           double minimum = -kInf, double maximum = kInf) {
-    return {name, OptionType::number, unit, help, {}, minimum, maximum, true, false,
+    return {name,
+            OptionType::number,
+            unit,
+            help,
+            {},
+            minimum,
+            maximum,
+            true,
+            false,
             [field](const T& t) -> OptionValue {
                 if (t.*field != t.*field) return std::monostate{};
                 return t.*field;
@@ -81,16 +121,32 @@ Option<T> optional_number(std::string_view name, double T::*field, std::string_v
 
 template <class T>
 Option<T> boolean(std::string_view name, bool T::*field, std::string_view help) {
-    return {name, OptionType::boolean, "", help, {}, -kInf, kInf, false, false,
+    return {name,
+            OptionType::boolean,
+            "",
+            help,
+            {},
+            -kInf,
+            kInf,
+            false,
+            false,
             [field](const T& t) -> OptionValue { return t.*field; },
             [field](T& t, const OptionValue& v) { t.*field = std::get<bool>(v); }};
 }
 
 // An enum by name: parse and to_string are the enum's own (one name table per enum).
 template <class T, class E>
-Option<T> choice(std::string_view name, E T::*field, E (*parse)(std::string_view), std::vector<std::string_view> choices,
-                 std::string_view help) {
-    return {name, OptionType::choice, "", help, std::move(choices), -kInf, kInf, false, false,
+Option<T> choice(std::string_view name, E T::*field, E (*parse)(std::string_view),
+                 std::vector<std::string_view> choices, std::string_view help) {
+    return {name,
+            OptionType::choice,
+            "",
+            help,
+            std::move(choices),
+            -kInf,
+            kInf,
+            false,
+            false,
             [field](const T& t) -> OptionValue { return std::string(to_string(t.*field)); },
             [field, parse](T& t, const OptionValue& v) { t.*field = parse(std::get<std::string>(v)); }};
 }

@@ -14,8 +14,7 @@ Strategy parse_strategy(std::string_view s) {
     if (s == "ddp") return Strategy::ddp;
     if (s == "zero1") return Strategy::zero1;
     if (s == "zero2") return Strategy::zero2;
-    throw std::invalid_argument("strategy = '" + std::string(s) +
-                                "'; valid: fsdp (= zero3), hsdp, ddp, zero1, zero2");
+    throw std::invalid_argument("strategy = '" + std::string(s) + "'; valid: fsdp (= zero3), hsdp, ddp, zero1, zero2");
 }
 
 const char* to_string(Strategy s) {
@@ -32,8 +31,7 @@ const char* to_string(Strategy s) {
 GradSync parse_grad_sync(std::string_view s) {
     if (s == "every_micro_batch") return GradSync::every_micro_batch;
     if (s == "last_micro_batch") return GradSync::last_micro_batch;
-    throw std::invalid_argument("grad_sync = '" + std::string(s) +
-                                "'; valid: every_micro_batch, last_micro_batch");
+    throw std::invalid_argument("grad_sync = '" + std::string(s) + "'; valid: every_micro_batch, last_micro_batch");
 }
 
 const char* to_string(GradSync g) {
@@ -67,9 +65,12 @@ constexpr std::pair<const char*, Optimizer> kOptimizers[] = {{"adamw", Optimizer
 constexpr std::pair<const char*, MasterWeights> kMasters[] = {{"fp32", MasterWeights::fp32},
                                                               {"bf16", MasterWeights::bf16}};
 constexpr std::pair<const char*, AttentionKernel> kAttentionKernels[] = {
-    {"flash2", AttentionKernel::flash2},       {"flash3", AttentionKernel::flash3},
-    {"cudnn", AttentionKernel::cudnn},         {"flash1", AttentionKernel::flash1},
-    {"flash_triton", AttentionKernel::flash_triton}, {"llm_foundry_triton", AttentionKernel::llm_foundry_triton},
+    {"flash2", AttentionKernel::flash2},
+    {"flash3", AttentionKernel::flash3},
+    {"cudnn", AttentionKernel::cudnn},
+    {"flash1", AttentionKernel::flash1},
+    {"flash_triton", AttentionKernel::flash_triton},
+    {"llm_foundry_triton", AttentionKernel::llm_foundry_triton},
     {"xformers", AttentionKernel::xformers},
     {"eager", AttentionKernel::eager}};
 constexpr std::pair<const char*, LossKernel> kLosses[] = {{"eager", LossKernel::eager}, {"fused", LossKernel::fused}};
@@ -114,16 +115,15 @@ std::ostream& operator<<(std::ostream& os, const CheckpointPolicy& c) {
 }
 
 std::ostream& operator<<(std::ostream& os, const TrainingConfig& c) {
-    return os << "TrainingConfig(gpus=" << c.gpus << ", gpus_per_node=" << c.gpus_per_node
-              << ", seq_len=" << c.seq_len << ", micro_batch=" << c.micro_batch
-              << ", global_batch_tokens=" << c.global_batch_tokens
+    return os << "TrainingConfig(gpus=" << c.gpus << ", gpus_per_node=" << c.gpus_per_node << ", seq_len=" << c.seq_len
+              << ", micro_batch=" << c.micro_batch << ", global_batch_tokens=" << c.global_batch_tokens
               << ", strategy='" << to_string(c.strategy) << "', activation_checkpointing='"
-              << to_string(c.activation_checkpointing) << "', reshard_after_forward="
-              << (c.reshard_after_forward ? "True" : "False") << ", reduce_dtype='"
+              << to_string(c.activation_checkpointing)
+              << "', reshard_after_forward=" << (c.reshard_after_forward ? "True" : "False") << ", reduce_dtype='"
               << (c.reduce_bytes == 2 ? "bf16" : "fp32") << "', grad_sync='" << to_string(c.grad_sync)
-              << "', precision='" << to_string(c.precision) << "', fp8_all_gather="
-              << (c.fp8_all_gather ? "True" : "False") << ", optimizer='" << to_string(c.optimizer)
-              << "', master_weights='" << to_string(c.master_weights) << "', loss_kernel='"
+              << "', precision='" << to_string(c.precision)
+              << "', fp8_all_gather=" << (c.fp8_all_gather ? "True" : "False") << ", optimizer='"
+              << to_string(c.optimizer) << "', master_weights='" << to_string(c.master_weights) << "', loss_kernel='"
               << to_string(c.loss_kernel) << "', attention_kernel='" << to_string(c.attention_kernel)
               << "', torch_compile=" << (c.torch_compile ? "True" : "False")
               << ", checkpoint_every=" << c.checkpoint_every << ")";

@@ -1,7 +1,7 @@
 // The option tables of TrainingConfig, DataPipeline and CheckpointPolicy: one entry per
 // field, the single place its name, unit, valid values and help are written.
-#include "spec/option_builders.hpp"
 #include "libscale/spec/training_config.hpp"
+#include "spec/option_builders.hpp"
 
 namespace libscale {
 
@@ -14,11 +14,10 @@ const OptionTable<TrainingConfig>& training_options() {
         {
             integer<C>("gpus", &C::gpus, "GPUs", "GPUs in the job (data-parallel world size)", 1,
                        static_cast<double>(kMaxGpus)),
-            optional_count<C>("gpus_per_node", &C::gpus_per_node, "GPUs", "GPUs per node (not set: the hardware's)",
-                              1, 1 << 20),
+            optional_count<C>("gpus_per_node", &C::gpus_per_node, "GPUs", "GPUs per node (not set: the hardware's)", 1,
+                              1 << 20),
             integer<C>("seq_len", &C::seq_len, "tokens", "sequence length", 1, 1LL << 40),
-            integer<C>("micro_batch", &C::micro_batch, "sequences", "sequences per micro-batch per GPU", 1,
-                       1LL << 40),
+            integer<C>("micro_batch", &C::micro_batch, "sequences", "sequences per micro-batch per GPU", 1, 1LL << 40),
             optional_count<C>("global_batch_tokens", &C::global_batch_tokens, "tokens",
                               "tokens per optimizer step, kept fixed in strong scaling (not set: the smallest GPU "
                               "count with no accumulation)",
@@ -34,8 +33,16 @@ const OptionTable<TrainingConfig>& training_options() {
             boolean<C>("reshard_after_forward", &C::reshard_after_forward,
                        "free each unit's gathered parameters after forward and gather again for backward (FSDP2 "
                        "reshard_after_forward)"),
-            Option<C>{"reduce_dtype", OptionType::choice, "", "gradient reduction dtype: bf16 (FSDP2 with "
-                      "reduce_dtype unset) or fp32 (torchtitan's default)", {"bf16", "fp32"}, 0, 0, false, false,
+            Option<C>{"reduce_dtype",
+                      OptionType::choice,
+                      "",
+                      "gradient reduction dtype: bf16 (FSDP2 with "
+                      "reduce_dtype unset) or fp32 (torchtitan's default)",
+                      {"bf16", "fp32"},
+                      0,
+                      0,
+                      false,
+                      false,
                       [](const C& c) -> OptionValue { return std::string(c.reduce_bytes == 4 ? "fp32" : "bf16"); },
                       [](C& c, const OptionValue& v) { c.reduce_bytes = std::get<std::string>(v) == "fp32" ? 4 : 2; }},
             choice<C>("grad_sync", &C::grad_sync, parse_grad_sync, {"every_micro_batch", "last_micro_batch"},
@@ -55,10 +62,10 @@ const OptionTable<TrainingConfig>& training_options() {
                       "fp32 master weights with bf16 compute copies, or bf16 weights updated in place"),
             choice<C>("loss_kernel", &C::loss_kernel, parse_loss_kernel, {"eager", "fused"},
                       "eager cross-entropy on fp32 logits, or a fused loss that never materializes them"),
-            choice<C>("attention_kernel", &C::attention_kernel, parse_attention_kernel,
-                      {"flash2", "flash3", "cudnn", "flash1", "flash_triton", "llm_foundry_triton", "xformers",
-                       "eager"},
-                      "fused-attention implementation"),
+            choice<C>(
+                "attention_kernel", &C::attention_kernel, parse_attention_kernel,
+                {"flash2", "flash3", "cudnn", "flash1", "flash_triton", "llm_foundry_triton", "xformers", "eager"},
+                "fused-attention implementation"),
             boolean<C>("torch_compile", &C::torch_compile, "torch.compile of each decoder layer"),
             integer<C>("checkpoint_every", &C::checkpoint_every, "layers",
                        "activation checkpointing on every k-th decoder layer only (1: every layer)", 1, 1 << 20),
@@ -71,8 +78,9 @@ const OptionTable<DataPipeline>& data_options() {
     static const OptionTable<D> table{
         "data",
         {
-            boolean<D>("pretokenized", &D::pretokenized, "the corpus holds token ids (false: raw text tokenized "
-                                                         "on the fly)"),
+            boolean<D>("pretokenized", &D::pretokenized,
+                       "the corpus holds token ids (false: raw text tokenized "
+                       "on the fly)"),
             number<D>("bytes_per_token", &D::bytes_per_token, "bytes", "stored bytes per token (uint32 ids: 4)", 0),
             boolean<D>("corpus_in_page_cache", &D::corpus_in_page_cache,
                        "the corpus is in the page cache (reads cost memory bandwidth only)"),
@@ -82,22 +90,23 @@ const OptionTable<DataPipeline>& data_options() {
                       "tokenizer throughput per CPU core (needed when not pretokenized)", 0),
             integer<D>("loader_workers_per_rank", &D::loader_workers_per_rank, "processes",
                        "DataLoader worker processes per rank", 0, 1 << 20),
-            integer<D>("cpu_cores_per_node", &D::cpu_cores_per_node, "cores", "CPU cores per node (0: not limiting)",
-                       0, 1 << 24),
+            integer<D>("cpu_cores_per_node", &D::cpu_cores_per_node, "cores", "CPU cores per node (0: not limiting)", 0,
+                       1 << 24),
         }};
     return table;
 }
 
 const OptionTable<CheckpointPolicy>& checkpoint_options() {
     using P = CheckpointPolicy;
-    static const OptionTable<P> table{
-        "checkpoint",
-        {
-            integer<P>("every_steps", &P::every_steps, "steps", "write a checkpoint every this many optimizer steps "
-                                                                "(0: never)", 0, 9.2e18),
-            number<P>("write_gbps_per_node", &P::write_gbps_per_node, "GB/s",
-                      "checkpoint write bandwidth per node (needed with every_steps)", 0),
-        }};
+    static const OptionTable<P> table{"checkpoint",
+                                      {
+                                          integer<P>("every_steps", &P::every_steps, "steps",
+                                                     "write a checkpoint every this many optimizer steps "
+                                                     "(0: never)",
+                                                     0, 9.2e18),
+                                          number<P>("write_gbps_per_node", &P::write_gbps_per_node, "GB/s",
+                                                    "checkpoint write bandwidth per node (needed with every_steps)", 0),
+                                      }};
     return table;
 }
 

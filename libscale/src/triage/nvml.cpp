@@ -124,8 +124,7 @@ NvmlSample NvmlSource::Impl::read(std::size_t k) const {
         FieldValue f{};
         f.fieldId = kFieldPowerInstant;
         f.scopeId = 0;  // the GPU alone, as power_w
-        if (check(x, field_values(d, 1, &f)) && check(x, f.nvmlReturn))
-            x.power_instant_w = field_as_double(f) / 1000.0;
+        if (check(x, field_values(d, 1, &f)) && check(x, f.nvmlReturn)) x.power_instant_w = field_as_double(f) / 1000.0;
         if (lost()) return x;
     }
     Utilization u{};
@@ -164,24 +163,22 @@ NvmlSource::NvmlSource(std::vector<int> indices) : impl_(std::make_unique<Impl>(
 
     Return r = init();
     if (r != kSuccess)
-        throw NvmlError("NVML: nvmlInit_v2 from '" + s.path + "' failed: " + s.describe(r) +
-                        " (NVML return " + std::to_string(r) +
-                        "); NVML needs the NVIDIA kernel driver loaded and access to /dev/nvidia*",
+        throw NvmlError("NVML: nvmlInit_v2 from '" + s.path + "' failed: " + s.describe(r) + " (NVML return " +
+                            std::to_string(r) +
+                            "); NVML needs the NVIDIA kernel driver loaded and access to /dev/nvidia*",
                         r);
     s.initialised = true;
 
     unsigned int count = 0;
-    if ((r = get_count(&count)) != kSuccess)
-        throw NvmlError("NVML: nvmlDeviceGetCount_v2 failed: " + s.describe(r), r);
+    if ((r = get_count(&count)) != kSuccess) throw NvmlError("NVML: nvmlDeviceGetCount_v2 failed: " + s.describe(r), r);
     if (count == 0) throw NvmlError("NVML: no GPUs found (library '" + s.path + "')");
     if (indices.empty())
         for (unsigned int i = 0; i < count; ++i) indices.push_back(static_cast<int>(i));
     std::unordered_set<int> seen;
     for (int i : indices) {
         if (i < 0 || static_cast<unsigned int>(i) >= count)
-            throw std::invalid_argument("NVML GPU index " + std::to_string(i) +
-                                        " is out of range: NVML sees " + std::to_string(count) +
-                                        " GPUs (valid indices 0 to " +
+            throw std::invalid_argument("NVML GPU index " + std::to_string(i) + " is out of range: NVML sees " +
+                                        std::to_string(count) + " GPUs (valid indices 0 to " +
                                         std::to_string(count - 1) + ")");
         if (!seen.insert(i).second)
             throw std::invalid_argument("NVML GPU index " + std::to_string(i) + " is listed twice");

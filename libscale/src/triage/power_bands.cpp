@@ -25,7 +25,8 @@ void require(bool ok, const char* field, double v, const char* valid) {
 double number(const nlohmann::json& s, const char* key, std::string_view origin) {
     const auto it = s.find(key);
     if (it == s.end()) fail(origin, key, "is missing");
-    if (!it->is_number() || !std::isfinite(it->get<double>())) fail(origin, key, "= " + it->dump() + "; expected a finite number");
+    if (!it->is_number() || !std::isfinite(it->get<double>()))
+        fail(origin, key, "= " + it->dump() + "; expected a finite number");
     return it->get<double>();
 }
 
@@ -43,16 +44,18 @@ const char* to_string(Phase p) {
 }
 
 void PowerBands::validate() const {
-    require(std::isfinite(board_power_w) && board_power_w > 0, "board_power_w", board_power_w, "it must be a positive number of watts");
-    require(idle_max_fraction > 0 && idle_max_fraction < checkpoint_max_fraction, "idle_max_fraction", idle_max_fraction,
-            "it must be in (0, checkpoint_max_fraction)");
+    require(std::isfinite(board_power_w) && board_power_w > 0, "board_power_w", board_power_w,
+            "it must be a positive number of watts");
+    require(idle_max_fraction > 0 && idle_max_fraction < checkpoint_max_fraction, "idle_max_fraction",
+            idle_max_fraction, "it must be in (0, checkpoint_max_fraction)");
     require(checkpoint_max_fraction < starvation_max_fraction, "checkpoint_max_fraction", checkpoint_max_fraction,
             "it must be below starvation_max_fraction");
     require(starvation_max_fraction < communication_max_fraction, "starvation_max_fraction", starvation_max_fraction,
             "it must be below communication_max_fraction");
     require(communication_max_fraction < 1, "communication_max_fraction", communication_max_fraction,
             "it must be below 1 (the board power limit)");
-    require(idle_util_max_pct >= 0 && idle_util_max_pct < 100, "idle_util_max_pct", idle_util_max_pct, "it must be in [0, 100)");
+    require(idle_util_max_pct >= 0 && idle_util_max_pct < 100, "idle_util_max_pct", idle_util_max_pct,
+            "it must be in [0, 100)");
 }
 
 // Default bands, "default, uncalibrated". Evidence and assumptions:
@@ -71,8 +74,8 @@ void PowerBands::validate() const {
 //  * communication_max = 60% of board: ASSUMPTION (collectives keep SMs and HBM busy but
 //    not the tensor cores); compute is above it (dense training runs near the limit).
 PowerBands default_power_bands(const HardwareProfile& hw) {
-    require(std::isfinite(hw.board_power_w) && hw.board_power_w > 0, "board_power_w (of the hardware)", hw.board_power_w,
-            "it must be a positive number of watts to derive power bands");
+    require(std::isfinite(hw.board_power_w) && hw.board_power_w > 0, "board_power_w (of the hardware)",
+            hw.board_power_w, "it must be a positive number of watts to derive power bands");
     PowerBands b;
     b.board_power_w = hw.board_power_w;
     double idle_w = 0.10 * hw.board_power_w;
@@ -88,22 +91,24 @@ BandThresholdsW thresholds_w(const PowerBands& b) { return thresholds_w(b, b.boa
 
 BandThresholdsW thresholds_w(const PowerBands& b, double power_limit_w) {
     b.validate();
-    const double ref = b.scale_with_power_limit && std::isfinite(power_limit_w) && power_limit_w > 0 ? power_limit_w
-                                                                                                       : b.board_power_w;
+    const double ref =
+        b.scale_with_power_limit && std::isfinite(power_limit_w) && power_limit_w > 0 ? power_limit_w : b.board_power_w;
     return {b.idle_max_fraction * ref, b.checkpoint_max_fraction * ref, b.starvation_max_fraction * ref,
             b.communication_max_fraction * ref, b.idle_util_max_pct};
 }
 
 PowerBands power_bands_from_json(const nlohmann::json& s, std::string_view origin) {
     if (!s.is_object()) throw ParseError(std::string(origin) + ": power_bands = " + s.dump() + "; expected an object");
-    static const char* const known[] = {"basis", "power_limit_w", "idle_max", "checkpoint_max", "starvation_max",
-                                        "communication_max", "idle_util_max_pct", "source", "notes"};
+    static const char* const known[] = {"basis",          "power_limit_w",     "idle_max",          "checkpoint_max",
+                                        "starvation_max", "communication_max", "idle_util_max_pct", "source",
+                                        "notes"};
     // Not a structured binding: clang before 16 cannot capture one in the lambda.
     for (const auto& item : s.items()) {
         const std::string& k = item.key();
         if (std::find_if(std::begin(known), std::end(known), [&](const char* n) { return k == n; }) == std::end(known))
-            fail(origin, k, "is not a known field; valid: basis, power_limit_w, idle_max, checkpoint_max, starvation_max, "
-                            "communication_max, idle_util_max_pct, source, notes");
+            fail(origin, k,
+                 "is not a known field; valid: basis, power_limit_w, idle_max, checkpoint_max, starvation_max, "
+                 "communication_max, idle_util_max_pct, source, notes");
     }
     const auto basis_it = s.find("basis");
     if (basis_it == s.end()) fail(origin, "basis", "is missing; expected \"watts\" or \"fraction_of_power_limit\"");
@@ -112,7 +117,8 @@ PowerBands power_bands_from_json(const nlohmann::json& s, std::string_view origi
         fail(origin, "basis", "= " + basis_it->dump() + "; expected \"watts\" or \"fraction_of_power_limit\"");
     PowerBands b;
     b.board_power_w = number(s, "power_limit_w", origin);
-    if (!(b.board_power_w > 0)) fail(origin, "power_limit_w", "= " + s["power_limit_w"].dump() + "; expected watts > 0");
+    if (!(b.board_power_w > 0))
+        fail(origin, "power_limit_w", "= " + s["power_limit_w"].dump() + "; expected watts > 0");
     const double div = basis == "watts" ? b.board_power_w : 1.0;
     b.idle_max_fraction = number(s, "idle_max", origin) / div;
     b.checkpoint_max_fraction = number(s, "checkpoint_max", origin) / div;
@@ -126,8 +132,9 @@ PowerBands power_bands_from_json(const nlohmann::json& s, std::string_view origi
     try {
         b.validate();
     } catch (const std::invalid_argument& e) {
-        throw ParseError(std::string(origin) + ": power_bands: " + e.what() + " (edges must increase: idle_max < checkpoint_max"
-                                               " < starvation_max < communication_max < power_limit_w)");
+        throw ParseError(std::string(origin) + ": power_bands: " + e.what() +
+                         " (edges must increase: idle_max < checkpoint_max"
+                         " < starvation_max < communication_max < power_limit_w)");
     }
     return b;
 }

@@ -47,10 +47,11 @@ std::vector<int> PowerTrace::gpus() const {
 std::string ParseReport::summary() const {
     std::ostringstream s;
     s << source << ": " << samples << " samples from " << lines << " lines";
-    if (scrapes) s << " (" << scrapes << " scrapes" << (synthetic_time ? ", no timestamps: time = scrape ordinal" : "") << ")";
+    if (scrapes)
+        s << " (" << scrapes << " scrapes" << (synthetic_time ? ", no timestamps: time = scrape ordinal" : "") << ")";
     if (skipped_lines)
-        s << "; " << skipped_lines << " unparseable lines skipped, first line " << first_skipped_line
-          << " (" << first_skipped_reason << "): '" << first_skipped_text << "'";
+        s << "; " << skipped_lines << " unparseable lines skipped, first line " << first_skipped_line << " ("
+          << first_skipped_reason << "): '" << first_skipped_text << "'";
     if (na_values) s << "; " << na_values << " N/A values";
     if (duplicate_timestamps || non_monotonic_timestamps)
         s << "; " << duplicate_timestamps << " duplicate and " << non_monotonic_timestamps
@@ -116,9 +117,8 @@ bool parse_double(std::string_view s, double& out) {
         }
         bool nan = l == "nan";
         if (!nan && l.size() >= 5 && l.compare(0, 4, "nan(") == 0 && l.back() == ')') {
-            nan = std::all_of(l.begin() + 4, l.end() - 1, [](char c) {
-                return is_digit(c) || (c >= 'a' && c <= 'z') || c == '_';
-            });
+            nan = std::all_of(l.begin() + 4, l.end() - 1,
+                              [](char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || c == '_'; });
         }
         if (!nan) return false;
         out = std::copysign(kNaN, sign);
@@ -158,8 +158,7 @@ bool parse_int(std::string_view s, long long& out) {
 
 bool is_na(std::string_view s) {
     const std::string l = lower(trim(s));
-    return l == "[n/a]" || l == "n/a" || l == "[not supported]" || l == "[unknown error]" ||
-           l == "nan";
+    return l == "[n/a]" || l == "n/a" || l == "[not supported]" || l == "[unknown error]" || l == "nan";
 }
 
 // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -194,7 +193,8 @@ enum class ValueStatus { ok, na, bad };
 ValueStatus parse_value(std::string_view s, std::string_view unit, double& out) {
     s = trim(s);
     if (is_na(s)) return ValueStatus::na;
-    if (s.size() > unit.size() && s.substr(s.size() - unit.size()) == unit) s = trim(s.substr(0, s.size() - unit.size()));
+    if (s.size() > unit.size() && s.substr(s.size() - unit.size()) == unit)
+        s = trim(s.substr(0, s.size() - unit.size()));
     if (!parse_double(s, out) || !std::isfinite(out) || out < 0) return ValueStatus::bad;
     return ValueStatus::ok;
 }
@@ -209,8 +209,8 @@ void skip(ParseReport& rep, std::size_t line, std::string_view text, const char*
 
 // Appends s unless its GPU already has a row at the same or a later time (dropped and
 // counted); `last` maps each GPU to the time of its last row and is kept up to date.
-bool append_monotonic(std::map<int, double>& last, std::size_t line, const PowerSample& s,
-                      PowerTrace& out, ParseReport& rep) {
+bool append_monotonic(std::map<int, double>& last, std::size_t line, const PowerSample& s, PowerTrace& out,
+                      ParseReport& rep) {
     auto [it, fresh] = last.try_emplace(s.gpu, s.time_s);
     if (!fresh) {
         if (s.time_s <= it->second) {
@@ -251,11 +251,11 @@ std::vector<std::string_view> split_csv(std::string_view line) {
 }
 
 void foreign_if_empty(const ParseReport& rep, const char* what) {
-    if (rep.samples == 0 && rep.skipped_lines > 0 && rep.na_values == 0 &&
-        rep.duplicate_timestamps == 0 && rep.non_monotonic_timestamps == 0)
+    if (rep.samples == 0 && rep.skipped_lines > 0 && rep.na_values == 0 && rep.duplicate_timestamps == 0 &&
+        rep.non_monotonic_timestamps == 0)
         throw ParseError(rep.source + ": not " + what + ": no line parsed; line " +
-                         std::to_string(rep.first_skipped_line) + " (" + rep.first_skipped_reason +
-                         "): '" + rep.first_skipped_text + "'");
+                         std::to_string(rep.first_skipped_line) + " (" + rep.first_skipped_reason + "): '" +
+                         rep.first_skipped_text + "'");
 }
 
 std::string slurp(const std::string& path) {
@@ -281,23 +281,33 @@ public:
     std::size_t flush(double t0, PowerTrace& out, ParseReport& rep);
 
 private:
-    struct Pending { double power = kNaN, util = kNaN; bool has_power = false, has_util = false; std::size_t line = 0; };
+    struct Pending {
+        double power = kNaN, util = kNaN;
+        bool has_power = false, has_util = false;
+        std::size_t line = 0;
+    };
     std::map<std::pair<int, long long>, Pending> samples_;  // key: (gpu, own timestamp in ms or -1)
 };
 
 bool DcgmScrape::add(std::size_t line_no, std::string_view line, ParseReport& rep) {
     // name{labels} value [timestamp]
     std::size_t name_end = 0;
-    while (name_end < line.size() && (std::isalnum(static_cast<unsigned char>(line[name_end])) ||
-                                      line[name_end] == '_' || line[name_end] == ':'))
+    while (name_end < line.size() &&
+           (std::isalnum(static_cast<unsigned char>(line[name_end])) || line[name_end] == '_' || line[name_end] == ':'))
         ++name_end;
-    if (name_end == 0 || std::isdigit(static_cast<unsigned char>(line[0]))) { skip(rep, line_no, line, "not a metric line"); return false; }
+    if (name_end == 0 || std::isdigit(static_cast<unsigned char>(line[0]))) {
+        skip(rep, line_no, line, "not a metric line");
+        return false;
+    }
     const std::string_view name = line.substr(0, name_end);
     std::string_view labels;
     std::size_t pos = name_end;
     if (pos < line.size() && line[pos] == '{') {
         const auto close = line.find('}', pos);
-        if (close == std::string_view::npos) { skip(rep, line_no, line, "unclosed label set"); return false; }
+        if (close == std::string_view::npos) {
+            skip(rep, line_no, line, "unclosed label set");
+            return false;
+        }
         labels = line.substr(pos + 1, close - pos - 1);
         pos = close + 1;
     }
@@ -307,18 +317,28 @@ bool DcgmScrape::add(std::size_t line_no, std::string_view line, ParseReport& re
     const std::string_view ts_text = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp));
     double value = 0;
     const bool value_nan = lower(value_text) == "nan";
-    if (!value_nan && !parse_double(value_text, value)) { skip(rep, line_no, line, "bad sample value"); return false; }
+    if (!value_nan && !parse_double(value_text, value)) {
+        skip(rep, line_no, line, "bad sample value");
+        return false;
+    }
     long long ts_ms = -1;
-    if (!ts_text.empty() && (!parse_int(ts_text, ts_ms) || ts_ms < 0)) { skip(rep, line_no, line, "bad sample timestamp"); return false; }
+    if (!ts_text.empty() && (!parse_int(ts_text, ts_ms) || ts_ms < 0)) {
+        skip(rep, line_no, line, "bad sample timestamp");
+        return false;
+    }
     const bool is_power = name == "DCGM_FI_DEV_POWER_USAGE";
     const bool is_util = name == "DCGM_FI_DEV_GPU_UTIL";
     if (!is_power && !is_util) return true;
     const auto g = labels.find("gpu=\"");
     long long gpu = -1;
-    if (g == std::string_view::npos || (g > 0 && labels[g - 1] != ',' && labels[g - 1] != ' ')) { skip(rep, line_no, line, "no gpu label"); return true; }
+    if (g == std::string_view::npos || (g > 0 && labels[g - 1] != ',' && labels[g - 1] != ' ')) {
+        skip(rep, line_no, line, "no gpu label");
+        return true;
+    }
     const auto start = g + 5;
     const auto end = labels.find('"', start);
-    if (end == std::string_view::npos || !parse_int(labels.substr(start, end - start), gpu) || gpu < 0 || gpu > 1'000'000) {
+    if (end == std::string_view::npos || !parse_int(labels.substr(start, end - start), gpu) || gpu < 0 ||
+        gpu > 1'000'000) {
         skip(rep, line_no, line, "bad gpu label");
         return true;
     }
@@ -329,12 +349,26 @@ bool DcgmScrape::add(std::size_t line_no, std::string_view line, ParseReport& re
         return true;
     }
     if (value_nan || !std::isfinite(value) || value < 0) {
-        if (is_util) { ++rep.na_values; p.has_util = true; p.util = kNaN; }
-        else { p.has_power = true; p.power = kNaN; p.line = line_no; }  // counted at flush
+        if (is_util) {
+            ++rep.na_values;
+            p.has_util = true;
+            p.util = kNaN;
+        } else {
+            p.has_power = true;
+            p.power = kNaN;
+            p.line = line_no;
+        }  // counted at flush
         return true;
     }
-    if (is_power) { p.has_power = true; p.power = value; p.line = line_no; }
-    else { p.has_util = true; p.util = value; if (p.line == 0) p.line = line_no; }
+    if (is_power) {
+        p.has_power = true;
+        p.power = value;
+        p.line = line_no;
+    } else {
+        p.has_util = true;
+        p.util = value;
+        if (p.line == 0) p.line = line_no;
+    }
     return true;
 }
 
@@ -357,7 +391,10 @@ std::size_t DcgmScrape::flush(double t0, PowerTrace& out, ParseReport& rep) {
         if (std::binary_search(gpus.begin(), gpus.end(), out.gpu[i])) last.try_emplace(out.gpu[i], out.time_s[i]);
     std::size_t n = 0;
     for (const auto& [k, v] : rows) {
-        if (!has_power(*v)) { ++rep.na_values; continue; }
+        if (!has_power(*v)) {
+            ++rep.na_values;
+            continue;
+        }
         n += append_monotonic(last, v->line, {k.first, k.second, v->power, v->has_util ? v->util : kNaN}, out, rep);
     }
     samples_.clear();
@@ -371,7 +408,10 @@ NvidiaSmiCsvReader::NvidiaSmiCsvReader(std::string source) { report_.source = st
 std::size_t NvidiaSmiCsvReader::feed(std::string_view chunk, PowerTrace& out) {
     std::size_t n = 0;
     for (std::size_t nl = 0; (nl = chunk.find('\n')) != std::string_view::npos; chunk.remove_prefix(nl + 1)) {
-        if (partial_.empty()) { n += parse_line(chunk.substr(0, nl), out); continue; }
+        if (partial_.empty()) {
+            n += parse_line(chunk.substr(0, nl), out);
+            continue;
+        }
         // Taken out before parsing so that a throwing header leaves no stale tail behind.
         const std::string line = std::move(partial_.append(chunk.substr(0, nl)));
         partial_.clear();
@@ -417,28 +457,53 @@ std::size_t NvidiaSmiCsvReader::parse_line(std::string_view raw, PowerTrace& out
         require(g, "index");
         require(p, "power.draw");
         if (!missing.empty())
-            throw ParseError(rep.source + ":" + std::to_string(line_no) + ": nvidia-smi header '" +
-                             std::string(line) + "' lacks " + missing + "; query it with "
+            throw ParseError(rep.source + ":" + std::to_string(line_no) + ": nvidia-smi header '" + std::string(line) +
+                             "' lacks " + missing +
+                             "; query it with "
                              "--query-gpu=timestamp,index,power.draw,utilization.gpu");
-        c_time_ = t; c_gpu_ = g; c_power_ = p; c_util_ = u;
+        c_time_ = t;
+        c_gpu_ = g;
+        c_power_ = p;
+        c_util_ = u;
         return 0;
     }
     const int need = std::max({c_time_, c_gpu_, c_power_, c_util_});
-    if (static_cast<int>(f.size()) <= need) { skip(rep, line_no, line, "too few columns"); return 0; }
+    if (static_cast<int>(f.size()) <= need) {
+        skip(rep, line_no, line, "too few columns");
+        return 0;
+    }
     PowerSample s;
-    if (!parse_timestamp(f[static_cast<std::size_t>(c_time_)], s.time_s)) { skip(rep, line_no, line, "bad timestamp"); return 0; }
+    if (!parse_timestamp(f[static_cast<std::size_t>(c_time_)], s.time_s)) {
+        skip(rep, line_no, line, "bad timestamp");
+        return 0;
+    }
     long long idx = 0;
-    if (!parse_int(f[static_cast<std::size_t>(c_gpu_)], idx) || idx < 0 || idx > 1'000'000) { skip(rep, line_no, line, "bad GPU index"); return 0; }
+    if (!parse_int(f[static_cast<std::size_t>(c_gpu_)], idx) || idx < 0 || idx > 1'000'000) {
+        skip(rep, line_no, line, "bad GPU index");
+        return 0;
+    }
     s.gpu = static_cast<int>(idx);
     const ValueStatus ps = parse_value(f[static_cast<std::size_t>(c_power_)], "W", s.power_w);
-    if (ps == ValueStatus::bad) { skip(rep, line_no, line, "bad power.draw"); return 0; }
+    if (ps == ValueStatus::bad) {
+        skip(rep, line_no, line, "bad power.draw");
+        return 0;
+    }
     s.utilization_pct = kNaN;
     if (c_util_ >= 0) {
         const ValueStatus us = parse_value(f[static_cast<std::size_t>(c_util_)], "%", s.utilization_pct);
-        if (us == ValueStatus::bad) { skip(rep, line_no, line, "bad utilization.gpu"); return 0; }
-        if (us == ValueStatus::na) { s.utilization_pct = kNaN; ++rep.na_values; }
+        if (us == ValueStatus::bad) {
+            skip(rep, line_no, line, "bad utilization.gpu");
+            return 0;
+        }
+        if (us == ValueStatus::na) {
+            s.utilization_pct = kNaN;
+            ++rep.na_values;
+        }
     }
-    if (ps == ValueStatus::na) { ++rep.na_values; return 0; }
+    if (ps == ValueStatus::na) {
+        ++rep.na_values;
+        return 0;
+    }
     return append_monotonic(last_time_, line_no, s, out, rep) ? 1 : 0;
 }
 
@@ -470,7 +535,10 @@ ParsedTrace parse_dcgm_prometheus(std::string_view text, std::string_view source
         if (!scrape.empty()) {
             ++rep.scrapes;
             double t0 = scrape_t;
-            if (std::isnan(t0) && !scrape.all_own_timestamps()) { rep.synthetic_time = true; t0 = static_cast<double>(ordinal); }
+            if (std::isnan(t0) && !scrape.all_own_timestamps()) {
+                rep.synthetic_time = true;
+                t0 = static_cast<double>(ordinal);
+            }
             scrape.flush(t0, r.trace, rep);
             ++ordinal;
         }
@@ -482,7 +550,10 @@ ParsedTrace parse_dcgm_prometheus(std::string_view text, std::string_view source
     for (std::size_t li = 0; li < lines.size(); ++li) {
         const std::size_t line_no = li + 1;
         const std::string_view line = trim(lines[li]);
-        if (line.empty()) { flush(); continue; }
+        if (line.empty()) {
+            flush();
+            continue;
+        }
         if (line.front() == '#') {
             std::string_view rest = trim(line.substr(1));
             if (rest.substr(0, 6) == "scrape") {

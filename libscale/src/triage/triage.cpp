@@ -44,8 +44,8 @@ void ClassifierOptions::validate() const {
 }
 
 void classify_gpu(std::span<const double> time_s, std::span<const double> power_w,
-                  std::span<const double> utilization_pct, const BandThresholdsW& bands,
-                  const ClassifierOptions& opt, std::span<Phase> out) {
+                  std::span<const double> utilization_pct, const BandThresholdsW& bands, const ClassifierOptions& opt,
+                  std::span<Phase> out) {
     const std::size_t n = time_s.size();
     if (power_w.size() != n || utilization_pct.size() != n || out.size() != n)
         throw std::invalid_argument("classify_gpu: time_s, power_w, utilization_pct and out must have the same length");
@@ -81,16 +81,17 @@ bool CheckpointSchedule::covers(double t) const {
 
 void CheckpointSchedule::validate() const {
     const char* w = "CheckpointSchedule";
-    require(std::isfinite(interval_s) && interval_s >= 0, w, "interval_s", interval_s, "it must be >= 0 seconds (0: none)");
-    require(std::isfinite(duration_s) && duration_s >= 0 && (interval_s == 0 || duration_s <= interval_s), w, "duration_s",
-            duration_s, "it must be in [0, interval_s]");
+    require(std::isfinite(interval_s) && interval_s >= 0, w, "interval_s", interval_s,
+            "it must be >= 0 seconds (0: none)");
+    require(std::isfinite(duration_s) && duration_s >= 0 && (interval_s == 0 || duration_s <= interval_s), w,
+            "duration_s", duration_s, "it must be in [0, interval_s]");
     require(std::isfinite(first_start_s), w, "first_start_s", first_start_s, "it must be finite");
     // A periodic schedule without a duration would silence nothing: the one place this is checked.
     require(interval_s == 0 || duration_s > 0, w, "duration_s", duration_s,
             "checkpoint_interval_s needs checkpoint_duration_s (how long each save lasts, > 0 s)");
     for (const auto& [start, end] : windows)
-        require(std::isfinite(start) && std::isfinite(end) && start < end, w,
-                "windows[i].end", end, "each window must be a finite [start, end) with start < end");
+        require(std::isfinite(start) && std::isfinite(end) && start < end, w, "windows[i].end", end,
+                "each window must be a finite [start, end) with start < end");
 }
 
 std::ostream& operator<<(std::ostream& os, const Alert& a) {
@@ -107,13 +108,16 @@ double DetectorOptions::deadlock_threshold_s() const {
 
 void DetectorOptions::validate() const {
     const char* w = "DetectorOptions";
-    require(util_threshold_pct >= 0 && util_threshold_pct <= 100, w, "util_threshold_pct", util_threshold_pct, "it must be in [0, 100]");
-    require(std::isfinite(expected_checkpoint_s) && expected_checkpoint_s >= 0, w, "expected_checkpoint_s", expected_checkpoint_s,
-            "it must be >= 0 seconds (0: unknown)");
+    require(util_threshold_pct >= 0 && util_threshold_pct <= 100, w, "util_threshold_pct", util_threshold_pct,
+            "it must be in [0, 100]");
+    require(std::isfinite(expected_checkpoint_s) && expected_checkpoint_s >= 0, w, "expected_checkpoint_s",
+            expected_checkpoint_s, "it must be >= 0 seconds (0: unknown)");
     require(std::isfinite(deadlock_after_s) && deadlock_after_s >= 0, w, "deadlock_after_s", deadlock_after_s,
             "it must be >= 0 seconds (0: default from expected_checkpoint_s)");
-    require(std::isfinite(starvation_after_s) && starvation_after_s > 0, w, "starvation_after_s", starvation_after_s, "it must be > 0 seconds");
-    require(std::isfinite(straggler_after_s) && straggler_after_s > 0, w, "straggler_after_s", straggler_after_s, "it must be > 0 seconds");
+    require(std::isfinite(starvation_after_s) && starvation_after_s > 0, w, "starvation_after_s", starvation_after_s,
+            "it must be > 0 seconds");
+    require(std::isfinite(straggler_after_s) && straggler_after_s > 0, w, "straggler_after_s", straggler_after_s,
+            "it must be > 0 seconds");
     checkpoints.validate();
 }
 
@@ -199,10 +203,10 @@ JobTracker::Step JobTracker::evaluate(double now, bool data_complete, std::vecto
     last_entry = std::max(max_since, other_since_);
     if (dead_.update(jp == ck && other, now, last_entry, T)) {
         out.push_back({AlertKind::deadlock, now, gpus_in(Phase::checkpoint_or_deadlock),
-                       "deadlock suspected: all " + std::to_string(present) + " GPUs in checkpoint_or_deadlock with utilization >= " +
-                           fmt_time(opt_.util_threshold_pct) + "% at " + fmt_time(total_p / present) +
-                           " W per GPU since t = " + fmt_time(dead_.since) + " s, longer than T = " + fmt_time(T) +
-                           " s, outside any declared checkpoint window"});
+                       "deadlock suspected: all " + std::to_string(present) +
+                           " GPUs in checkpoint_or_deadlock with utilization >= " + fmt_time(opt_.util_threshold_pct) +
+                           "% at " + fmt_time(total_p / present) + " W per GPU since t = " + fmt_time(dead_.since) +
+                           " s, longer than T = " + fmt_time(T) + " s, outside any declared checkpoint window"});
     }
     if (starve_.update(jp == static_cast<int>(Phase::data_starvation), now, job_since_, opt_.starvation_after_s)) {
         auto v = gpus_in(Phase::data_starvation);
@@ -218,10 +222,12 @@ JobTracker::Step JobTracker::evaluate(double now, bool data_complete, std::vecto
         for (const Gpu& x : gpus_)
             if (x.phase == comp) who = x.id;
     if (strag_.update(sg, now, max_since, opt_.straggler_after_s, who)) {
-        out.push_back({AlertKind::straggler, now, {who},
-                       "straggler: GPU " + std::to_string(who) + " computing while the other " + std::to_string(present - 1) +
-                           " wait in communication since t = " + fmt_time(strag_.since) + " s, longer than " +
-                           fmt_time(opt_.straggler_after_s) + " s"});
+        out.push_back({AlertKind::straggler,
+                       now,
+                       {who},
+                       "straggler: GPU " + std::to_string(who) + " computing while the other " +
+                           std::to_string(present - 1) + " wait in communication since t = " + fmt_time(strag_.since) +
+                           " s, longer than " + fmt_time(opt_.straggler_after_s) + " s"});
     }
     return {jp, total_p, present};
 }
@@ -260,14 +266,18 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
     for (std::size_t g = 0; g < ids.size(); ++g) {
         const auto& r = rows[g];
         const std::size_t m = r.size();
-        t.resize(m); p.resize(m); u.resize(m); ph.resize(m);
+        t.resize(m);
+        p.resize(m);
+        u.resize(m);
+        ph.resize(m);
         for (std::size_t k = 0; k < m; ++k) {
             t[k] = trace.time_s[r[k]];
             p[k] = trace.power_w[r[k]];
             u[k] = trace.utilization_pct[r[k]];
             if (k > 0 && !(t[k] > t[k - 1]))
-                throw std::invalid_argument("PowerTrace: GPU " + std::to_string(ids[g]) + " time_s = " + detail::fmt_time(t[k]) + " at row " +
-                                            std::to_string(r[k]) + " does not increase; times must increase per GPU");
+                throw std::invalid_argument("PowerTrace: GPU " + std::to_string(ids[g]) +
+                                            " time_s = " + detail::fmt_time(t[k]) + " at row " + std::to_string(r[k]) +
+                                            " does not increase; times must increase per GPU");
         }
         classify_gpu(t, p, u, th, copt, ph);
         PhaseTotals& tot = res.per_gpu[ids[g]];
@@ -293,25 +303,31 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
     // Job sweep over the distinct sample times.
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return trace.time_s[a] < trace.time_s[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return trace.time_s[a] < trace.time_s[b]; });
     const std::size_t G = ids.size();
     detail::JobTracker job(dopt);
     for (int id : ids) job.slot(id);  // slot g = dense index g
     std::vector<double> last_t(G, -kInf);
-    for (std::size_t i = 0; i < n; ++i) last_t[dense[trace.gpu[i]]] = std::max(last_t[dense[trace.gpu[i]]], trace.time_s[i]);
+    for (std::size_t i = 0; i < n; ++i)
+        last_t[dense[trace.gpu[i]]] = std::max(last_t[dense[trace.gpu[i]]], trace.time_s[i]);
     std::vector<bool> gone(G, false);
     int cur = -1;
     double cur_start = 0, seg_power_sum = 0, t_prev = 0;
     std::size_t seg_points = 0;
     const auto close_job = [&](double end) {
         if (cur < 0) return;
-        res.job_segments.push_back({-1, cur_start, end, static_cast<Phase>(cur), seg_power_sum / static_cast<double>(seg_points)});
+        res.job_segments.push_back(
+            {-1, cur_start, end, static_cast<Phase>(cur), seg_power_sum / static_cast<double>(seg_points)});
         res.job.seconds[static_cast<std::size_t>(cur)] += end - cur_start;
     };
     for (std::size_t a = 0; a < n;) {
         const double now = trace.time_s[order[a]];
         for (std::size_t g = 0; g < G; ++g)  // a GPU has data from its first to its last sample
-            if (!gone[g] && last_t[g] < now) { job.clear(g); gone[g] = true; }
+            if (!gone[g] && last_t[g] < now) {
+                job.clear(g);
+                gone[g] = true;
+            }
         for (; a < n && trace.time_s[order[a]] == now; ++a) {
             const std::size_t i = order[a];
             job.set(dense[trace.gpu[i]], res.sample_phase[i], now, trace.power_w[i], trace.utilization_pct[i]);

@@ -50,10 +50,20 @@ struct Episode {
     double since = 0;
     int who = -1;
     bool update(bool on, double t, double since_hint, double after_s, int id = -1) {
-        if (!on || (active && id != who)) { active = false; fired = false; }
+        if (!on || (active && id != who)) {
+            active = false;
+            fired = false;
+        }
         if (!on) return false;
-        if (!active) { active = true; since = std::min(since_hint, t); who = id; }
-        if (!fired && t - since > after_s) { fired = true; return true; }
+        if (!active) {
+            active = true;
+            since = std::min(since_hint, t);
+            who = id;
+        }
+        if (!fired && t - since > after_s) {
+            fired = true;
+            return true;
+        }
         return false;
     }
 };

@@ -15,8 +15,8 @@ using namespace option_builders;
 // An entry of a nested struct: the table's struct holds it as `part`.
 template <class Outer, class Inner>
 Option<Outer> nested(Inner Outer::*part, Option<Inner> o) {
-    Option<Outer> out{o.name, o.type, o.unit, o.help, o.choices, o.minimum, o.maximum, o.optional,
-                      o.exclusive_minimum, nullptr, nullptr};
+    Option<Outer> out{o.name,  o.type, o.unit, o.help, o.choices, o.minimum, o.maximum, o.optional, o.exclusive_minimum,
+                      nullptr, nullptr};
     out.get = [part, get = o.get](const Outer& x) { return get(x.*part); };
     out.set = [part, set = o.set](Outer& x, const OptionValue& v) { set(x.*part, v); };
     return out;
@@ -57,26 +57,26 @@ const OptionTable<TriageOptions>& triage_options() {
                                                        "a 1 s average on Ampere and newer)")),
             nested<T, Cl>(&T::classifier, number<Cl>("min_dwell_s", &Cl::min_dwell_s, "s",
                                                      "a new phase must hold this long before it is adopted", 0)),
-            nested<T, De>(&T::detector, number<De>("util_threshold_pct", &De::util_threshold_pct, "%",
-                                                   "utilization at or above which near-idle watts mean a hang", 0,
-                                                   100)),
-            nested<T, De>(&T::detector, optional_positive<De>(
-                                            "expected_checkpoint_s", &De::expected_checkpoint_s, "s",
-                                            "how long a checkpoint save lasts (not set: checkpoint_duration_s)")),
-            nested<T, De>(&T::detector, optional_positive<De>(
-                                            "deadlock_after_s", &De::deadlock_after_s, "s",
-                                            "deadlock threshold T (not set: max(2 x expected checkpoint, 60 s), "
-                                            "600 s when that is unknown)")),
+            nested<T, De>(&T::detector,
+                          number<De>("util_threshold_pct", &De::util_threshold_pct, "%",
+                                     "utilization at or above which near-idle watts mean a hang", 0, 100)),
+            nested<T, De>(&T::detector,
+                          optional_positive<De>("expected_checkpoint_s", &De::expected_checkpoint_s, "s",
+                                                "how long a checkpoint save lasts (not set: checkpoint_duration_s)")),
+            nested<T, De>(&T::detector,
+                          optional_positive<De>("deadlock_after_s", &De::deadlock_after_s, "s",
+                                                "deadlock threshold T (not set: max(2 x expected checkpoint, 60 s), "
+                                                "600 s when that is unknown)")),
             nested<T, De>(&T::detector, positive<De>("starvation_after_s", &De::starvation_after_s, "s",
                                                      "data starvation after this long waiting on input")),
             nested<T, De>(&T::detector, positive<De>("straggler_after_s", &De::straggler_after_s, "s",
                                                      "a straggler after this long behind the others")),
             nested<T, De>(&T::detector, checkpoints(number<Ck>("checkpoint_first_start_s", &Ck::first_start_s, "s",
                                                                "when the first declared checkpoint save starts"))),
-            nested<T, De>(&T::detector, checkpoints(optional_positive<Ck>(
-                                            "checkpoint_interval_s", &Ck::interval_s, "s",
-                                            "declared checkpoint saves every this many seconds (needs "
-                                            "checkpoint_duration_s)"))),
+            nested<T, De>(&T::detector,
+                          checkpoints(optional_positive<Ck>("checkpoint_interval_s", &Ck::interval_s, "s",
+                                                            "declared checkpoint saves every this many seconds (needs "
+                                                            "checkpoint_duration_s)"))),
             nested<T, De>(&T::detector, checkpoints(optional_positive<Ck>(
                                             "checkpoint_duration_s", &Ck::duration_s, "s",
                                             "how long one checkpoint save lasts (the detector is silent inside "
@@ -99,12 +99,28 @@ const OptionTable<WatchOptions>& watch_options() {
             positive<W>("stale_after_s", &W::stale_after_s, "s",
                         "a GPU without samples this long is lost; no action while any is"),
             positive<W>("speed", &W::speed, "x", "replay a recorded trace at this multiple of real time"),
-            Option<W>{"nvml_power", OptionType::choice, "", "NVML power reading: the 1 s average, or the "
-                      "instantaneous field 186", {"average", "instant"}, -kInf, kInf, false, false,
+            Option<W>{"nvml_power",
+                      OptionType::choice,
+                      "",
+                      "NVML power reading: the 1 s average, or the "
+                      "instantaneous field 186",
+                      {"average", "instant"},
+                      -kInf,
+                      kInf,
+                      false,
+                      false,
                       [](const W& w) -> OptionValue { return w.nvml_power; },
                       [](W& w, const OptionValue& v) { w.nvml_power = std::get<std::string>(v); }},
-            Option<W>{"kill_on", OptionType::text, "", "alert kinds that terminate the job: a comma list of "
-                      "deadlock, data_starvation, straggler, or none", {}, -kInf, kInf, false, false,
+            Option<W>{"kill_on",
+                      OptionType::text,
+                      "",
+                      "alert kinds that terminate the job: a comma list of "
+                      "deadlock, data_starvation, straggler, or none",
+                      {},
+                      -kInf,
+                      kInf,
+                      false,
+                      false,
                       [](const W& w) -> OptionValue { return w.kill_on; },
                       [](W& w, const OptionValue& v) {
                           const auto& s = std::get<std::string>(v);

@@ -13,7 +13,7 @@ namespace libscale {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();  // a double, unlike INFINITY
-}
+}  // namespace
 
 void StreamOptions::validate() const {
     if (!(std::isfinite(stale_after_s) && stale_after_s > 0))
@@ -89,11 +89,13 @@ void TriageStream::add_checkpoint_window(double start_s, double end_s) {
 
 StreamUpdate TriageStream::advance(double now_s) { return push({}, {}, {}, {}, now_s); }
 
-StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const int> gpu, std::span<const double> power_w,
-                                std::span<const double> utilization_pct, double now_s) {
+StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const int> gpu,
+                                std::span<const double> power_w, std::span<const double> utilization_pct,
+                                double now_s) {
     const std::size_t n = time_s.size();
     if (gpu.size() != n || power_w.size() != n || utilization_pct.size() != n)
-        throw std::invalid_argument("TriageStream.push: time_s, gpu, power_w and utilization_pct must have the same length");
+        throw std::invalid_argument(
+            "TriageStream.push: time_s, gpu, power_w and utilization_pct must have the same length");
     Impl& s = *impl_;
     StreamUpdate up;
     std::vector<std::size_t> order(n);
@@ -102,10 +104,16 @@ StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const 
     double latest = s.last_now;
     for (std::size_t i : order) {
         const double t = time_s[i], p = power_w[i];
-        if (!std::isfinite(t) || !std::isfinite(p) || p < 0) { ++up.dropped_samples; continue; }
+        if (!std::isfinite(t) || !std::isfinite(p) || p < 0) {
+            ++up.dropped_samples;
+            continue;
+        }
         const std::size_t k = s.slot(gpu[i]);
         Impl::Gpu& x = s.g[k];
-        if (!(t > x.last_t)) { ++up.dropped_samples; continue; }
+        if (!(t > x.last_t)) {
+            ++up.dropped_samples;
+            continue;
+        }
         x.window.emplace_back(t, p);
         x.sum += p;
         while (x.window.front().first <= t - s.copt.smoothing_window_s) {
@@ -151,8 +159,8 @@ StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const 
     if (step.phase >= 0 && step.phase != s.reported_job) {
         const double start = s.job.phase_since();
         const bool first = s.reported_job < 0;
-        up.changes.push_back({-1, first, static_cast<Phase>(first ? step.phase : s.reported_job), static_cast<Phase>(step.phase),
-                              start, now, step.total_power_w});
+        up.changes.push_back({-1, first, static_cast<Phase>(first ? step.phase : s.reported_job),
+                              static_cast<Phase>(step.phase), start, now, step.total_power_w});
         s.reported_job = step.phase;
     }
     std::stable_sort(up.changes.begin(), up.changes.end(), [](const PhaseChange& a, const PhaseChange& b) {
@@ -187,8 +195,8 @@ std::ostream& operator<<(std::ostream& os, const PhaseChange& c) {
 }
 
 std::ostream& operator<<(std::ostream& os, const GpuStatus& s) {
-    os << "GPU " << s.gpu << ' ' << (s.present ? to_string(s.phase) : "lost") << " since t = " << detail::fmt_time(s.phase_since_s)
-       << " s, " << detail::fmt_time(s.power_w) << " W";
+    os << "GPU " << s.gpu << ' ' << (s.present ? to_string(s.phase) : "lost")
+       << " since t = " << detail::fmt_time(s.phase_since_s) << " s, " << detail::fmt_time(s.power_w) << " W";
     if (!std::isnan(s.utilization_pct)) os << ", " << detail::fmt_time(s.utilization_pct) << " %";
     return os;
 }

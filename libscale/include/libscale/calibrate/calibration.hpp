@@ -16,8 +16,8 @@ namespace libscale {
 struct HardwareProfile;
 
 struct LinkLevel {
-    double alpha_s = 0;             // latency per ring step
-    double busbw_bytes_per_s = 0;   // nccl-tests "bus bandwidth"
+    double alpha_s = 0;            // latency per ring step
+    double busbw_bytes_per_s = 0;  // nccl-tests "bus bandwidth"
 };
 
 // A GEMM's time: the output is cut into tile_m × tile_n tiles, one per thread block; the
@@ -25,11 +25,11 @@ struct LinkLevel {
 // tile_n / (per-SM peak · eta_max · K/(K + k_half)). A memory roofline (operands and
 // result over HBM) bounds it from below. See docs/model.md "GEMM".
 struct GemmLaw {
-    double eta_max = 0;       // bf16: fraction of per-SM peak a full tile reaches at long K
-    double fp8_eta_max = 0;   // the same in fp8 (0: no fp8 GEMM on this hardware)
-    double tile_m = 128;      // output tile rows per thread block
-    double tile_n = 256;      // output tile columns per thread block
-    double k_half = 0;        // inner dimension at which a tile runs at half eta_max
+    double eta_max = 0;      // bf16: fraction of per-SM peak a full tile reaches at long K
+    double fp8_eta_max = 0;  // the same in fp8 (0: no fp8 GEMM on this hardware)
+    double tile_m = 128;     // output tile rows per thread block
+    double tile_n = 256;     // output tile columns per thread block
+    double k_half = 0;       // inner dimension at which a tile runs at half eta_max
 };
 
 // Fused (flash) attention: FLOP rate = peak · eta_max · s/(s + half_seq) · g(d_h), with
@@ -46,27 +46,27 @@ struct AttentionLaw {
 
 struct Calibration {
     std::string hardware;
-    std::string kind = "default";   // "default" (uncalibrated), "derived", "fitted"
+    std::string kind = "default";  // "default" (uncalibrated), "derived", "fitted"
     std::string source;
     GemmLaw gemm;
     AttentionLaw attention;
-    double hbm_efficiency = 0;      // achieved / peak HBM bandwidth of memory-bound kernels
+    double hbm_efficiency = 0;  // achieved / peak HBM bandwidth of memory-bound kernels
     // A trainer's rate relative to the kernel laws above, common to GEMMs, attention and
     // memory-bound kernels (clocks under sustained power, SMs shared with collectives,
     // allocator and synchronization stalls): what step records measure once kernel
     // micro-runs have measured the laws (docs/model.md "Framework efficiency").
     double framework_efficiency = 1;
-    double kernel_overhead_s = 0;   // host time to issue one kernel (launch, dispatch)
-    double layer_overhead_s = 0;    // host time per decoder layer and pass (framework hooks)
+    double kernel_overhead_s = 0;  // host time to issue one kernel (launch, dispatch)
+    double layer_overhead_s = 0;   // host time per decoder layer and pass (framework hooks)
     LinkLevel intra_node;
     LinkLevel inter_node;
-    double reserved_gib = 0;        // per-GPU memory not available to the model
-    double fragmentation = 0;       // allocator's reserved-but-unallocated share, of allocated bytes
-    double memory_margin = 0;       // relative uncertainty of the memory estimate
-    double power_compute_w = 0;     // board watts while computing
-    double power_comm_w = 0;        // while waiting on exposed communication
-    double power_idle_w = 0;        // while idle (data wait, checkpoint)
-    double step_overhead_s = 0;     // fixed time per step nothing else explains (fitted)
+    double reserved_gib = 0;     // per-GPU memory not available to the model
+    double fragmentation = 0;    // allocator's reserved-but-unallocated share, of allocated bytes
+    double memory_margin = 0;    // relative uncertainty of the memory estimate
+    double power_compute_w = 0;  // board watts while computing
+    double power_comm_w = 0;     // while waiting on exposed communication
+    double power_idle_w = 0;     // while idle (data wait, checkpoint)
+    double step_overhead_s = 0;  // fixed time per step nothing else explains (fitted)
 
     // Throws std::invalid_argument naming the coefficient, its value and its valid range.
     void validate() const;
@@ -78,8 +78,8 @@ struct Calibration {
 struct CoefficientInfo {
     const char* name;
     const char* unit;
-    double min, max;          // valid closed range
-    bool min_exclusive;       // (min, max]: efficiencies and bandwidths must be > 0
+    double min, max;     // valid closed range
+    bool min_exclusive;  // (min, max]: efficiencies and bandwidths must be > 0
     const char* help;
     double& (*ref)(Calibration&);
 };
@@ -109,13 +109,13 @@ struct CalibrationFractions {
     double memory_margin = 0;
     double power_compute_fraction = 0;  // of board power
     double power_comm_fraction = 0;
-    double power_idle_fraction = 0;     // used only where the hardware has no idle figure
+    double power_idle_fraction = 0;  // used only where the hardware has no idle figure
     // Prior standard deviation of log(value) of each coefficient the fitter may move.
     std::map<std::string, double> prior_log_sd;
 };
 
-Calibration resolve_calibration(const CalibrationFractions& f, const HardwareProfile& hw,
-                                std::string kind, std::string source);
+Calibration resolve_calibration(const CalibrationFractions& f, const HardwareProfile& hw, std::string kind,
+                                std::string source);
 
 std::ostream& operator<<(std::ostream& os, const LinkLevel& l);
 std::ostream& operator<<(std::ostream& os, const Calibration& c);

@@ -24,11 +24,11 @@ namespace libscale {
 
 struct CalibrationFile {
     Calibration calibration;
-    std::vector<std::string> parameters;  // names with uncertainty, covariance order
-    Eigen::MatrixXd covariance;           // empty: no uncertainty known
-    nlohmann::json quality;               // residuals, rms / leave-one-out error, families
-    nlohmann::json provenance;            // hardware, versions, date, source, notes
-    nlohmann::json sources;               // coefficient name → where its value came from
+    std::vector<std::string> parameters;         // names with uncertainty, covariance order
+    Eigen::MatrixXd covariance;                  // empty: no uncertainty known
+    nlohmann::json quality;                      // residuals, rms / leave-one-out error, families
+    nlohmann::json provenance;                   // hardware, versions, date, source, notes
+    nlohmann::json sources;                      // coefficient name → where its value came from
     std::map<std::string, double> prior_log_sd;  // the fitter's prior, log standard deviations
 };
 

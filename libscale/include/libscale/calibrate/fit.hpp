@@ -22,35 +22,35 @@
 #include <Eigen/Dense>
 
 #include "libscale/calibrate/calibration.hpp"
-#include "libscale/spec/hardware.hpp"
 #include "libscale/calibrate/measurement.hpp"
+#include "libscale/spec/hardware.hpp"
 
 namespace libscale {
 
 struct Coefficient {
     std::string name;
     double value = 0;
-    double std_error = 0;        // posterior sd (sqrt of the covariance diagonal); 0 when fixed
-    double prior_value = 0;      // before the fit
-    double prior_log_sd = 0;     // 0: fixed, not fitted
-    bool fitted = false;         // free in the fit
-    bool identified = false;     // the data narrowed its prior (posterior sd < 0.7 × prior sd)
-    std::string note;            // how it was determined
+    double std_error = 0;     // posterior sd (sqrt of the covariance diagonal); 0 when fixed
+    double prior_value = 0;   // before the fit
+    double prior_log_sd = 0;  // 0: fixed, not fitted
+    bool fitted = false;      // free in the fit
+    bool identified = false;  // the data narrowed its prior (posterior sd < 0.7 × prior sd)
+    std::string note;         // how it was determined
 };
 
 struct FamilyScore {
-    std::string family;          // "mechanistic" | "amdahl" | "usl"
+    std::string family;  // "mechanistic" | "amdahl" | "usl"
     std::size_t parameters = 0;
-    double loo_relative_error = 0;   // mean |pred − obs| / obs, leave-one-out
-    bool applicable = false;         // enough points, one configuration series
+    double loo_relative_error = 0;  // mean |pred − obs| / obs, leave-one-out
+    bool applicable = false;        // enough points, one configuration series
     std::string note;
 };
 
 struct FitOptions {
-    bool fit_overhead = true;        // fit step_overhead_s when the steps allow it
-    int max_iterations = 100;        // Levenberg–Marquardt
-    double condition_limit = 1e10;   // above: the collective design is ill-conditioned
-    double relative_error = 0.03;    // of each measurement record (1 sd, relative)
+    bool fit_overhead = true;       // fit step_overhead_s when the steps allow it
+    int max_iterations = 100;       // Levenberg–Marquardt
+    double condition_limit = 1e10;  // above: the collective design is ill-conditioned
+    double relative_error = 0.03;   // of each measurement record (1 sd, relative)
     // Prior sd of log(value) per coefficient; empty: the hardware's default file's prior.
     std::map<std::string, double> prior_log_sd;
 };
@@ -66,7 +66,7 @@ struct FitResult {
     // Mean |leave-one-out relative error| over the records of stages with more points than
     // parameters (refits up to 32 points, the leverage formula beyond); NaN when none.
     double loo_relative_error = 0;
-    std::vector<FamilyScore> families;       // end-to-end step series only
+    std::vector<FamilyScore> families;  // end-to-end step series only
     std::string chosen_family = "mechanistic";
     std::string family_reason;
     std::size_t records_used = 0;

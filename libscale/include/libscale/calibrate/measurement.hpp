@@ -23,7 +23,7 @@ inline constexpr const char* kMeasurementSchema = "libscale.measurements/2";
 struct GemmRun {
     std::string hardware;
     double m = 0, n = 0, k = 0;
-    bool fp8 = false;       // "dtype": "bf16" (default) or "fp8"
+    bool fp8 = false;  // "dtype": "bf16" (default) or "fp8"
     double seconds = 0;
 };
 
@@ -54,23 +54,23 @@ struct CollectiveRun {
 
 // One end-to-end training step configuration and its measured step time.
 struct StepRun {
-    std::string model;       // catalog name or config.json path
+    std::string model;                                          // catalog name or config.json path
     nlohmann::json model_overrides = nlohmann::json::object();  // config.json keys replaced
-    std::string hardware;    // catalog name or hardware JSON path
-    TrainingConfig config;   // gpus, gpus_per_node, seq_len, micro_batch, global batch, ...
-    double step_time_s = 0;  // from step_time_s, tokens_per_s or tokens_per_s_per_gpu
-    double memory_gib = 0;   // published peak memory per GPU (0: none)
-    std::string memory_kind; // reserved | allocated | active | nvidia-smi
-    double reported_mfu = 0; // as the source computed it (0: none)
-    double relative_error = 0;  // 1 sd of the figure, relative (0: the fit's default)
-    std::string series;      // records of one table share it
+    std::string hardware;                                       // catalog name or hardware JSON path
+    TrainingConfig config;           // gpus, gpus_per_node, seq_len, micro_batch, global batch, ...
+    double step_time_s = 0;          // from step_time_s, tokens_per_s or tokens_per_s_per_gpu
+    double memory_gib = 0;           // published peak memory per GPU (0: none)
+    std::string memory_kind;         // reserved | allocated | active | nvidia-smi
+    double reported_mfu = 0;         // as the source computed it (0: none)
+    double relative_error = 0;       // 1 sd of the figure, relative (0: the fit's default)
+    std::string series;              // records of one table share it
     std::string validation_exclude;  // why validate() leaves the record out ("" : used)
-    std::string source;      // where it came from (file, log line, publication)
+    std::string source;              // where it came from (file, log line, publication)
 };
 
 struct PowerRecord {
     std::string hardware;
-    std::string phase;       // compute | communication | data_starvation | checkpoint_or_deadlock | idle
+    std::string phase;  // compute | communication | data_starvation | checkpoint_or_deadlock | idle
     double watts = 0;
 };
 

@@ -22,17 +22,17 @@
 namespace libscale {
 
 struct ValidationRow {
-    std::string file;             // the measurement file's name
+    std::string file;  // the measurement file's name
     std::string series;
-    std::size_t record = 0;       // index among the file's step records
+    std::size_t record = 0;  // index among the file's step records
     std::string model, hardware;
     TrainingConfig config;
-    char category = 'x';          // 'x': the calibration row; 'a', 'b', 'c' as above
+    char category = 'x';  // 'x': the calibration row; 'a', 'b', 'c' as above
     double measured_tokens_per_s_per_gpu = 0;
     double default_ratio = 0;     // default calibration's tokens/s over the measured
     double calibrated_error = 0;  // calibrated tokens/s over the measured, minus 1
     FitStatus fit_status = FitStatus::fits;
-    double memory_gib = 0;        // estimated per GPU
+    double memory_gib = 0;  // estimated per GPU
     double available_gib = 0;
     double published_memory_gib = 0;  // when the source gives one (0: none)
     std::string published_memory_kind;
@@ -41,7 +41,7 @@ struct ValidationRow {
 struct ValidationSeries {
     std::string file, series, hardware;
     std::size_t rows = 0;
-    Calibration calibration;      // fitted to the first row
+    Calibration calibration;  // fitted to the first row
 };
 
 struct ErrorSummary {
@@ -52,15 +52,15 @@ struct ErrorSummary {
 struct ValidationReport {
     std::vector<ValidationRow> rows;
     std::vector<ValidationSeries> series;
-    std::vector<std::string> excluded;   // "file record N: reason"
+    std::vector<std::string> excluded;                     // "file record N: reason"
     ErrorSummary gpu_counts, model_sizes, configurations;  // (a), (b), (c)
     std::size_t default_count = 0;
     double default_ratio_median = 0, default_ratio_min = 0, default_ratio_max = 0;
-    std::size_t not_fitting = 0;         // published runs estimated not to fit (should be 0)
+    std::size_t not_fitting = 0;  // published runs estimated not to fit (should be 0)
 };
 
 struct NamedMeasurements {
-    std::string name;                    // file name, for the report
+    std::string name;  // file name, for the report
     MeasurementSet set;
 };
 

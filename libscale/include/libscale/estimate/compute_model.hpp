@@ -31,8 +31,8 @@ struct LayerGemms {
     static constexpr int kMax = 8;
     std::array<GemmOp, kMax> gemms{};
     int count = 0;
-    double kept_outputs() const;          // Σ N of the matmuls selective checkpointing keeps
-    double recomputed_flops() const;      // Σ 2·N·K of those it recomputes, per token
+    double kept_outputs() const;      // Σ N of the matmuls selective checkpointing keeps
+    double recomputed_flops() const;  // Σ 2·N·K of those it recomputes, per token
 };
 LayerGemms layer_gemms(const ModelSpec& m, bool fp8 = false);
 
@@ -50,16 +50,16 @@ struct OperationPlan {
     // (per gather) and fp8 weight casts.
     double layer_forward_fixed_bytes = 0;
     double layer_backward_fixed_bytes = 0;
-    double copy_out_kernels = 0;       // of layer_forward_kernels: FSDP2's copy-out, not recomputed
+    double copy_out_kernels = 0;  // of layer_forward_kernels: FSDP2's copy-out, not recomputed
     // Attention: q heads × head_dim; layers that use a sliding window.
-    double attention_width = 0;        // h · d_h
+    double attention_width = 0;  // h · d_h
     double head_dim = 0;
-    double window = 0;                 // 0: none
+    double window = 0;  // 0: none
     double window_layers = 0;
     double layers = 0;
     // Output head: optional OPT project_out, the output projection, then norms and loss.
     GemmOp head_gemm;
-    GemmOp project_gemm;               // n = 0: absent
+    GemmOp project_gemm;  // n = 0: absent
     double head_forward_bytes_per_token = 0;
     double head_backward_bytes_per_token = 0;
     double head_forward_kernels = 0;
@@ -70,7 +70,7 @@ struct OperationPlan {
     double embed_backward_fixed_bytes = 0;
     double embed_forward_kernels = 0;
     double embed_backward_kernels = 0;
-    GemmOp embed_gemm;                 // OPT project_in; n = 0: absent
+    GemmOp embed_gemm;  // OPT project_in; n = 0: absent
     Checkpointing checkpointing = Checkpointing::full;
     double checkpointed_fraction = 1;  // of the layers (1 / checkpoint_every)
     AttentionKernel attention_kernel = AttentionKernel::flash2;
@@ -82,10 +82,10 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
 // embedding) takes max(device time, host time): a host issuing kernels more slowly than
 // the GPU runs them leaves the GPU waiting.
 struct ComputeTimes {
-    double layers = 0;              // L
-    double layer_forward_s = 0;     // one decoder layer
-    double layer_backward_s = 0;    // including what activation checkpointing recomputes
-    double head_forward_s = 0;      // final norm, output projection, loss
+    double layers = 0;            // L
+    double layer_forward_s = 0;   // one decoder layer
+    double layer_backward_s = 0;  // including what activation checkpointing recomputes
+    double head_forward_s = 0;    // final norm, output projection, loss
     double head_backward_s = 0;
     double embed_forward_s = 0;
     double embed_backward_s = 0;
@@ -93,13 +93,13 @@ struct ComputeTimes {
     double gemm_s = 0;
     double attention_s = 0;
     double memory_s = 0;
-    double host_wait_s = 0;         // time the GPU waits on the host
-    double micro_batch_s() const;   // L·(forward + backward) + head + embedding
+    double host_wait_s = 0;        // time the GPU waits on the host
+    double micro_batch_s() const;  // L·(forward + backward) + head + embedding
 };
 
 // t: tokens per micro-batch per GPU; span: mean attended keys per query (seq/2 causal).
-ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, const Calibration& cal,
-                           double t, double span) noexcept;
+ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, const Calibration& cal, double t,
+                           double span) noexcept;
 ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                            const Calibration& cal, const TrainingConfig& c) noexcept;
 
@@ -111,8 +111,8 @@ double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, 
                    bool fp8 = false) noexcept;
 // Fused attention over `tokens` query tokens attending `span` keys on average, in
 // sequences (or documents) of `seq_len`; forward or backward kernel.
-double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width,
-                        double head_dim, double span, double seq_len, bool backward,
+double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width, double head_dim,
+                        double span, double seq_len, bool backward,
                         AttentionKernel kernel = AttentionKernel::flash2) noexcept;
 double memory_time_s(const HardwareProfile& hw, const Calibration& cal, double bytes) noexcept;
 // Keys a query attends on average over the layers, sliding-window layers included

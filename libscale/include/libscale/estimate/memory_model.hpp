@@ -25,17 +25,17 @@ const char* to_string(FitStatus f);
 struct MemoryBreakdown {
     double weights_gib = 0;
     double grads_gib = 0;
-    double optimizer_gib = 0;       // master weights (when fp32) and optimizer states
-    double activations_gib = 0;     // saved for backward, including one recomputed layer
-    double logits_gib = 0;          // logits and what the loss keeps of them
-    double buffers_gib = 0;         // unsharded parameter / gradient buffers (FSDP, HSDP)
-    double fragmentation_gib = 0;   // the caching allocator's reserved-but-unallocated share
-    double reserved_gib = 0;        // CUDA context, workspaces, NCCL (calibration)
+    double optimizer_gib = 0;      // master weights (when fp32) and optimizer states
+    double activations_gib = 0;    // saved for backward, including one recomputed layer
+    double logits_gib = 0;         // logits and what the loss keeps of them
+    double buffers_gib = 0;        // unsharded parameter / gradient buffers (FSDP, HSDP)
+    double fragmentation_gib = 0;  // the caching allocator's reserved-but-unallocated share
+    double reserved_gib = 0;       // CUDA context, workspaces, NCCL (calibration)
     double total_gib = 0;
-    double available_gib = 0;       // the GPU's HBM
-    double margin = 0;              // relative uncertainty of total_gib (calibration)
+    double available_gib = 0;  // the GPU's HBM
+    double margin = 0;         // relative uncertainty of total_gib (calibration)
     FitStatus status = FitStatus::does_not_fit;
-    bool fits = false;              // status != does_not_fit
+    bool fits = false;  // status != does_not_fit
 };
 
 // Bytes per parameter held by the optimizer beyond the bf16 weights and gradients: the

@@ -20,7 +20,7 @@ Scaling parse_scaling(std::string_view s);
 const char* to_string(Scaling s);
 
 struct Job {
-    double tokens = 1e9;                 // tokens per epoch
+    double tokens = 1e9;  // tokens per epoch
     double epochs = 1;
     // NaN: the hardware's default price (an assumption the user should override)
     double price_per_gpu_hour_usd = std::numeric_limits<double>::quiet_NaN();
@@ -32,11 +32,11 @@ const OptionTable<Job>& job_options();
 
 struct ProjectionRow {
     StepBreakdown step;
-    double speedup = 0;                  // tokens/s over the smallest count's
-    double scaling_efficiency = 0;       // speedup / (gpus / smallest gpus)
-    double steps = 0;                    // optimizer steps for the job (fractional)
-    double wall_time_h = 0;              // total tokens / tokens per second
-    double gpu_hours = 0;                // gpus × wall hours
+    double speedup = 0;             // tokens/s over the smallest count's
+    double scaling_efficiency = 0;  // speedup / (gpus / smallest gpus)
+    double steps = 0;               // optimizer steps for the job (fractional)
+    double wall_time_h = 0;         // total tokens / tokens per second
+    double gpu_hours = 0;           // gpus × wall hours
     double cost_usd = 0;
     double energy_kwh = 0;
     // What would make it fit, when step.memory.status is not FitStatus::fits ("" otherwise).
@@ -46,8 +46,8 @@ struct ProjectionRow {
 struct Projection {
     Scaling scaling = Scaling::strong;
     Job job;
-    double price_per_gpu_hour_usd = 0;   // as applied
-    std::vector<ProjectionRow> rows;     // ascending GPU count
+    double price_per_gpu_hour_usd = 0;  // as applied
+    std::vector<ProjectionRow> rows;    // ascending GPU count
     // The smallest GPU count at which communication stops hiding under compute
     // (comm_hidden false), if any row shows it.
     std::optional<std::int64_t> comm_exposed_from_gpus;
@@ -78,12 +78,12 @@ struct Solution {
 };
 
 // The cheapest GPU count (least cost) whose wall time meets deadline_h.
-Solution solve_deadline(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
-                        const Job& job, double deadline_h);
+Solution solve_deadline(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling, const Job& job,
+                        double deadline_h);
 
 // The fastest GPU count whose GPU-hours and cost stay under the caps (NaN: no cap).
-Solution solve_budget(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling,
-                      const Job& job, double max_gpu_hours, double max_cost_usd);
+Solution solve_budget(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling, const Job& job,
+                      double max_gpu_hours, double max_cost_usd);
 
 std::ostream& operator<<(std::ostream& os, const Job& j);
 std::ostream& operator<<(std::ostream& os, const Solution& s);

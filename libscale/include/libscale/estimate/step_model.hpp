@@ -11,8 +11,8 @@
 
 #include "libscale/calibrate/calibration.hpp"
 #include "libscale/estimate/compute_model.hpp"
-#include "libscale/spec/hardware.hpp"
 #include "libscale/estimate/memory_model.hpp"
+#include "libscale/spec/hardware.hpp"
 #include "libscale/spec/model_spec.hpp"
 #include "libscale/spec/training_config.hpp"
 
@@ -22,21 +22,21 @@ struct StepBreakdown {
     // configuration the step was resolved to
     std::int64_t gpus = 0;
     std::int64_t gpus_per_node = 0;
-    std::int64_t nodes = 0;                    // nodes the GPUs span (the last may be partial)
-    std::int64_t grad_accum = 0;               // micro-batches per step, A
-    double tokens_per_micro_batch = 0;         // per GPU, t
-    double tokens_per_step = 0;                // global batch, B = N·t·A
+    std::int64_t nodes = 0;             // nodes the GPUs span (the last may be partial)
+    std::int64_t grad_accum = 0;        // micro-batches per step, A
+    double tokens_per_micro_batch = 0;  // per GPU, t
+    double tokens_per_step = 0;         // global batch, B = N·t·A
     // time per step, seconds
-    double compute_s = 0;                      // all GPU compute (forward, backward, recompute)
-    double gemm_s = 0;                         // of which GEMMs,
-    double attention_s = 0;                    // fused attention,
-    double memory_bound_s = 0;                 // memory-bound kernels,
-    double host_wait_s = 0;                    // and the GPU waiting on the host
-    double comm_s = 0;                         // all collectives, hidden or not
-    double exposed_comm_s = 0;                 // collective time not hidden under compute
+    double compute_s = 0;       // all GPU compute (forward, backward, recompute)
+    double gemm_s = 0;          // of which GEMMs,
+    double attention_s = 0;     // fused attention,
+    double memory_bound_s = 0;  // memory-bound kernels,
+    double host_wait_s = 0;     // and the GPU waiting on the host
+    double comm_s = 0;          // all collectives, hidden or not
+    double exposed_comm_s = 0;  // collective time not hidden under compute
     double optimizer_s = 0;
-    double data_s = 0;                         // input pipeline time not hidden by prefetch
-    double checkpoint_s = 0;                   // checkpoint write, amortized per step
+    double data_s = 0;        // input pipeline time not hidden by prefetch
+    double checkpoint_s = 0;  // checkpoint write, amortized per step
     double step_time_s = 0;
     // throughput and utilization
     double tokens_per_s = 0;
@@ -46,33 +46,32 @@ struct StepBreakdown {
     // true when every unit's communication fits under its compute; the only exposed
     // communication is then the first all-gather and the last reduce-scatter
     bool comm_hidden = false;
-    double energy_per_step_j = 0;              // all GPUs
+    double energy_per_step_j = 0;  // all GPUs
     MemoryBreakdown memory;
 };
 
 // What is wrong with a configuration, without building a message (for sweeps).
 enum class ConfigIssue : std::uint8_t {
     none,
-    gpus,                 // not a positive integer, or beyond kMaxGpus
-    gpus_per_node,        // not a positive integer
-    whole_nodes,          // HSDP across nodes needs a multiple of gpus_per_node
-    seq_len,              // not positive
-    seq_len_too_long,     // beyond the model's max_position_embeddings
-    micro_batch,          // not positive
-    global_batch,         // not a positive multiple of gpus × micro_batch × seq_len
-    batch_overflow,       // gpus × micro_batch × seq_len overflows a 64-bit token count
-    reduce_bytes,         // not 2 or 4
-    attention_span,       // negative or beyond the sequence
-    data_pipeline,        // a required input pipeline figure is missing
-    checkpoint,           // checkpoint interval without a write bandwidth
-    fp8_unsupported,      // fp8 linear layers on hardware without fp8 tensor cores
-    fp8_all_gather,       // fp8 all-gather without fp8 linear layers, or without FSDP
-    checkpoint_every,     // not in 1..num_layers
-    attention_kernel,     // FlashAttention-3 on a GPU before Hopper
+    gpus,              // not a positive integer, or beyond kMaxGpus
+    gpus_per_node,     // not a positive integer
+    whole_nodes,       // HSDP across nodes needs a multiple of gpus_per_node
+    seq_len,           // not positive
+    seq_len_too_long,  // beyond the model's max_position_embeddings
+    micro_batch,       // not positive
+    global_batch,      // not a positive multiple of gpus × micro_batch × seq_len
+    batch_overflow,    // gpus × micro_batch × seq_len overflows a 64-bit token count
+    reduce_bytes,      // not 2 or 4
+    attention_span,    // negative or beyond the sequence
+    data_pipeline,     // a required input pipeline figure is missing
+    checkpoint,        // checkpoint interval without a write bandwidth
+    fp8_unsupported,   // fp8 linear layers on hardware without fp8 tensor cores
+    fp8_all_gather,    // fp8 all-gather without fp8 linear layers, or without FSDP
+    checkpoint_every,  // not in 1..num_layers
+    attention_kernel,  // FlashAttention-3 on a GPU before Hopper
 };
 
-ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw,
-                         const TrainingConfig& c) noexcept;
+ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c) noexcept;
 
 // Throws std::invalid_argument naming the field, its value and what would be valid.
 void validate_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c);
@@ -84,20 +83,18 @@ void validate_calibration_for(const HardwareProfile& hw, const Calibration& cal,
 
 // Validates everything, then estimates. Does not throw when the model does not fit:
 // memory.fits says so (see require_fit).
-StepBreakdown estimate_step(const ModelSpec& m, const HardwareProfile& hw,
-                            const Calibration& cal, const TrainingConfig& c);
+StepBreakdown estimate_step(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                            const TrainingConfig& c);
 
 // No validation: callers that validated model, hardware and calibration once and
 // checked the configuration with check_config (the sweep).
-StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
-                                      const HardwareProfile& hw, const Calibration& cal,
-                                      const TrainingConfig& c) noexcept;
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                                      const Calibration& cal, const TrainingConfig& c) noexcept;
 // The same with the micro-batch's compute already timed (compute_model.hpp): callers that
 // estimate many configurations sharing a micro-batch (sweeps, projections over GPU
 // counts) time it once.
-StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p,
-                                      const HardwareProfile& hw, const Calibration& cal,
-                                      const TrainingConfig& c, const ComputeTimes& ct) noexcept;
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                                      const Calibration& cal, const TrainingConfig& c, const ComputeTimes& ct) noexcept;
 
 // Time of the parts of a step (each a named function of step_model.cpp), exposed for tests.
 // The optimizer's step over the local shard: bytes read and written over HBM.
@@ -105,12 +102,12 @@ double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, con
                         const TrainingConfig& c) noexcept;
 
 // Throws DoesNotFitError with needed vs available GiB and what would make it fit.
-void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                 const TrainingConfig& c, const StepBreakdown& s);
+void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c,
+                 const StepBreakdown& s);
 
 // A sentence on what would make a non-fitting configuration fit ("" if nothing found).
-std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw,
-                           const Calibration& cal, const TrainingConfig& c);
+std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                           const TrainingConfig& c);
 
 std::ostream& operator<<(std::ostream& os, const StepBreakdown& s);
 

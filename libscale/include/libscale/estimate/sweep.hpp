@@ -34,7 +34,7 @@ struct SweepOutputs {
     double* memory_gib = nullptr;
     std::int64_t* grad_accum = nullptr;
     std::uint8_t* fits = nullptr;
-    std::uint8_t* issue = nullptr;   // ConfigIssue
+    std::uint8_t* issue = nullptr;  // ConfigIssue
 };
 
 // s.config is every element's base. Validates model, hardware and calibration once

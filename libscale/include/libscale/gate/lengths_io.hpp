@@ -14,7 +14,7 @@ namespace libscale {
 
 enum class LengthDtype { u16, u32, u64, i32, i64 };
 LengthDtype parse_length_dtype(std::string_view s);  // "uint16", "u4", "<i8", "int64", ...
-const char* to_string(LengthDtype d);                 // numpy descr: "<u2", "<u4", ...
+const char* to_string(LengthDtype d);                // numpy descr: "<u2", "<u4", ...
 
 // .npy v1.0 / v2.0, a 1-D array of <u2 <u4 <u8 <i4 <i8 (little-endian). <u4 is read
 // with one read straight into the result.
@@ -25,8 +25,7 @@ std::vector<std::uint32_t> read_lengths_npy(const std::string& path);
 std::vector<std::uint32_t> read_lengths_raw(const std::string& path, LengthDtype dtype);
 
 // JSON Lines: one object per line holding an integer `field` (blank lines skipped).
-std::vector<std::uint32_t> read_lengths_jsonl(const std::string& path,
-                                              const std::string& field = "length");
+std::vector<std::uint32_t> read_lengths_jsonl(const std::string& path, const std::string& field = "length");
 
 // Writes a v1.0 .npy of <u4 (tests, benchmarks, and the CLI's --save).
 void write_lengths_npy(const std::string& path, std::span<const std::uint32_t> lengths);

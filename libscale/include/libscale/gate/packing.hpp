@@ -22,15 +22,15 @@
 namespace libscale {
 
 enum class Packer {
-    trl_bfd,           // TRL pack_dataset(strategy="bfd"): best-fit decreasing, truncate
-    trl_bfd_split,     // TRL strategy="bfd_split": over-long samples split into fragments
-    trl_wrapped,       // TRL strategy="wrapped": concatenate and cut every seq_len tokens
-    nemo_ffd,          // NeMo / Megatron SFT first_fit_decreasing
-    torchtune,         // torchtune PackedDataset, split_across_pack=False
-    torchtune_split,   // torchtune PackedDataset, split_across_pack=True
-    llamafactory,      // LLaMA-Factory greedy_knapsack
-    axolotl_multipack, // Axolotl MultipackBatchSampler (per rank, after sharding)
-    none,              // no packing: one sample per row, padded to seq_len
+    trl_bfd,            // TRL pack_dataset(strategy="bfd"): best-fit decreasing, truncate
+    trl_bfd_split,      // TRL strategy="bfd_split": over-long samples split into fragments
+    trl_wrapped,        // TRL strategy="wrapped": concatenate and cut every seq_len tokens
+    nemo_ffd,           // NeMo / Megatron SFT first_fit_decreasing
+    torchtune,          // torchtune PackedDataset, split_across_pack=False
+    torchtune_split,    // torchtune PackedDataset, split_across_pack=True
+    llamafactory,       // LLaMA-Factory greedy_knapsack
+    axolotl_multipack,  // Axolotl MultipackBatchSampler (per rank, after sharding)
+    none,               // no packing: one sample per row, padded to seq_len
 };
 Packer parse_packer(std::string_view s);  // the names above, e.g. "trl_bfd"
 const char* to_string(Packer p);
@@ -44,9 +44,8 @@ struct Bins {
 
     std::int64_t num_bins() const { return static_cast<std::int64_t>(offsets.size()) - 1; }
     std::span<const std::uint32_t> bin(std::int64_t b) const {
-        return std::span<const std::uint32_t>(samples).subspan(
-            static_cast<std::size_t>(offsets[b]),
-            static_cast<std::size_t>(offsets[b + 1] - offsets[b]));
+        return std::span<const std::uint32_t>(samples).subspan(static_cast<std::size_t>(offsets[b]),
+                                                               static_cast<std::size_t>(offsets[b + 1] - offsets[b]));
     }
 };
 
@@ -80,8 +79,7 @@ struct PackResult {
 // Dataset.shard(contiguous=True): the first n % num_proc shards get one extra row) and
 // batches start afresh in each shard. map_batch_size == 0 means one batch (the whole
 // dataset). Returns the chunk boundaries [b0=0, b1, ..., n].
-std::vector<std::int64_t> map_batch_bounds(std::int64_t n, std::int64_t map_batch_size,
-                                           std::int64_t num_proc);
+std::vector<std::int64_t> map_batch_bounds(std::int64_t n, std::int64_t map_batch_size, std::int64_t num_proc);
 
 // TRL trl/data_utils.py _pack_bfd. Per map batch: lengths truncated to seq_len
 // (split: cut into seq_len-sized fragments, the last one shorter), stably sorted by
@@ -89,9 +87,8 @@ std::vector<std::int64_t> map_batch_bounds(std::int64_t n, std::int64_t map_batc
 // placed into the bin with the smallest remaining space ≥ its length (TRL's
 // _SegmentTree.search), several bins with the same space taken first-in-first-out
 // (space_to_bin deque popleft); a new bin when none fits. O(n log seq_len).
-PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
-                        bool split = false, std::int64_t map_batch_size = 1000,
-                        std::int64_t num_proc = 1);
+PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split = false,
+                        std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1);
 
 // TRL _pack_wrapped: per map batch, the concatenated tokens cut every seq_len tokens;
 // the last row of each batch may be short. Entries are the pieces of samples per row.
@@ -111,8 +108,7 @@ PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t se
 // split_across_pack a sample that does not fit starts the next pack, and a sample longer
 // than seq_len throws std::invalid_argument (torchtune raises ValueError). With it,
 // packs are exactly seq_len tokens of the concatenation (the last may be short).
-PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
-                          bool split_across_pack);
+PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split_across_pack);
 
 // LLaMA-Factory data/processors: samples longer than cutoff_len are dropped (counted);
 // per map batch, greedy_knapsack sorts the lengths ascending and fills one knapsack at a
@@ -128,8 +124,8 @@ PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_
 // each bin takes the longest run of the remaining indices (in sampler order) whose
 // lengths sum to ≤ seq_len (at least one). Lengths are used as given (Axolotl drops
 // over-long samples in preprocessing).
-Bins pack_axolotl_rank(std::span<const std::uint32_t> lengths,
-                       std::span<const std::int64_t> indices, std::int64_t seq_len);
+Bins pack_axolotl_rank(std::span<const std::uint32_t> lengths, std::span<const std::int64_t> indices,
+                       std::int64_t seq_len);
 
 // No packing: one sample per row, truncated to seq_len (counted).
 PackResult pack_none(std::span<const std::uint32_t> lengths, std::int64_t seq_len);
@@ -144,11 +140,9 @@ PackResult pack(Packer p, std::span<const std::uint32_t> lengths, std::int64_t s
 // With shuffle the permutation is libscale's own (std::mt19937_64 seeded with
 // seed + epoch, Fisher–Yates), NOT torch.randperm's: the COUNT per rank is exact, which
 // samples land on which rank is not.
-std::vector<std::int64_t> distributed_sampler_indices(std::int64_t n, std::int64_t world_size,
-                                                      std::int64_t rank, bool shuffle = false,
-                                                      std::uint64_t seed = 0,
-                                                      std::int64_t epoch = 0,
-                                                      bool drop_last = false);
+std::vector<std::int64_t> distributed_sampler_indices(std::int64_t n, std::int64_t world_size, std::int64_t rank,
+                                                      bool shuffle = false, std::uint64_t seed = 0,
+                                                      std::int64_t epoch = 0, bool drop_last = false);
 
 // ---- The gate ---------------------------------------------------------------------
 
@@ -220,7 +214,7 @@ struct GateResult {
     bool trainer_equalizes = false;
     // Equalize-to-minimum remedy: every rank keeps min_micro_batches.
     std::int64_t micro_batches_dropped = 0;  // summed over ranks
-    std::int64_t steps_dropped = 0;  // optimizer steps, summed over ranks, to the fewest steps
+    std::int64_t steps_dropped = 0;          // optimizer steps, summed over ranks, to the fewest steps
     std::int64_t tokens_dropped = 0;
     std::int64_t total_tokens = 0;  // tokens over all ranks before equalizing
     double tokens_dropped_pct = 0;
@@ -254,8 +248,7 @@ GateResult run_gate(std::span<const std::uint32_t> lengths, const GateConfig& co
 
 // Judges given per-rank micro-batch bins: rank_bin_tokens[r] lists rank r's packed rows'
 // tokens in order. Fills everything but global_bins and overflow.
-GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens,
-                 const GateConfig& config);
+GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens, const GateConfig& config);
 
 // One-line summaries (Python __repr__).
 std::ostream& operator<<(std::ostream& os, const OverflowCounts& o);

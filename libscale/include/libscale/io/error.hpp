@@ -51,8 +51,7 @@ public:
 // NVML return code, or -1 when the failure is the loader's (dlopen, dlsym).
 class NvmlError : public Error {
 public:
-    explicit NvmlError(const std::string& what, int nvml_return = -1)
-        : Error(what), nvml_return_(nvml_return) {}
+    explicit NvmlError(const std::string& what, int nvml_return = -1) : Error(what), nvml_return_(nvml_return) {}
     int nvml_return() const { return nvml_return_; }
 
 private:
@@ -60,8 +59,7 @@ private:
 };
 
 // Closest names by edit distance, for "did you mean" messages.
-std::vector<std::string> closest_names(const std::string& name,
-                                       const std::vector<std::string>& candidates,
+std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
                                        std::size_t max_results = 3);
 
 }  // namespace libscale

@@ -20,8 +20,7 @@ nlohmann::json parse_json(std::string_view text, std::string_view origin);
 nlohmann::json read_json_file(const std::filesystem::path& path);
 
 HardwareProfile hardware_from_json(const nlohmann::json& j, std::string_view origin);
-CalibrationFractions calibration_fractions_from_json(const nlohmann::json& j,
-                                                     std::string_view origin);
+CalibrationFractions calibration_fractions_from_json(const nlohmann::json& j, std::string_view origin);
 
 // A calibration file's "prior" section (coefficient name → log standard deviation > 0);
 // absent or null: empty. Names are checked against calibration_coefficients().

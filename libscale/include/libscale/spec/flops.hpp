@@ -41,10 +41,9 @@ struct FlopsPerToken {
 };
 
 // attention_span_tokens: s_eff, from causal_attention_span or packed_attention_span.
-FlopsPerToken flops_per_token(const ParameterCounts& p, const ModelSpec& m,
-                              double attention_span_tokens, Checkpointing checkpointing);
-FlopsPerToken flops_per_token(const ModelSpec& m, double attention_span_tokens,
+FlopsPerToken flops_per_token(const ParameterCounts& p, const ModelSpec& m, double attention_span_tokens,
                               Checkpointing checkpointing);
+FlopsPerToken flops_per_token(const ModelSpec& m, double attention_span_tokens, Checkpointing checkpointing);
 
 std::ostream& operator<<(std::ostream& os, const FlopsPerToken& f);
 

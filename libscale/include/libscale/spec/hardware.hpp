@@ -12,18 +12,18 @@ namespace libscale {
 struct HardwareProfile {
     std::string name;
     std::string display_name;
-    double peak_bf16_tflops = 0;    // dense
-    double peak_fp8_tflops = 0;     // dense; 0: no fp8 tensor cores (A100 and older)
-    std::int64_t sm_count = 0;      // streaming multiprocessors; 0: unknown (no wave quantization)
+    double peak_bf16_tflops = 0;  // dense
+    double peak_fp8_tflops = 0;   // dense; 0: no fp8 tensor cores (A100 and older)
+    std::int64_t sm_count = 0;    // streaming multiprocessors; 0: unknown (no wave quantization)
     double hbm_gib = 0;
     double hbm_tbps = 0;
-    double nvlink_gbps_bidir = 0;   // GB/s, both directions added
-    double nic_gbps_per_gpu = 0;    // Gb/s of network per GPU
+    double nvlink_gbps_bidir = 0;  // GB/s, both directions added
+    double nic_gbps_per_gpu = 0;   // Gb/s of network per GPU
     std::int64_t gpus_per_node = 8;
     double board_power_w = 0;
     double idle_power_w = std::numeric_limits<double>::quiet_NaN();  // NaN: not known
-    double price_per_gpu_hour_usd = 0;  // an assumption the user overrides
-    std::string source;                 // file or catalog entry it came from
+    double price_per_gpu_hour_usd = 0;                               // an assumption the user overrides
+    std::string source;                                              // file or catalog entry it came from
 
     void validate() const;  // std::invalid_argument naming field, value, valid range
 

@@ -18,8 +18,7 @@ namespace libscale {
 // what is valid: for a missing size key, an unsupported or mixture-of-experts
 // model_type (listing the supported ones), or a shape transformers would not build.
 // A config without model_type is read as llama when it has Llama's keys.
-ModelSpec model_from_hf_config(const nlohmann::json& config, std::string_view name,
-                               std::string_view origin);
+ModelSpec model_from_hf_config(const nlohmann::json& config, std::string_view name, std::string_view origin);
 
 // The model_type values model_from_hf_config reads, sorted.
 std::vector<std::string> supported_model_types();

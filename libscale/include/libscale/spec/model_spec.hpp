@@ -28,7 +28,7 @@ enum class QkNorm : std::uint8_t {
     none,
     per_head,  // Qwen3: RMSNorm over head_dim, one weight of d_h for q and one for k
     full,      // OLMo 2: RMSNorm over the whole q (h·d_h) and k (h_kv·d_h) projections
-};  // q/k norms are of the model's norm kind (Phi's qk_layernorm: LayerNorm with bias)
+};             // q/k norms are of the model's norm kind (Phi's qk_layernorm: LayerNorm with bias)
 
 enum class Positions : std::uint8_t {
     rope,     // rotary, no parameters
@@ -47,31 +47,31 @@ Activation parse_activation(std::string_view s);
 
 struct ModelSpec {
     std::string name;
-    std::string model_type;                  // Hugging Face model_type it was read as
-    std::int64_t hidden_size = 0;            // d
-    std::int64_t intermediate_size = 0;      // f
-    std::int64_t num_layers = 0;             // L
-    std::int64_t num_heads = 0;              // h
-    std::int64_t num_kv_heads = 0;           // h_kv (1: multi-query)
-    std::int64_t head_dim = 0;               // d_h (may differ from d/h, as in Qwen3-32B)
-    std::int64_t vocab_size = 0;             // V
+    std::string model_type;              // Hugging Face model_type it was read as
+    std::int64_t hidden_size = 0;        // d
+    std::int64_t intermediate_size = 0;  // f
+    std::int64_t num_layers = 0;         // L
+    std::int64_t num_heads = 0;          // h
+    std::int64_t num_kv_heads = 0;       // h_kv (1: multi-query)
+    std::int64_t head_dim = 0;           // d_h (may differ from d/h, as in Qwen3-32B)
+    std::int64_t vocab_size = 0;         // V
     std::int64_t max_position_embeddings = 0;
     bool tie_word_embeddings = false;
 
     MlpKind mlp = MlpKind::gated;
     Activation activation = Activation::silu;
     NormKind norm = NormKind::rms;
-    bool norm_bias = false;                  // LayerNorm with a bias vector
+    bool norm_bias = false;  // LayerNorm with a bias vector
     // false: norms without any weight (OLMo 1's non-parametric LayerNorm, OPT with
     // layer_norm_elementwise_affine=false). They still run; they hold 0 parameters.
     bool norm_affine = true;
-    std::int64_t norms_per_layer = 2;        // 1: Falcon-7B's shared norm; 4: Gemma 2 sandwich
-    bool final_norm = true;                  // a norm before the output projection
+    std::int64_t norms_per_layer = 2;  // 1: Falcon-7B's shared norm; 4: Gemma 2 sandwich
+    bool final_norm = true;            // a norm before the output projection
     QkNorm qk_norm = QkNorm::none;
-    bool qkv_bias = false;                   // bias on q, k, v (Qwen2; every GPT-2/NeoX projection)
+    bool qkv_bias = false;  // bias on q, k, v (Qwen2; every GPT-2/NeoX projection)
     bool o_bias = false;
-    bool mlp_bias = false;                   // bias on every MLP matrix
-    bool lm_head_bias = false;               // Phi-2
+    bool mlp_bias = false;      // bias on every MLP matrix
+    bool lm_head_bias = false;  // Phi-2
     Positions positions = Positions::rope;
     std::int64_t position_embedding_rows = 0;  // learned positions (OPT: max_position_embeddings + 2)
     // Attention and MLP read the same normalized input and add to one residual (GPT-J,
@@ -93,7 +93,7 @@ struct ModelSpec {
     // OPT-350m: embeddings of width word_embed_proj_dim ≠ d, with project_in (e→d) and
     // project_out (d→e) matrices; 0 when the embedding width is d.
     std::int64_t embed_proj_dim = 0;
-    std::string source;      // where the config came from
+    std::string source;  // where the config came from
 
     // Throws std::invalid_argument naming the field, its value and what is valid.
     void validate() const;
@@ -108,22 +108,22 @@ std::ostream& operator<<(std::ostream& os, const ModelSpec& m);
 // Parameters per component. Norm and bias weights are counted (they are in the
 // checkpoint) but are not matmul weights, which is what FLOPs are counted from.
 struct ParameterCounts {
-    std::int64_t embedding = 0;          // V × embed width
-    std::int64_t position_embedding = 0; // learned positions
-    std::int64_t embed_projections = 0;  // OPT-350m project_in + project_out
-    std::int64_t lm_head = 0;            // V × embed width, 0 when tied; plus its bias (Phi-2) even when tied
-    std::int64_t final_norm = 0;         // 0 without a final norm or with non-parametric norms
+    std::int64_t embedding = 0;           // V × embed width
+    std::int64_t position_embedding = 0;  // learned positions
+    std::int64_t embed_projections = 0;   // OPT-350m project_in + project_out
+    std::int64_t lm_head = 0;             // V × embed width, 0 when tied; plus its bias (Phi-2) even when tied
+    std::int64_t final_norm = 0;          // 0 without a final norm or with non-parametric norms
     // per decoder layer
     std::int64_t q_proj = 0, k_proj = 0, v_proj = 0, o_proj = 0;
-    std::int64_t qk_norm = 0;            // per_head: 2·d_h; full: (h + h_kv)·d_h; ×2 with a norm bias
+    std::int64_t qk_norm = 0;  // per_head: 2·d_h; full: (h + h_kv)·d_h; ×2 with a norm bias
     std::int64_t mlp = 0;
-    std::int64_t layer_norms = 0;        // norms_per_layer × d (× 2 with a norm bias)
+    std::int64_t layer_norms = 0;  // norms_per_layer × d (× 2 with a norm bias)
     std::int64_t per_layer = 0;
     std::int64_t per_layer_matmul = 0;  // q, k, v, o, MLP weights without biases
     // totals
-    std::int64_t layers = 0;            // per_layer × L
+    std::int64_t layers = 0;  // per_layer × L
     std::int64_t total = 0;
-    std::int64_t non_embedding = 0;     // total − embedding − position_embedding
+    std::int64_t non_embedding = 0;  // total − embedding − position_embedding
     // FSDP2 root unit: everything outside the decoder layers (embeddings, projections,
     // final norm, lm_head; the shared table counted once when tied).
     std::int64_t root_unit = 0;

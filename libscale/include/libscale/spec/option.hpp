@@ -31,20 +31,20 @@ template <class T>
 struct Option {
     std::string_view name;
     OptionType type = OptionType::number;
-    std::string_view unit;             // "" when dimensionless; "tokens", "s", "GB/s", "USD", ...
+    std::string_view unit;  // "" when dimensionless; "tokens", "s", "GB/s", "USD", ...
     std::string_view help;
-    std::vector<std::string_view> choices;  // OptionType::choice: every accepted name
+    std::vector<std::string_view> choices;                      // OptionType::choice: every accepted name
     double minimum = -std::numeric_limits<double>::infinity();  // inclusive bounds
     double maximum = std::numeric_limits<double>::infinity();
-    bool optional = false;             // accepts "not set"
-    bool exclusive_minimum = false;    // "> minimum" (a positive number: > 0)
+    bool optional = false;           // accepts "not set"
+    bool exclusive_minimum = false;  // "> minimum" (a positive number: > 0)
     std::function<OptionValue(const T&)> get;
     std::function<void(T&, const OptionValue&)> set;  // called with a checked value
 };
 
 template <class T>
 struct OptionTable {
-    std::string_view group;            // "training", "job", "gate", ...
+    std::string_view group;  // "training", "job", "gate", ...
     std::vector<Option<T>> options;
 };
 

@@ -66,17 +66,17 @@ const char* to_string(AttentionKernel k);
 // cases are set explicitly.
 struct DataPipeline {
     bool pretokenized = true;
-    double bytes_per_token = 4;              // stored token ids (uint32) or raw text bytes
-    bool corpus_in_page_cache = true;        // reads then cost memory bandwidth only
-    double storage_read_gbps_per_node = 0;   // GB/s shared by the node's ranks; needed when not cached
+    double bytes_per_token = 4;                 // stored token ids (uint32) or raw text bytes
+    bool corpus_in_page_cache = true;           // reads then cost memory bandwidth only
+    double storage_read_gbps_per_node = 0;      // GB/s shared by the node's ranks; needed when not cached
     double tokenize_tokens_per_s_per_core = 0;  // needed when not pretokenized
     std::int64_t loader_workers_per_rank = 2;
-    std::int64_t cpu_cores_per_node = 0;     // 0: not limited by cores
+    std::int64_t cpu_cores_per_node = 0;  // 0: not limited by cores
 };
 
 struct CheckpointPolicy {
-    std::int64_t every_steps = 0;            // 0: no checkpoints
-    double write_gbps_per_node = 0;          // GB/s each node writes its share at
+    std::int64_t every_steps = 0;    // 0: no checkpoints
+    double write_gbps_per_node = 0;  // GB/s each node writes its share at
 };
 
 // Largest GPU count accepted: far beyond any cluster, and small enough that the
@@ -85,10 +85,10 @@ inline constexpr std::int64_t kMaxGpus = std::int64_t{1} << 30;
 
 struct TrainingConfig {
     std::int64_t gpus = 8;
-    std::int64_t gpus_per_node = 0;          // 0: the hardware's
+    std::int64_t gpus_per_node = 0;  // 0: the hardware's
     std::int64_t seq_len = 8192;
-    std::int64_t micro_batch = 1;            // sequences per micro-batch per GPU
-    std::int64_t global_batch_tokens = 0;    // 0: gpus × micro_batch × seq_len (no accumulation)
+    std::int64_t micro_batch = 1;          // sequences per micro-batch per GPU
+    std::int64_t global_batch_tokens = 0;  // 0: gpus × micro_batch × seq_len (no accumulation)
     Strategy strategy = Strategy::fsdp;
     Checkpointing activation_checkpointing = Checkpointing::full;
     bool reshard_after_forward = true;
@@ -96,9 +96,9 @@ struct TrainingConfig {
     // None (also Accelerate's bf16 default); 4: fp32 (torchtitan's default)
     int reduce_bytes = 2;
     GradSync grad_sync = GradSync::every_micro_batch;
-    double attention_span_tokens = 0;        // 0: causal full sequence, seq_len / 2
+    double attention_span_tokens = 0;  // 0: causal full sequence, seq_len / 2
     Precision precision = Precision::bf16;
-    bool fp8_all_gather = false;             // FSDP gathers fp8 weights (torchtitan enable_fsdp_float8_all_gather)
+    bool fp8_all_gather = false;  // FSDP gathers fp8 weights (torchtitan enable_fsdp_float8_all_gather)
     Optimizer optimizer = Optimizer::adamw;
     MasterWeights master_weights = MasterWeights::fp32;
     LossKernel loss_kernel = LossKernel::eager;

@@ -69,16 +69,16 @@ namespace nvml_abi {
 // enum nvmlReturn_enum (C enums are int-sized on the Linux ABIs) [nvml.h "Return values
 // for NVML API calls"].
 using Return = int;
-inline constexpr Return kSuccess = 0;             // NVML_SUCCESS
-inline constexpr Return kUninitialized = 1;       // NVML_ERROR_UNINITIALIZED
-inline constexpr Return kInvalidArgument = 2;     // NVML_ERROR_INVALID_ARGUMENT
-inline constexpr Return kNotSupported = 3;        // NVML_ERROR_NOT_SUPPORTED
-inline constexpr Return kNoPermission = 4;        // NVML_ERROR_NO_PERMISSION
-inline constexpr Return kInsufficientSize = 7;    // NVML_ERROR_INSUFFICIENT_SIZE
-inline constexpr Return kDriverNotLoaded = 9;     // NVML_ERROR_DRIVER_NOT_LOADED
-inline constexpr Return kFunctionNotFound = 13;   // NVML_ERROR_FUNCTION_NOT_FOUND
-inline constexpr Return kGpuIsLost = 15;          // NVML_ERROR_GPU_IS_LOST
-inline constexpr Return kUnknown = 999;           // NVML_ERROR_UNKNOWN
+inline constexpr Return kSuccess = 0;            // NVML_SUCCESS
+inline constexpr Return kUninitialized = 1;      // NVML_ERROR_UNINITIALIZED
+inline constexpr Return kInvalidArgument = 2;    // NVML_ERROR_INVALID_ARGUMENT
+inline constexpr Return kNotSupported = 3;       // NVML_ERROR_NOT_SUPPORTED
+inline constexpr Return kNoPermission = 4;       // NVML_ERROR_NO_PERMISSION
+inline constexpr Return kInsufficientSize = 7;   // NVML_ERROR_INSUFFICIENT_SIZE
+inline constexpr Return kDriverNotLoaded = 9;    // NVML_ERROR_DRIVER_NOT_LOADED
+inline constexpr Return kFunctionNotFound = 13;  // NVML_ERROR_FUNCTION_NOT_FOUND
+inline constexpr Return kGpuIsLost = 15;         // NVML_ERROR_GPU_IS_LOST
+inline constexpr Return kUnknown = 999;          // NVML_ERROR_UNKNOWN
 
 // typedef struct nvmlDevice_st* nvmlDevice_t;
 struct nvmlDevice_st;
@@ -114,11 +114,11 @@ union Value {
 // typedef struct nvmlFieldValue_st
 struct FieldValue {
     unsigned int fieldId;
-    unsigned int scopeId;    // for the power fields: 0 = GPU only, 1 = module (Grace + GPU)
-    long long timestamp;     // CPU time of the value, µs since 1970
+    unsigned int scopeId;  // for the power fields: 0 = GPU only, 1 = module (Grace + GPU)
+    long long timestamp;   // CPU time of the value, µs since 1970
     long long latencyUsec;
-    int valueType;           // nvmlValueType_t
-    Return nvmlReturn;       // per-field status: check before reading value
+    int valueType;      // nvmlValueType_t
+    Return nvmlReturn;  // per-field status: check before reading value
     Value value;
 };
 static_assert(sizeof(FieldValue) == 40, "nvmlFieldValue_t is 40 bytes on LP64");

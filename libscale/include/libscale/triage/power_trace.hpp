@@ -35,9 +35,7 @@ struct PowerTrace {
     bool empty() const { return time_s.empty(); }
     void reserve(std::size_t n);
     void push_back(const PowerSample& s);
-    PowerSample operator[](std::size_t i) const {
-        return {time_s[i], gpu[i], power_w[i], utilization_pct[i]};
-    }
+    PowerSample operator[](std::size_t i) const { return {time_s[i], gpu[i], power_w[i], utilization_pct[i]}; }
     std::vector<int> gpus() const;  // distinct GPU ids, ascending
 };
 
@@ -49,16 +47,15 @@ struct ParseReport {
     std::size_t first_skipped_line = 0;  // 1-based; 0 when none
     std::string first_skipped_text;
     std::string first_skipped_reason;
-    std::size_t na_values = 0;  // "[N/A]", "[Not Supported]", NaN, or a GPU with no power value
-    std::size_t duplicate_timestamps = 0;     // same GPU, same time: the later row is dropped
-    std::size_t non_monotonic_timestamps = 0; // same GPU, earlier time: the row is dropped
-    std::size_t first_bad_timestamp_line = 0; // 1-based; 0 when none
-    std::size_t scrapes = 0;                  // dcgm only: scrapes seen
-    bool synthetic_time = false;  // dcgm only: no timestamps, time_s = scrape ordinal (0, 1, ...)
+    std::size_t na_values = 0;                 // "[N/A]", "[Not Supported]", NaN, or a GPU with no power value
+    std::size_t duplicate_timestamps = 0;      // same GPU, same time: the later row is dropped
+    std::size_t non_monotonic_timestamps = 0;  // same GPU, earlier time: the row is dropped
+    std::size_t first_bad_timestamp_line = 0;  // 1-based; 0 when none
+    std::size_t scrapes = 0;                   // dcgm only: scrapes seen
+    bool synthetic_time = false;               // dcgm only: no timestamps, time_s = scrape ordinal (0, 1, ...)
 
     bool clean() const {
-        return skipped_lines == 0 && na_values == 0 && duplicate_timestamps == 0 &&
-               non_monotonic_timestamps == 0;
+        return skipped_lines == 0 && na_values == 0 && duplicate_timestamps == 0 && non_monotonic_timestamps == 0;
     }
     std::string summary() const;  // one line for logs
 };

@@ -32,8 +32,8 @@ struct ClassifierOptions {
 // One GPU's samples, time strictly increasing. Writes the phase of every sample to
 // `out` (same length). No allocation; O(n).
 void classify_gpu(std::span<const double> time_s, std::span<const double> power_w,
-                  std::span<const double> utilization_pct, const BandThresholdsW& bands,
-                  const ClassifierOptions& opt, std::span<Phase> out);
+                  std::span<const double> utilization_pct, const BandThresholdsW& bands, const ClassifierOptions& opt,
+                  std::span<Phase> out);
 
 // Declared checkpoint saves: every interval_s from first_start_s for duration_s, and/or
 // explicit [start, end) windows. The deadlock detector is silent inside them.
@@ -87,7 +87,7 @@ struct PhaseTotals {
 };
 
 struct TriageResult {
-    std::vector<Phase> sample_phase;  // per trace row
+    std::vector<Phase> sample_phase;         // per trace row
     std::vector<PhaseSegment> gpu_segments;  // by GPU, then time
     std::vector<PhaseSegment> job_segments;
     std::vector<Alert> alerts;  // in time order
@@ -100,7 +100,7 @@ struct TriageResult {
 // Job phase at each time: the phase most GPUs share (ties: enum order), except that
 // checkpoint_or_deadlock is the job phase only when every GPU with data is in it.
 // A GPU has data from its first to its last sample.
-TriageResult triage(const PowerTrace& trace, const PowerBands& bands,
-                    const ClassifierOptions& copt = {}, const DetectorOptions& dopt = {});
+TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const ClassifierOptions& copt = {},
+                    const DetectorOptions& dopt = {});
 
 }  // namespace libscale

@@ -28,7 +28,7 @@ struct StreamOptions {
 };
 
 struct PhaseChange {
-    int gpu;  // −1: the job
+    int gpu;     // −1: the job
     bool first;  // first phase of this GPU / of the job (from has no meaning)
     Phase from, to;
     double start_s;     // when the new phase began (dated back)
