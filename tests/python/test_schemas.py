@@ -115,6 +115,23 @@ def test_coefficient_names_and_ranges_are_the_cores():
     assert names == list(table) == schemas.load("common")["$defs"]["coefficient_name"]["enum"]
 
 
+def test_training_config_schema_is_the_option_tables():
+    # The JSON schema of a configuration (every output's "config") lists the core's option
+    # tables: a new option that is not added here fails this test instead of every output's.
+    from libscale import options
+
+    c = schemas.load("common")["$defs"]["training_config"]
+    # reduce_bytes: the byte width to_dict() adds beside reduce_dtype (not an option)
+    expected = [*options.names("training"), "data", "checkpoint"]
+    expected.insert(expected.index("reduce_dtype") + 1, "reduce_bytes")
+    assert c["required"] == expected
+    for group in ("data", "checkpoint"):
+        assert c["properties"][group]["required"] == list(options.names(group)), group
+    for o in options.options("training"):
+        if o.type == "choice":   # strategy's aliases (zero3, full_shard, ...) are read, never written
+            assert set(c["properties"][o.name]["enum"]) <= set(o.choices), o.name
+
+
 def test_model_types_and_phases_are_the_cores():
     types = list(_core.io.supported_model_types())
     hf = schemas.load("hf_config")
