@@ -34,7 +34,7 @@ run_stubtest() {
     # The runtime module from LIBSCALE_MODULE_PATH or the installed package; the stubs
     # always from this tree (MYPYPATH comes before the installed copies).
     PYTHONPATH="${LIBSCALE_MODULE_PATH:-}" MYPYPATH="$root/bindings" \
-        "$py" -m mypy.stubtest --concise libscale._core
+        "$py" -m mypy.stubtest --concise --mypy-config-file pyproject.toml libscale._core
 }
 
 # Files git tracks plus new ones it does not ignore, that exist (not deleted in the tree).

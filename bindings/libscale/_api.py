@@ -316,59 +316,53 @@ def pack(
 
 def _gate_config(*, packing: Any, shuffle_seed: Any, drop_last: Any, **options: Any) -> _core.gate.GateConfig:
     """GateConfig from the gate option group (libscale.options.options("gate")), every value
-    checked by the core. gate()'s keywords that are not the group's: packing (a packer or
-    one of PACKING_ALIASES), shuffle_seed (None: not shuffled, else shuffle with that seed)
-    and drop_last (the sampler's)."""
-    values = dict(options, packer=_packer(packing), sampler_drop_last=drop_last,
-                  shuffle=shuffle_seed is not None, seed=0 if shuffle_seed is None else shuffle_seed)
+    checked by the core. gate()'s keywords that are not the group's, each a shorthand for
+    options of it: packing (a packer or one of PACKING_ALIASES: packer), shuffle_seed
+    (shuffle=True with seed) and drop_last (sampler_drop_last)."""
+    values = dict(options)
+    for given, name, covers in ((packing, "packing", ("packer",)), (shuffle_seed, "shuffle_seed", ("shuffle", "seed")),
+                                (drop_last, "drop_last", ("sampler_drop_last",))):
+        if given is not None and any(c in values for c in covers):
+            raise TypeError(f"{name} and {' / '.join(covers)} both given: {name} sets {' and '.join(covers)}")
+    if packing is not None:
+        values["packer"] = _packer(packing)
+    if shuffle_seed is not None:
+        values.update(shuffle=True, seed=shuffle_seed)
+    if drop_last is not None:
+        values["sampler_drop_last"] = drop_last
     config: _core.gate.GateConfig = _core.spec.make_options("gate", values)
     return config
 
 
+@_options.with_options_doc("gate")
 def gate(
     lengths: LengthsLike,
     *,
     world_size: int,
     seq_len: int,
-    packing: str = "trl_bfd",
-    micro_batch: int = 1,
-    grad_accum: int = 1,
+    packing: str | None = None,
     shuffle_seed: int | None = None,
-    drop_last: bool = False,
-    watchdog_s: float = 600.0,
-    epoch: int = 0,
-    dataloader_drop_last: bool = False,
-    step_rounding: str = "ceil",
-    map_batch_size: int = 1000,
-    num_proc: int = 1,
-    runtime_equalize: bool = True,
-    shard_before_packing: bool = False,
+    drop_last: bool | None = None,
     dtype: str | None = None,
     field: str = "length",
     format: str = "auto",
+    **options: Any,
 ) -> GateResult:
     """The pre-launch packing gate: pack the lengths as the trainer does, shard them as
-    DistributedSampler does (shuffle_seed: shuffle=True with that seed; drop_last: the
-    sampler's) and check that every rank runs the same number of micro-batches.
+    DistributedSampler does and check that every rank runs the same number of micro-batches.
 
     lengths: a numpy array (uint32 is used without a copy), a list of ints, or a path to a
-    .npy, raw (give dtype) or .jsonl (field) file. packing: a packer name or alias ("bfd",
-    "ffd", "greedy", "knapsack", "multipack", "none", ...). runtime_equalize (multipack
-    only): Axolotl truncates every rank to the minimum at run time; False models a loop
-    without it. shard_before_packing: each rank packs its own DistributedSampler shard
-    (an on-the-fly per-rank packer, the field report's case) instead of the sampler
-    sharding the packed dataset. watchdog_s: the hang-detection time behind the GPU-hours
-    at risk.
+    .npy, raw (give dtype) or .jsonl (field) file. world_size and seq_len are required.
+    Shorthands: packing (a packer name or alias: "bfd", "ffd", "greedy", "knapsack",
+    "multipack", "none", ...), shuffle_seed (shuffle=True with that seed), drop_last (the
+    sampler's). The other options are the gate group's, listed below.
 
     The result has .passed, per-rank numpy arrays (.sequences, .micro_batches,
     .optimizer_steps, .tokens, .padding_efficiency), the remedy (.micro_batches_dropped,
     .steps_dropped, .tokens_dropped, .tokens_dropped_pct), .cost_at_risk_gpu_hours,
     .to_dict(), .to_pandas() (one row per rank) and a Jupyter table."""
-    config = _gate_config(world_size=world_size, seq_len=seq_len, packing=packing, micro_batch=micro_batch,
-                          grad_accum=grad_accum, shuffle_seed=shuffle_seed, drop_last=drop_last,
-                          watchdog_s=watchdog_s, epoch=epoch, dataloader_drop_last=dataloader_drop_last,
-                          step_rounding=step_rounding, map_batch_size=map_batch_size, num_proc=num_proc,
-                          runtime_equalize=runtime_equalize, shard_before_packing=shard_before_packing)
+    config = _gate_config(world_size=world_size, seq_len=seq_len, packing=packing, shuffle_seed=shuffle_seed,
+                          drop_last=drop_last, **options)
     return GateResult(_core.gate.gate(_lengths(lengths, dtype, field, format), config))
 
 

@@ -251,3 +251,24 @@ def test_per_rank_packing_fails_where_global_packing_passes(tmp_path):
     out = subprocess.run(base + ["--shard-before-packing"], capture_output=True, text=True)
     assert out.returncode == 1, out.stderr
     assert "FAIL" in out.stdout.splitlines()[-1]
+
+
+def test_gate_flags_come_from_the_option_schema(tmp_path, capsys):
+    # Every option of the core's gate group is a flag (packer through --packing, its
+    # short-name shorthand), and a refused value is reported with the flag that set it.
+    from libscale import options
+    from libscale.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices["gate"]
+    flags = {s for a in sub._actions for s in a.option_strings}
+    for o in options.options("gate"):
+        if o.name != "packer":
+            stem = o.name.replace("_", "-")
+            assert f"--{stem}" in flags or f"--no-{stem}" in flags, o.name
+    path = tmp_path / "l.npy"
+    np.save(path, np.array([10, 4, 7], dtype=np.int32))
+    status, _, err = gate_cli(capsys, "--lengths", path, "--world-size", 2, "--seq-len", 10, "--micro-batch", 0)
+    assert status == 2 and "--micro-batch" in err and "micro_batch = 0" in err
+    status, _, err = gate_cli(capsys, "--lengths", path, "--world-size", 2, "--seq-len", 10,
+                              "--shuffle-seed", 3, "--seed", 4)
+    assert status == 2 and "shuffle_seed" in err

@@ -421,6 +421,11 @@ class TrainingConfig(metaclass=_Pybind11Type):
 def causal_attention_span(seq_len: int) -> float:
     """Mean attended span of a causal full sequence (tokens)."""
 
+def check_option(group: str, name: str, value: typing.Any) -> typing.Any:
+    """One option's value checked alone (type, range, choices; not the rules between options), returned in the option's
+    type; ValueError / TypeError as make_options.
+    """
+
 def count_parameters(model: ModelSpec) -> ParameterCounts:
     """Exact parameter counts of a ModelSpec."""
 

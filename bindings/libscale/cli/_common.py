@@ -25,6 +25,7 @@ FORMATS: tuple[str, ...] = ("table", "json", "csv")
 ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
     "job": {"price_per_gpu_hour_usd": ("--price-per-gpu-hour",)},
     "checkpoint": {"write_gbps_per_node": ("--checkpoint-write-gbps",)},
+    "gate": {"sampler_drop_last": ("--drop-last",)},
 }
 
 
@@ -156,14 +157,27 @@ def checked(args: argparse.Namespace, group: str, *, prefix: str = "", skip: Seq
     except (ValueError, TypeError) as e:
         for name, value in scalars.items():
             check(group, name, value, flag(group, name, prefix))
+        # Not one value alone: the struct's own rules (kill_on's kinds, a rule between
+        # options). The flag is named when leaving out that one value makes the rest valid.
+        culprits = [n for n in scalars if _accepted(group, {k: v for k, v in scalars.items() if k != n})]
+        if len(culprits) == 1:
+            raise CliError(f"{flag(group, culprits[0], prefix)}: {e}") from None
         raise CliError(str(e)) from None
     return values
+
+
+def _accepted(group: str, values: Mapping[str, Any]) -> bool:
+    try:
+        _spec.make_options(group, dict(values))
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def check(group: str, name: str, value: Any, where: str) -> None:
     """The core's check of one option value; CliError prefixed with ``where`` (the flag)."""
     try:
-        _spec.make_options(group, {name: value})
+        _spec.check_option(group, name, value)
     except (ValueError, TypeError) as e:
         raise CliError(f"{where}: {e}") from None
 

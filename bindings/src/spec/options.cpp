@@ -116,6 +116,14 @@ T make(const OptionTable<T>& table, const py::dict& values) {
     return out;
 }
 
+// One option's value checked on its own (type, range, choices), in the option's type:
+// what a front end uses to name the flag that set a bad value.
+template <class T>
+py::object check_one(const OptionTable<T>& table, const std::string& name, py::handle value) {
+    const auto& o = find_option(table, name);
+    return to_py(check_option(table, o, to_value(value, table.group, o.name)));
+}
+
 template <class T>
 py::dict values_of(const OptionTable<T>& table, const T& obj) {
     py::dict d;
@@ -207,6 +215,21 @@ void register_spec_options(py::module_& m) {
         "The group's struct from its defaults and the given options, each checked by the core (ValueError "
         "naming the option, the value and what is valid; TypeError for a value of no option type). training "
         "also takes data= and checkpoint= as dicts of their options.");
+    m.def(
+        "check_option",
+        [](const std::string& group, const std::string& name, py::handle value) -> py::object {
+            if (group == "training") return check_one(training_options(), name, value);
+            if (group == "data") return check_one(data_options(), name, value);
+            if (group == "checkpoint") return check_one(checkpoint_options(), name, value);
+            if (group == "job") return check_one(job_options(), name, value);
+            if (group == "gate") return check_one(gate_options(), name, value);
+            if (group == "triage") return check_one(triage_options(), name, value);
+            if (group == "watch") return check_one(watch_options(), name, value);
+            unknown_group(group);
+        },
+        py::arg("group"), py::arg("name"), py::arg("value"),
+        "One option's value checked alone (type, range, choices; not the rules between options), returned "
+        "in the option's type; ValueError / TypeError as make_options.");
     m.def(
         "option_values",
         [](const std::string& group, py::handle obj) -> py::dict {
