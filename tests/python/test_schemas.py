@@ -73,7 +73,7 @@ def test_names_tags_and_paths():
 
 
 OUTPUT_TAGS = ["projection", "sweep", "solution", "gate", "fit", "validation", "triage", "models", "hardware_list",
-               "watch_event"]
+               "watch_event", "pack"]
 FILE_FORMATS = ["calibration-2", "calibration-1", "measurements-2", "hardware-1", "hf_config", "power_bands",
                 "lengths_record"]
 
@@ -697,3 +697,14 @@ def test_output_schemas_are_closed(cli_outputs: dict[str, tuple[str, int, int, s
     row = dict(doc["rows"][0], surprise=1)
     assert any("surprise" in e for e in errors("projection-1", dict(doc, rows=[row])))
     assert any("schema" in e for e in errors("projection-1", {k: v for k, v in doc.items() if k != "schema"}))
+
+
+@pytest.mark.parametrize("packing", ["bfd", "bfd_split", "ffd", "greedy_split", "knapsack", "none"])
+def test_pack_output_validates(packing: str):
+    # Lengths past seq_len too, so that the overflow counts are not all zero for every packer.
+    lengths = [(i * 7919) % 5000 + 1 for i in range(300)]
+    doc = json.loads(libscale.pack(lengths, seq_len=4096, packing=packing).to_json())
+    assert errors("pack-1", doc) == []
+    assert doc["offsets"][-1] == len(doc["samples"]) == len(doc["entry_tokens"])
+    assert len(doc["bin_tokens"]) == doc["num_bins"] == len(doc["offsets"]) - 1
+    assert any("surprise" in e for e in errors("pack-1", dict(doc, surprise=1)))
