@@ -40,8 +40,11 @@ class Validation(Result):
         for label, s in (("(a) other GPU counts", r.gpu_counts), ("(b) other model sizes", r.model_sizes),
                          ("(c) other sequence length / batch / checkpointing / precision / kernels",
                           r.configurations)):
-            out.append({"category": label, "rows": s.count, "median_abs_error_pct": 100 * s.median_abs,
-                        "max_abs_error_pct": 100 * s.max_abs})
+            # No rows in a category: no error to report (None, "–"), not 0 %.
+            empty = s.count == 0
+            out.append({"category": label, "rows": s.count,
+                        "median_abs_error_pct": None if empty else 100 * s.median_abs,
+                        "max_abs_error_pct": None if empty else 100 * s.max_abs})
         return out
 
     def rows(self) -> list[dict[str, Any]]:
@@ -76,8 +79,9 @@ class Validation(Result):
         lines = ["| compared with the calibration row | rows | median abs. error | max abs. error |",
                  "|---|---:|---:|---:|"]
         for s in self.summary():
-            lines.append(f"| {s['category']} | {s['rows']} | {s['median_abs_error_pct']:.1f} % "
-                         f"| {s['max_abs_error_pct']:.1f} % |")
+            median, worst = s["median_abs_error_pct"], s["max_abs_error_pct"]
+            lines.append(f"| {s['category']} | {s['rows']} | " + ("– | – |" if median is None else
+                         f"{median:.1f} % | {worst:.1f} % |"))
         lines.append(f"| uncalibrated default, tokens/s over measured | {r.default_count} "
                      f"| ×{r.default_ratio_median:.2f} | ×{r.default_ratio_min:.2f} – ×{r.default_ratio_max:.2f} |")
         return "\n".join(lines)

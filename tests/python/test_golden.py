@@ -52,6 +52,7 @@ MAKERS: dict[str, Callable[[], Result]] = {
     # each rank packs its own shard: ranks differ by a micro-batch, so the verdict is FAIL
     "gate": lambda: libscale.gate(LENGTHS, world_size=4, seq_len=4096, micro_batch=2, shard_before_packing=True),
     "pack": lambda: libscale.pack(LENGTHS, seq_len=4096),
+    "validation": lambda: libscale.validate(MEASUREMENTS),
 }
 
 
