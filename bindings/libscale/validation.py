@@ -8,6 +8,7 @@ compiled report and prints the README's table.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -40,11 +41,10 @@ class Validation(Result):
         for label, s in (("(a) other GPU counts", r.gpu_counts), ("(b) other model sizes", r.model_sizes),
                          ("(c) other sequence length / batch / checkpointing / precision / kernels",
                           r.configurations)):
-            # No rows in a category: no error to report (None, "–"), not 0 %.
-            empty = s.count == 0
+            # An empty category's errors are NaN in the core (undefined): None here, "–" in text.
             out.append({"category": label, "rows": s.count,
-                        "median_abs_error_pct": None if empty else 100 * s.median_abs,
-                        "max_abs_error_pct": None if empty else 100 * s.max_abs})
+                        "median_abs_error_pct": None if math.isnan(s.median_abs) else 100 * s.median_abs,
+                        "max_abs_error_pct": None if math.isnan(s.max_abs) else 100 * s.max_abs})
         return out
 
     def rows(self) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,10 @@ struct ValidationSeries {
 
 struct ErrorSummary {
     std::size_t count = 0;
-    double median_abs = 0, max_abs = 0;  // of calibrated_error
+    // Of calibrated_error; NaN (undefined) when no row falls in the category, so that an
+    // empty category is never read as a perfect one.
+    double median_abs = std::numeric_limits<double>::quiet_NaN();
+    double max_abs = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct ValidationReport {
