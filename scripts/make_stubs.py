@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SUBS = ["spec", "io", "calibrate", "estimate", "gate", "triage"]
@@ -145,6 +146,50 @@ def _order_key(node: ast.stmt, fields: list[str], order: list[str]) -> tuple[int
     return (5, order.index(name) if name in order else late)
 
 
+OPTION_TYPES = {"integer": "int", "number": "float", "boolean": "bool", "text": "str"}
+
+
+def _option_annotation(o: dict[str, Any]) -> str:
+    t = (f"typing.Literal[{', '.join(map(repr, o['choices']))}]" if o["type"] == "choice"
+         else OPTION_TYPES[o["type"]])
+    return f"{t} | None" if o["optional"] else t
+
+
+def _option_members(runtime: type, body: list[ast.stmt]) -> list[ast.stmt]:
+    """A class bound from an option table (option_fields.hpp: `_options_group`): each option
+    typed from the table (Literal of its names for a choice, `| None` when it may be unset),
+    and the keyword constructor with the table's defaults; nested structs keep their type and
+    also take a dict of their options."""
+    spec = importlib.import_module("libscale._core.spec")
+    opts = spec.options(runtime._options_group)  # type: ignore[attr-defined]
+    names = {o["name"] for o in opts}
+    kept: list[ast.stmt] = []
+    nested: dict[str, str] = {}
+    for node in body:
+        name = (node.target.id if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                else node.name if isinstance(node, ast.FunctionDef) else None)
+        if name in names or name == "__init__":
+            continue
+        if isinstance(node, ast.AnnAssign) and name in getattr(runtime, "_fields", ()):
+            nested[str(name)] = ast.unparse(node.annotation)
+        kept.append(node)
+    members: list[ast.stmt] = []
+    params = []
+    for o in opts:
+        ann = _option_annotation(o)
+        doc = o["help"] + (f" [{o['unit']}]" if o["unit"] else "")
+        if getattr(runtime, o["name"]).fset is None:
+            members += ast.parse(f"@property\ndef {o['name']}(self) -> {ann}:\n    {doc!r}").body
+        else:
+            members.append(ast.AnnAssign(target=ast.Name(o["name"]), annotation=ast.parse(ann, mode="eval").body,
+                                         value=None, simple=1))
+        params.append(f"{o['name']}: {ann} = {o['default']!r}")
+    params += [f"{n}: {nested[n]} | Mapping[str, Any] | None = None" for n in runtime._fields if n in nested]  # type: ignore[attr-defined]
+    init = ast.parse(f"def __init__(self, *, {', '.join(params)}) -> None:\n"
+                     f"    {'Every option by keyword, each checked by the core.'!r}").body[0]
+    return members + kept + [init]
+
+
 def process_class(cls: ast.ClassDef) -> ast.ClassDef:
     new_body: list[ast.stmt] = []
     doc = first_line_doc(cls)
@@ -159,6 +204,8 @@ def process_class(cls: ast.ClassDef) -> ast.ClassDef:
         if isinstance(node, ast.AnnAssign):
             if isinstance(node.target, ast.Name) and node.target.id == "_fields":
                 node.annotation = ast.parse("typing.ClassVar[tuple[str, ...]]", mode="eval").body
+                node.value = None
+            if isinstance(node.target, ast.Name) and node.target.id == "_options_group":
                 node.value = None
             new_body.append(node)
             continue
@@ -182,6 +229,8 @@ def process_class(cls: ast.ClassDef) -> ast.ClassDef:
             node.decorator_list = [d for d in node.decorator_list if dec_name(d) != "typing.overload"]
         new_body.append(fix_function(node))
     runtime = RUNTIME_CLASSES.get(cls.name)
+    if runtime is not None and hasattr(runtime, "_options_group"):
+        new_body = _option_members(runtime, new_body)
     if runtime is not None:
         fields = list(getattr(runtime, "_fields", ()))
         order = list(vars(runtime))
@@ -261,6 +310,17 @@ def norm_param(p: str) -> str:
     return p
 
 
+def wrap_literal(line: str) -> list[str]:
+    """A line over the limit with a typing.Literal[...] (an option's names): the names on
+    their own lines inside the brackets."""
+    m = re.match(r"^(\s*)(.*typing\.Literal\[)(.*?)\](.*)$", line)
+    if len(line) <= LINE_LIMIT or not m:
+        return [line]
+    ind, head, items, tail = m.groups()
+    body = textwrap.wrap(items, width=LINE_LIMIT - len(ind) - 4, break_long_words=False, break_on_hyphens=False)
+    return [ind + head, *(ind + "    " + b for b in body), ind + "]" + tail]
+
+
 def wrap_lines(text: str) -> str:
     """Long defs: one parameter per line; long one-line docstrings: wrapped at the limit."""
     lines: list[str] = []
@@ -273,9 +333,12 @@ def wrap_lines(text: str) -> str:
             one = f"{ind}def {name}({', '.join(parts)}){rest}"
             if len(one) <= DEF_LIMIT:
                 lines.append(one)
+            elif len(parts) <= 1:  # a property returning a long Literal
+                lines.extend(wrap_literal(one))
             else:
                 lines.append(f"{ind}def {name}(")
-                lines.extend(f"{ind}    {x}," for x in parts)
+                for x in parts:
+                    lines.extend(wrap_literal(f"{ind}    {x},"))
                 lines.append(f"{ind}){rest}")
         elif d and len(line) > LINE_LIMIT:
             ind, doc = d.groups()
@@ -283,7 +346,7 @@ def wrap_lines(text: str) -> str:
                                    break_on_hyphens=False)
             lines.append(ind + '"""')
         else:
-            lines.append(line)
+            lines.extend(wrap_literal(line))
     return "\n".join(lines) + "\n"
 
 

@@ -229,7 +229,8 @@ def projection_header(d: Mapping[str, Any]) -> str:
         parts.append(f"{cfg['strategy']}, {gpn} GPUs/node")
         rows = d.get("rows") or []
         batch = rows[0]["tokens_per_step"] if rows else cfg["global_batch_tokens"]
-        parts.append(f"global batch {batch:,.0f} tokens (seq len {cfg['seq_len']:,}, "
+        batch_text = "not set" if batch is None else f"{batch:,.0f} tokens"
+        parts.append(f"global batch {batch_text} (seq len {cfg['seq_len']:,}, "
                      f"micro-batch {cfg['micro_batch']})")
         parts.append(f"activation checkpointing {cfg['activation_checkpointing']}")
         if options_text(cfg):

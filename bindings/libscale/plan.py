@@ -234,7 +234,9 @@ class Plan:
         shape = broadcast[0].shape if broadcast else ()
         cfg, hw = self._scenario.config, self._scenario.hardware
         base = {"gpus": cfg.gpus, "gpus_per_node": cfg.gpus_per_node or hw.gpus_per_node,
-                "micro_batch": cfg.micro_batch, "seq_len": cfg.seq_len, "global_batch_tokens": cfg.global_batch_tokens}
+                "micro_batch": cfg.micro_batch, "seq_len": cfg.seq_len,
+                # the sweep's inputs spell "not set" 0 (a numpy column of integers)
+                "global_batch_tokens": cfg.global_batch_tokens or 0}
         columns = {k: inputs[k] if k in inputs else np.broadcast_to(np.int64(base[k]), shape) for k in SWEEP_AXES}
         columns.update(outputs)
         return Sweep(columns, self, axes=list(arrays))

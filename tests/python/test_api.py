@@ -14,6 +14,7 @@ import pytest
 
 import libscale
 from conftest import QWEN3_32B_PARAMETERS
+from libscale import _core
 from libscale.results import struct_to_dict
 
 GiB = 2**30
@@ -544,6 +545,58 @@ def test_training_config_strings_and_defaults():
     assert cfg.reduce_bytes == 4
     with pytest.raises(ValueError):
         cfg.strategy = "nope"
+
+
+OPTION_CLASSES = [("training", libscale.TrainingConfig), ("data", libscale.DataPipeline),
+                  ("checkpoint", libscale.CheckpointPolicy), ("job", libscale.Job),
+                  ("gate", _core.gate.GateConfig), ("watch", _core.triage.WatchOptions)]
+
+
+@pytest.mark.parametrize(("group", "cls"), OPTION_CLASSES, ids=[g for g, _ in OPTION_CLASSES])
+def test_option_structs_are_bound_from_their_tables(group, cls):
+    # One attribute, keyword and dict key per option of the core's table, in its order,
+    # with its default; nothing in the binding lists them (bindings/src/option_fields.hpp).
+    table = _core.spec.options(group)
+    names = [o["name"] for o in table]
+    assert list(cls._fields[:len(names)]) == names and cls._options_group == group
+    value = cls(seq_len=8) if group == "gate" else cls()
+    for o in table:
+        if not (group == "gate" and o["name"] == "seq_len"):  # required: no usable default
+            assert getattr(value, o["name"]) == o["default"], o["name"]
+        assert o["help"] in getattr(cls, o["name"]).__doc__
+    assert list(value.to_dict())[:len(names)] == names
+    values = _core.spec.option_values(group, value)
+    assert {k: values[k] for k in names} == {k: value.to_dict()[k] for k in names}
+
+
+def test_option_struct_assignment_and_construction_are_checked_by_the_core():
+    cfg = libscale.TrainingConfig(seq_len=4096, gpus_per_node=None, data={"pretokenized": False})
+    assert (cfg.seq_len, cfg.gpus_per_node, cfg.data.pretokenized) == (4096, None, False)
+    with pytest.raises(ValueError, match=r"training option seq_len = -1; valid: an integer in \[1, "):
+        cfg.seq_len = -1
+    with pytest.raises(ValueError, match="training option gpus_per_node = 0"):
+        libscale.TrainingConfig(gpus_per_node=0)  # "not set" is None, not 0
+    with pytest.raises(TypeError, match="training option seq_len: expected an integer, got str"):
+        cfg.seq_len = "4096"
+    with pytest.raises(TypeError, match="expected True or False, got int"):
+        cfg.torch_compile = 1
+    with pytest.raises(ValueError, match="unknown training option 'seqlen'"):
+        libscale.TrainingConfig(seqlen=4096)
+    assert cfg.seq_len == 4096  # a rejected assignment leaves the value
+    with pytest.raises(AttributeError):
+        _core.gate.GateConfig(seq_len=8).seq_len = 9  # read-only: the gate's verdict holds its config
+
+
+def test_option_struct_repr_rebuilds_the_value():
+    # Only what differs from the defaults (scikit-learn's print_changed_only), as keywords.
+    cfg = libscale.TrainingConfig(seq_len=4096, strategy="hybrid_shard", data={"pretokenized": False},
+                                  checkpoint={"every_steps": 100, "write_gbps_per_node": 5})
+    assert repr(cfg) == ("TrainingConfig(seq_len=4096, strategy='hsdp', data=DataPipeline(pretokenized=False), "
+                         "checkpoint=CheckpointPolicy(every_steps=100, write_gbps_per_node=5.0))")
+    names = {"TrainingConfig": libscale.TrainingConfig, "DataPipeline": libscale.DataPipeline,
+             "CheckpointPolicy": libscale.CheckpointPolicy}
+    assert eval(repr(cfg), names).to_dict() == cfg.to_dict()
+    assert repr(libscale.TrainingConfig()) == "TrainingConfig()"
 
 
 def test_value_types_copy_independently(qwen):

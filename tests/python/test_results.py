@@ -28,7 +28,8 @@ def test_repr_comes_from_the_cpp_stream_operators(qwen, b300, projection):
     assert repr(s.memory).startswith("MemoryBreakdown(total_gib=")
     assert repr(projection).startswith("Projection(scaling='strong', rows=[ProjectionRow(gpus=4")
     assert repr(libscale.TrainingConfig(strategy="hsdp")).count("strategy='hsdp'") == 1
-    assert repr(libscale.Job()) == "Job(tokens=1e+09, epochs=1, price_per_gpu_hour_usd=None)"
+    assert repr(libscale.Job()) == "Job()"
+    assert repr(libscale.Job(epochs=2.5, price_per_gpu_hour_usd=3)) == "Job(epochs=2.5, price_per_gpu_hour_usd=3.0)"
     assert repr(libscale.count_parameters(qwen)).startswith(f"ParameterCounts(total={qwen.parameters}")
     assert "FlopsPerToken(forward=" in repr(libscale.flops_per_token(qwen))
     cal = libscale.default_calibration(b300)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -115,21 +116,89 @@ def test_coefficient_names_and_ranges_are_the_cores():
     assert names == list(table) == schemas.load("common")["$defs"]["coefficient_name"]["enum"]
 
 
-def test_training_config_schema_is_the_option_tables():
-    # The JSON schema of a configuration (every output's "config") lists the core's option
-    # tables: a new option that is not added here fails this test instead of every output's.
-    from libscale import options
+# The option groups whose JSON form common.json declares (its $defs), derived from the
+# core's option tables; LIBSCALE_UPDATE_GOLDEN=1 rewrites them (tests/python/test_golden.py).
+OPTION_DEFS = {"training": "training_config", "job": "job"}
+# Outputs write a list where a command takes one (project's GPU counts, a sweep's axes).
+LIST_VALUED = ("gpus", "seq_len", "micro_batch", "global_batch_tokens")
 
-    c = schemas.load("common")["$defs"]["training_config"]
-    # reduce_bytes: the byte width to_dict() adds beside reduce_dtype (not an option)
-    expected = [*options.names("training"), "data", "checkpoint"]
-    expected.insert(expected.index("reduce_dtype") + 1, "reduce_bytes")
-    assert c["required"] == expected
-    for group in ("data", "checkpoint"):
-        assert c["properties"][group]["required"] == list(options.names(group)), group
-    for o in options.options("training"):
-        if o.type == "choice":   # strategy's aliases (zero3, full_shard, ...) are read, never written
-            assert set(c["properties"][o.name]["enum"]) <= set(o.choices), o.name
+
+def _canonical_choices(group: str, name: str, choices: list[str]) -> list[str]:
+    """The names the core writes back (aliases such as zero3 are read, never written)."""
+    seen: list[str] = []
+    for c in choices:
+        v = _core.spec.option_values(group, _core.spec.make_options(group, {name: c}))[name]
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def option_properties(group: str) -> dict[str, Any]:
+    """Each option of the group as a JSON Schema property: type (null when it may be unset),
+    names, bounds, help and unit."""
+    out: dict[str, Any] = {}
+    for o in _core.spec.options(group):
+        kind = {"integer": "integer", "number": "number", "boolean": "boolean", "text": "string"}.get(o["type"])
+        p: dict[str, Any] = ({"enum": _canonical_choices(group, o["name"], o["choices"])} if kind is None
+                             else {"type": kind})
+        for key, bound in (("exclusiveMinimum" if o["exclusive_minimum"] else "minimum", o["minimum"]),
+                           ("maximum", o["maximum"])):
+            if kind in ("integer", "number") and abs(bound) != float("inf"):
+                p[key] = int(bound) if kind == "integer" else bound
+        if group == "training" and o["name"] in LIST_VALUED:
+            p = {"anyOf": [p, {"type": "array", "items": p}]}
+        if o["optional"]:
+            p = {"anyOf": [*p["anyOf"], {"type": "null"}]} if "anyOf" in p else {"anyOf": [p, {"type": "null"}]}
+        p["description"] = o["help"] + (f" [{o['unit']}]" if o["unit"] else "")
+        out[o["name"]] = p
+    return out
+
+
+def _dump(value: Any, indent: int = 0) -> str:
+    """JSON with two-space indents, a container of scalars on one line when it fits."""
+    one = json.dumps(value, ensure_ascii=False)
+    if not isinstance(value, (dict, list)) or (len(one) + indent <= 116 and one.count("{") <= 2):
+        return one
+    pad, inner = " " * indent, " " * (indent + 2)
+    if isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value):
+        lines = [""]  # scalars filled into lines, as the file was written by hand
+        for item in (json.dumps(v, ensure_ascii=False) for v in value):
+            if lines[-1] and len(inner) + len(lines[-1]) + len(item) + 2 > 118:
+                lines.append("")
+            lines[-1] += (", " if lines[-1] else "") + item
+        return "[\n" + ",\n".join(inner + line for line in lines) + "\n" + pad + "]"
+    if isinstance(value, list):
+        return "[\n" + ",\n".join(inner + _dump(v, indent + 2) for v in value) + "\n" + pad + "]"
+    return ("{\n" + ",\n".join(f"{inner}{json.dumps(k)}: {_dump(v, indent + 2)}" for k, v in value.items())
+            + "\n" + pad + "}")
+
+
+def test_option_schemas_are_the_option_tables():
+    # Every output's "config" and "job" are the core's option tables: the schema of each
+    # option is derived from its declaration, so a new option needs no hand edit here.
+    path = schemas.path("common")
+    common = json.loads(path.read_text(encoding="utf-8"))
+    defs = common["$defs"]
+    expected: dict[str, dict[str, Any]] = {}
+    for group, key in OPTION_DEFS.items():
+        props = option_properties(group)
+        if group == "training":
+            for nested in ("data", "checkpoint"):
+                nested_props = option_properties(nested)
+                props[nested] = {**defs[key]["properties"][nested], "required": list(nested_props),
+                                 "properties": nested_props}
+            # not an option: the byte width to_dict() adds beside reduce_dtype
+            props["reduce_bytes"] = defs[key]["properties"]["reduce_bytes"]
+        expected[key] = {**defs[key], "required": list(props), "properties": props}
+    if os.environ.get("LIBSCALE_UPDATE_GOLDEN") == "1":
+        defs.update(expected)
+        text = _dump(common) + "\n"
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    for key, value in expected.items():
+        assert defs[key] == value, f"common.json $defs/{key} differs from the option tables: " \
+                                   "LIBSCALE_UPDATE_GOLDEN=1 pytest tests/python/test_schemas.py rewrites it"
 
 
 def test_model_types_and_phases_are_the_cores():

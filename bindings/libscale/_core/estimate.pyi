@@ -253,6 +253,7 @@ class Job(metaclass=_Pybind11Type):
     tokens: float
     epochs: float
     price_per_gpu_hour_usd: float | None
+    _options_group: typing.ClassVar[str]
 
     def __init__(
         self,
@@ -261,19 +262,19 @@ class Job(metaclass=_Pybind11Type):
         epochs: float = 1.0,
         price_per_gpu_hour_usd: float | None = None,
     ) -> None:
-        """Every field by keyword; price_per_gpu_hour_usd None: the hardware's default price."""
+        """Every option by keyword, each checked by the core."""
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """The fields in declaration order, then derived properties; nested structs as dicts."""
-
-    def validate(self) -> None:
-        """Raise ValueError naming the first invalid field."""
+        """The options in table order (None: not set), then nested structs as dicts, then derived properties."""
 
     def __repr__(self) -> str: ...
 
     def __copy__(self) -> Job: ...
 
     def __deepcopy__(self, memo: dict[int, typing.Any]) -> Job: ...
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first invalid field."""
 
 class ProjectionRow(metaclass=_Pybind11Type):
     """One GPU count of a projection."""

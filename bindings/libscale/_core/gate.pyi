@@ -97,66 +97,80 @@ class GateConfig(metaclass=_Pybind11Type):
     _fields: typing.ClassVar[tuple[str, ...]]
 
     @property
-    def packer(self) -> str:
-        """a packer_names() name, e.g. 'trl_bfd'"""
+    def packer(self) -> typing.Literal[
+        'trl_bfd', 'trl_bfd_split', 'trl_wrapped', 'nemo_ffd', 'torchtune', 'torchtune_split', 'llamafactory',
+        'axolotl_multipack', 'none'
+    ]:
+        """the trainer's packer, whose code the gate reproduces (none: one padded sample per row)"""
 
     @property
-    def seq_len(self) -> int: ...
+    def seq_len(self) -> int:
+        """packed row length (required) [tokens]"""
 
     @property
-    def world_size(self) -> int: ...
+    def world_size(self) -> int:
+        """data-parallel ranks the sampler shards over [ranks]"""
 
     @property
     def micro_batch(self) -> int:
-        """DataLoader batch_size: packed rows per micro-batch"""
+        """DataLoader batch_size: packed rows per micro-batch [rows]"""
 
     @property
-    def grad_accum(self) -> int: ...
+    def grad_accum(self) -> int:
+        """micro-batches per optimizer step [micro-batches]"""
 
     @property
     def shuffle(self) -> bool:
         """DistributedSampler(shuffle=...)"""
 
     @property
-    def seed(self) -> int: ...
+    def seed(self) -> int:
+        """DistributedSampler seed (with shuffle)"""
 
     @property
-    def epoch(self) -> int: ...
+    def epoch(self) -> int:
+        """DistributedSampler.set_epoch (the shuffle's epoch)"""
 
     @property
-    def sampler_drop_last(self) -> bool: ...
+    def sampler_drop_last(self) -> bool:
+        """DistributedSampler(drop_last=...): drop the tail instead of padding every rank to equal size"""
 
     @property
     def dataloader_drop_last(self) -> bool:
-        """floor instead of ceil for micro-batches per rank"""
+        """DataLoader(drop_last=...): floor instead of ceil for micro-batches per rank"""
 
     @property
-    def step_rounding(self) -> str:
-        """optimizer steps per epoch: 'ceil' (steps on the remainder) or 'floor' (drops it)"""
+    def step_rounding(self) -> typing.Literal['ceil', 'floor']:
+        """optimizer steps per epoch: ceil (the loop also steps on the remainder) or floor (drops it)"""
 
     @property
     def map_batch_size(self) -> int:
-        """TRL / LLaMA-Factory datasets.map batch"""
+        """TRL / LLaMA-Factory datasets.map batch (0: the whole dataset in one batch) [samples]"""
 
     @property
-    def num_proc(self) -> int: ...
+    def num_proc(self) -> int:
+        """datasets.map num_proc (each packs its own shard) [processes]"""
 
     @property
     def watchdog_s(self) -> float:
-        """hang detection time for the cost at risk"""
+        """hang detection time for the cost at risk (NCCL's default timeout: 600 s) [s]"""
 
     @property
     def runtime_equalize(self) -> bool:
-        """axolotl_multipack only: Axolotl truncates every rank to the minimum at run time"""
+        """axolotl_multipack only: Axolotl truncates every rank to the minimum batch count at run time"""
 
     @property
     def shard_before_packing(self) -> bool:
         """each rank packs its own DistributedSampler shard (an on-the-fly per-rank packer)"""
+    _options_group: typing.ClassVar[str]
 
     def __init__(
         self,
         *,
-        packer: str = 'trl_bfd',
+        packer: typing.Literal[
+            'trl_bfd', 'trl_bfd_split', 'trl_wrapped', 'nemo_ffd', 'torchtune', 'torchtune_split', 'llamafactory',
+            'axolotl_multipack', 'none'
+        ] = 'trl_bfd',
         seq_len: int = 0,
         world_size: int = 1,
         micro_batch: int = 1,
@@ -166,19 +180,23 @@ class GateConfig(metaclass=_Pybind11Type):
         epoch: int = 0,
         sampler_drop_last: bool = False,
         dataloader_drop_last: bool = False,
-        step_rounding: str = 'ceil',
+        step_rounding: typing.Literal['ceil', 'floor'] = 'ceil',
         map_batch_size: int = 1000,
         num_proc: int = 1,
         watchdog_s: float = 600.0,
         runtime_equalize: bool = True,
         shard_before_packing: bool = False,
     ) -> None:
-        """Every field by keyword; validated."""
+        """Every option by keyword, each checked by the core."""
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """The fields in declaration order, then derived properties; nested structs as dicts."""
+        """The options in table order (None: not set), then nested structs as dicts, then derived properties."""
 
     def __repr__(self) -> str: ...
+
+    def __copy__(self) -> GateConfig: ...
+
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> GateConfig: ...
 
 class GateResult(metaclass=_Pybind11Type):
     """The packing gate's verdict (libscale.gate)."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import typing
+from collections.abc import Mapping
+from typing import Any
 
 import numpy
 import numpy.typing
@@ -313,6 +315,7 @@ class DataPipeline(metaclass=_Pybind11Type):
     tokenize_tokens_per_s_per_core: float
     loader_workers_per_rank: int
     cpu_cores_per_node: int
+    _options_group: typing.ClassVar[str]
 
     def __init__(
         self,
@@ -325,10 +328,10 @@ class DataPipeline(metaclass=_Pybind11Type):
         loader_workers_per_rank: int = 2,
         cpu_cores_per_node: int = 0,
     ) -> None:
-        """Every field by keyword."""
+        """Every option by keyword, each checked by the core."""
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """The fields in declaration order, then derived properties; nested structs as dicts."""
+        """The options in table order (None: not set), then nested structs as dicts, then derived properties."""
 
     def __repr__(self) -> str: ...
 
@@ -341,12 +344,13 @@ class CheckpointPolicy(metaclass=_Pybind11Type):
     _fields: typing.ClassVar[tuple[str, ...]]
     every_steps: int
     write_gbps_per_node: float
+    _options_group: typing.ClassVar[str]
 
     def __init__(self, *, every_steps: int = 0, write_gbps_per_node: float = 0.0) -> None:
-        """Every field by keyword."""
+        """Every option by keyword, each checked by the core."""
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """The fields in declaration order, then derived properties; nested structs as dicts."""
+        """The options in table order (None: not set), then nested structs as dicts, then derived properties."""
 
     def __repr__(self) -> str: ...
 
@@ -358,59 +362,67 @@ class TrainingConfig(metaclass=_Pybind11Type):
     """How a run is laid out: GPUs, batch, sharding strategy, input pipeline, checkpoints."""
     _fields: typing.ClassVar[tuple[str, ...]]
     gpus: int
-    gpus_per_node: int
+    gpus_per_node: int | None
     seq_len: int
     micro_batch: int
-    global_batch_tokens: int
-    strategy: str
-    activation_checkpointing: str
+    global_batch_tokens: int | None
+    strategy: typing.Literal['fsdp', 'hsdp', 'ddp', 'zero1', 'zero2', 'zero3', 'full_shard', 'hybrid_shard']
+    activation_checkpointing: typing.Literal['none', 'selective', 'full']
     reshard_after_forward: bool
-    reduce_bytes: int
-    grad_sync: str
-    attention_span_tokens: float
-    precision: str
+    reduce_dtype: typing.Literal['bf16', 'fp32']
+    grad_sync: typing.Literal['every_micro_batch', 'last_micro_batch']
+    attention_span_tokens: float | None
+    precision: typing.Literal['bf16', 'fp8']
     fp8_all_gather: bool
-    optimizer: str
-    master_weights: str
-    loss_kernel: str
-    attention_kernel: str
+    optimizer: typing.Literal['adamw', 'adamw_8bit', 'sgd', 'adafactor']
+    master_weights: typing.Literal['fp32', 'bf16']
+    loss_kernel: typing.Literal['eager', 'fused']
+    attention_kernel: typing.Literal[
+        'flash2', 'flash3', 'cudnn', 'flash1', 'flash_triton', 'llm_foundry_triton', 'xformers', 'eager'
+    ]
     torch_compile: bool
     checkpoint_every: int
     data: DataPipeline
     checkpoint: CheckpointPolicy
-    reduce_dtype: str
+    _options_group: typing.ClassVar[str]
+
+    @property
+    def reduce_bytes(self) -> int:
+        """reduce_dtype's bytes per gradient element: 2 (bf16) or 4 (fp32)"""
 
     def __init__(
         self,
         *,
         gpus: int = 8,
-        gpus_per_node: int = 0,
+        gpus_per_node: int | None = None,
         seq_len: int = 8192,
         micro_batch: int = 1,
-        global_batch_tokens: int = 0,
-        strategy: str = 'fsdp',
-        activation_checkpointing: str = 'full',
+        global_batch_tokens: int | None = None,
+        strategy: typing.Literal[
+            'fsdp', 'hsdp', 'ddp', 'zero1', 'zero2', 'zero3', 'full_shard', 'hybrid_shard'
+        ] = 'fsdp',
+        activation_checkpointing: typing.Literal['none', 'selective', 'full'] = 'full',
         reshard_after_forward: bool = True,
-        reduce_bytes: int = 2,
-        grad_sync: str = 'every_micro_batch',
-        attention_span_tokens: float = 0.0,
-        precision: str = 'bf16',
+        reduce_dtype: typing.Literal['bf16', 'fp32'] = 'bf16',
+        grad_sync: typing.Literal['every_micro_batch', 'last_micro_batch'] = 'every_micro_batch',
+        attention_span_tokens: float | None = None,
+        precision: typing.Literal['bf16', 'fp8'] = 'bf16',
         fp8_all_gather: bool = False,
-        optimizer: str = 'adamw',
-        master_weights: str = 'fp32',
-        loss_kernel: str = 'eager',
-        attention_kernel: str = 'flash2',
+        optimizer: typing.Literal['adamw', 'adamw_8bit', 'sgd', 'adafactor'] = 'adamw',
+        master_weights: typing.Literal['fp32', 'bf16'] = 'fp32',
+        loss_kernel: typing.Literal['eager', 'fused'] = 'eager',
+        attention_kernel: typing.Literal[
+            'flash2', 'flash3', 'cudnn', 'flash1', 'flash_triton', 'llm_foundry_triton', 'xformers', 'eager'
+        ] = 'flash2',
         torch_compile: bool = False,
         checkpoint_every: int = 1,
-        data: DataPipeline = ...,
-        checkpoint: CheckpointPolicy = ...,
+        data: DataPipeline | Mapping[str, Any] | None = None,
+        checkpoint: CheckpointPolicy | Mapping[str, Any] | None = None,
     ) -> None:
-        """Every field by keyword (enums as strings). gpus_per_node 0: the hardware's; global_batch_tokens 0: gpus ×
-        micro_batch × seq_len; attention_span_tokens 0: causal, seq_len / 2.
-        """
+        """Every option by keyword, each checked by the core."""
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """The fields in declaration order, then derived properties; nested structs as dicts."""
+        """The options in table order (None: not set), then nested structs as dicts, then derived properties."""
 
     def __repr__(self) -> str: ...
 

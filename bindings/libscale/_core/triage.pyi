@@ -328,38 +328,67 @@ class WatchOptions(metaclass=_Pybind11Type):
     _fields: typing.ClassVar[tuple[str, ...]]
 
     @property
-    def interval_s(self) -> float: ...
+    def interval_s(self) -> float:
+        """poll interval [s]"""
 
     @property
-    def stale_after_s(self) -> float: ...
+    def stale_after_s(self) -> float:
+        """a GPU without samples this long is lost; no action while any is [s]"""
 
     @property
-    def speed(self) -> float: ...
+    def speed(self) -> float:
+        """replay a recorded trace at this multiple of real time [x]"""
 
     @property
-    def nvml_power(self) -> str: ...
+    def nvml_power(self) -> typing.Literal['average', 'instant']:
+        """NVML power reading: the 1 s average, or the instantaneous field 186"""
 
     @property
-    def kill_on(self) -> str: ...
+    def kill_on(self) -> str:
+        """alert kinds that terminate the job: a comma list of deadlock, data_starvation, straggler, or none"""
 
     @property
-    def grace_s(self) -> float: ...
+    def grace_s(self) -> float:
+        """seconds between SIGTERM and SIGKILL [s]"""
 
     @property
-    def prometheus_interval_s(self) -> float: ...
+    def prometheus_interval_s(self) -> float:
+        """seconds between Prometheus textfile writes [s]"""
 
     @property
-    def follow(self) -> bool: ...
+    def follow(self) -> bool:
+        """follow a growing nvidia-smi log (tail -f)"""
 
     @property
-    def dry_run(self) -> bool: ...
+    def dry_run(self) -> bool:
+        """log the signals it would send and send none"""
+    _options_group: typing.ClassVar[str]
 
-    def __init__(self) -> None: ...
-
-    def validate(self) -> None: ...
+    def __init__(
+        self,
+        *,
+        interval_s: float = 0.5,
+        stale_after_s: float = 5.0,
+        speed: float = 1.0,
+        nvml_power: typing.Literal['average', 'instant'] = 'average',
+        kill_on: str = 'deadlock',
+        grace_s: float = 30.0,
+        prometheus_interval_s: float = 5.0,
+        follow: bool = False,
+        dry_run: bool = False,
+    ) -> None:
+        """Every option by keyword, each checked by the core."""
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """The fields in declaration order, then derived properties; nested structs as dicts."""
+        """The options in table order (None: not set), then nested structs as dicts, then derived properties."""
+
+    def __repr__(self) -> str: ...
+
+    def __copy__(self) -> WatchOptions: ...
+
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> WatchOptions: ...
+
+    def validate(self) -> None: ...
 
 class NvidiaSmiCsvReader(metaclass=_Pybind11Type):
     """Incremental nvidia-smi CSV parser for a growing log: feed() chunks as they come."""

@@ -4,21 +4,17 @@
 #include "libscale/estimate/projection.hpp"
 #include "../common.hpp"
 #include "../fields.hpp"
+#include "../option_fields.hpp"
 
 namespace libscale_py {
 
 using namespace libscale;
 
 void register_estimate_projection(py::module_& m) {
-    const auto job_fields =
-        fields(field("tokens", &Job::tokens, "tokens per epoch"), field("epochs", &Job::epochs),
-               optional_field("price_per_gpu_hour_usd", &Job::price_per_gpu_hour_usd,
-                              "USD per GPU-hour, or None for the hardware's default (an assumption to override)"));
     py::class_<Job> job_cls(m, "Job", "The training job: tokens per epoch, epochs, price.");
-    def_init(job_cls, job_fields, "Every field by keyword; price_per_gpu_hour_usd None: the hardware's default price.");
-    def_fields(job_cls, job_fields, Access::read_write);
+    def_option_init(job_cls, job_options(), "Every job option by keyword (price None: the hardware's default price).");
+    def_option_fields(job_cls, job_options(), Access::read_write);
     job_cls.def("validate", &Job::validate, "Raise ValueError naming the first invalid field.");
-    def_value_methods(job_cls);
 
     using R = ProjectionRow;
     py::class_<ProjectionRow> row(m, "ProjectionRow", "One GPU count of a projection.");

@@ -1,13 +1,14 @@
 // libscale._core.gate: the pre-launch packing gate (gate/packing.hpp): GateConfig,
 // GateResult (with its per-rank reports as numpy columns), gate, and the helpers behind
 // the equalize-to-minimum remedy. Gating runs with the GIL released.
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "../common.hpp"
 #include "../fields.hpp"
+#include "../option_fields.hpp"
 #include "lengths.hpp"
+#include "libscale/gate/gate_options.hpp"
 #include "libscale/gate/packing.hpp"
 
 namespace libscale_py {
@@ -65,34 +66,9 @@ py::list rank_bins_to_py(std::vector<std::vector<std::int64_t>>&& v) {
 void register_gate_gate(py::module_& m) {
     m.attr("NCCL_DEFAULT_TIMEOUT_S") = kNcclDefaultTimeoutS;
 
-    using C = GateConfig;
-    const auto config_fields = fields(
-        enum_field("packer", &C::packer, parse_packer, "a packer_names() name, e.g. 'trl_bfd'"),
-        field("seq_len", &C::seq_len), field("world_size", &C::world_size),
-        field("micro_batch", &C::micro_batch, "DataLoader batch_size: packed rows per micro-batch"),
-        field("grad_accum", &C::grad_accum), field("shuffle", &C::shuffle, "DistributedSampler(shuffle=...)"),
-        field("seed", &C::seed), field("epoch", &C::epoch), field("sampler_drop_last", &C::sampler_drop_last),
-        field("dataloader_drop_last", &C::dataloader_drop_last, "floor instead of ceil for micro-batches per rank"),
-        enum_field("step_rounding", &C::step_rounding, parse_step_rounding,
-                   "optimizer steps per epoch: 'ceil' (steps on the remainder) or 'floor' (drops it)"),
-        field("map_batch_size", &C::map_batch_size, "TRL / LLaMA-Factory datasets.map batch"),
-        field("num_proc", &C::num_proc),
-        field("watchdog_s", &C::watchdog_s, "hang detection time for the cost at risk"),
-        field("runtime_equalize", &C::runtime_equalize,
-              "axolotl_multipack only: Axolotl truncates every rank to the minimum at run time"),
-        field("shard_before_packing", &C::shard_before_packing,
-              "each rank packs its own DistributedSampler shard (an on-the-fly per-rank packer)"));
     py::class_<GateConfig> cfg(m, "GateConfig", "How the trainer packs, shards and steps: what the gate simulates.");
-    def_init(cfg, config_fields, "Every field by keyword; validated.", [](const GateConfig& c) { validate(c); });
-    def_fields(cfg, config_fields, Access::read_only);
-    cfg.def("__repr__", [](const GateConfig& c) {
-        std::ostringstream os;
-        os << "GateConfig(packer='" << to_string(c.packer) << "', seq_len=" << c.seq_len
-           << ", world_size=" << c.world_size << ", micro_batch=" << c.micro_batch << ", grad_accum=" << c.grad_accum
-           << (c.shuffle ? ", shuffle seed " + std::to_string(c.seed) : std::string()) << ", "
-           << (c.shard_before_packing ? "packed per rank" : "packed, then sharded") << ")";
-        return os.str();
-    });
+    def_option_init(cfg, gate_options(), "Every gate option by keyword; validated (seq_len is required).");
+    def_option_fields(cfg, gate_options(), Access::read_only);
 
     using G = GateResult;
     py::class_<PyGate> res(m, "GateResult", "The packing gate's verdict (libscale.gate).");

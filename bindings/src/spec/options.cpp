@@ -5,6 +5,7 @@
 #include <string>
 
 #include "../common.hpp"
+#include "../option_fields.hpp"
 #include "libscale/estimate/projection.hpp"
 #include "libscale/gate/gate_options.hpp"
 #include "libscale/spec/training_config.hpp"
@@ -22,9 +23,18 @@ bool is_instance_of_numpy(py::handle h, const char* type) {
     return py::isinstance(h, py::module_::import("numpy").attr(type));
 }
 
-// Python → OptionValue with no conversion the user did not ask for: bool stays bool (and
-// is no integer), an integral type is an integer, a float a number, a str a string.
-OptionValue to_value(py::handle h, std::string_view group, std::string_view name) {
+std::string choice_list(const std::vector<std::string_view>& choices) {
+    std::string s;
+    for (const auto c : choices) {
+        if (!s.empty()) s += ", ";
+        s.append(c.data(), c.size());
+    }
+    return s;
+}
+
+}  // namespace
+
+OptionValue to_option_value(py::handle h, std::string_view group, std::string_view name) {
     if (h.is_none()) return std::monostate{};
     if (PyBool_Check(h.ptr()) || is_instance_of_numpy(h, "bool_")) return h.cast<bool>();
     if (PyFloat_Check(h.ptr()) || is_instance_of_numpy(h, "floating")) return h.cast<double>();
@@ -53,6 +63,39 @@ py::object to_py(const OptionValue& v) {
         v);
 }
 
+void check_option_kind(std::string_view group, std::string_view name, OptionType type,
+                       const std::vector<std::string_view>& choices, const OptionValue& value, py::handle original) {
+    const bool text = std::holds_alternative<std::string>(value), flag = std::holds_alternative<bool>(value);
+    const bool numeric = std::holds_alternative<std::int64_t>(value) || std::holds_alternative<double>(value);
+    const bool kind_ok = std::holds_alternative<std::monostate>(value) ||
+                         ((type == OptionType::integer || type == OptionType::number) && numeric) ||
+                         (type == OptionType::boolean && flag) ||
+                         ((type == OptionType::choice || type == OptionType::text) && text);
+    if (kind_ok) return;
+    const std::string expected = type == OptionType::boolean   ? "True or False"
+                                 : type == OptionType::choice  ? "one of the names " + choice_list(choices)
+                                 : type == OptionType::text    ? "a str"
+                                 : type == OptionType::integer ? "an integer"
+                                                               : "a number";
+    throw py::type_error(std::string(group) + " option " + std::string(name) + ": expected " + expected + ", got " +
+                         std::string(py::str(py::type::handle_of(original).attr("__name__"))) + " " +
+                         std::string(py::repr(original)));
+}
+
+std::string option_doc_line(std::string_view name, OptionType type, bool optional, std::string_view unit,
+                            std::string_view help, const OptionValue& default_value) {
+    const char* py_type = type == OptionType::integer   ? "int"
+                          : type == OptionType::number  ? "float"
+                          : type == OptionType::boolean ? "bool"
+                                                        : "str";
+    std::string out = std::string(name) + ": " + py_type + (optional ? " | None" : "") + " = ";
+    out += std::holds_alternative<std::monostate>(default_value) ? "None" : format_option_value(default_value);
+    if (!unit.empty()) out += " [" + std::string(unit) + "]";
+    return out + " — " + std::string(help);
+}
+
+namespace {
+
 template <class T>
 py::list describe(const OptionTable<T>& table) {
     py::list out;
@@ -76,59 +119,12 @@ py::list describe(const OptionTable<T>& table) {
     return out;
 }
 
-// A value of the wrong kind (a str for a number, a number for a flag) is a TypeError, as
-// Python code expects; a value of the right kind but invalid is the core's ValueError.
-template <class T>
-void set_all(const OptionTable<T>& table, T& out, const py::dict& values) {
-    for (auto [k, v] : values) {
-        const std::string name = py::str(k);
-        const auto& o = find_option(table, name);
-        const OptionValue value = to_value(v, table.group, name);
-        const bool text = std::holds_alternative<std::string>(value), flag = std::holds_alternative<bool>(value);
-        const bool numeric = std::holds_alternative<std::int64_t>(value) || std::holds_alternative<double>(value);
-        const bool kind_ok = std::holds_alternative<std::monostate>(value) ||
-                             ((o.type == OptionType::integer || o.type == OptionType::number) && numeric) ||
-                             (o.type == OptionType::boolean && flag) ||
-                             ((o.type == OptionType::choice || o.type == OptionType::text) && text);
-        if (!kind_ok)
-            throw py::type_error(std::string(table.group) + " option " + name + ": expected " +
-                                 (o.type == OptionType::boolean  ? "True or False"
-                                  : o.type == OptionType::choice ? "one of the names " +
-                                                                       [&] {
-                                                                           std::string s;
-                                                                           for (auto c : o.choices)
-                                                                               s += (s.empty() ? "" : ", ") +
-                                                                                    std::string(c);
-                                                                           return s;
-                                                                       }()
-                                  : o.type == OptionType::text ? "a str"
-                                                               : std::string("a ") + to_string(o.type)) +
-                                 ", got " + std::string(py::str(py::type::handle_of(v).attr("__name__"))) + " " +
-                                 std::string(py::repr(v)));
-        set_option(table, out, name, value);
-    }
-}
-
-template <class T>
-T make(const OptionTable<T>& table, const py::dict& values) {
-    T out{};
-    set_all(table, out, values);
-    return out;
-}
-
 // One option's value checked on its own (type, range, choices), in the option's type:
 // what a front end uses to name the flag that set a bad value.
 template <class T>
 py::object check_one(const OptionTable<T>& table, const std::string& name, py::handle value) {
     const auto& o = find_option(table, name);
-    return to_py(check_option(table, o, to_value(value, table.group, o.name)));
-}
-
-template <class T>
-py::dict values_of(const OptionTable<T>& table, const T& obj) {
-    py::dict d;
-    for (const auto& o : table.options) d[py::str(std::string(o.name))] = to_py(o.get(obj));
-    return d;
+    return to_py(check_option(table, o, to_option_value(value, table.group, o.name)));
 }
 
 // A nested struct given as a dict of its options, or as the struct itself.
@@ -140,7 +136,7 @@ T nested(const OptionTable<T>& table, py::handle h) {
         validate_options(table, value);
         return value;
     }
-    if (py::isinstance<py::dict>(h)) return make(table, h.cast<py::dict>());
+    if (py::isinstance<py::dict>(h)) return make_from_py(table, h.cast<py::dict>());
     throw py::type_error(std::string(table.group) + ": expected a dict of " + std::string(table.group) +
                          " options or the struct, got " +
                          std::string(py::str(py::type::handle_of(h).attr("__name__"))));
@@ -155,7 +151,7 @@ TrainingConfig make_training(const py::dict& values) {
         else if (name == "checkpoint") c.checkpoint = nested(checkpoint_options(), v);
         else scalars[k] = v;
     }
-    set_all(training_options(), c, scalars);
+    set_options_from_py(training_options(), c, scalars);
     return c;
 }
 
@@ -168,6 +164,29 @@ const std::vector<std::string> kGroups = {"training", "data", "checkpoint", "job
 }
 
 }  // namespace
+
+py::object make_options_py(const std::string& group, const py::dict& values) {
+    if (group == "training") return py::cast(make_training(values));
+    if (group == "data") return py::cast(make_from_py(data_options(), values));
+    if (group == "checkpoint") return py::cast(make_from_py(checkpoint_options(), values));
+    if (group == "job") return py::cast(make_from_py(job_options(), values));
+    if (group == "gate") {
+        auto g = make_from_py(gate_options(), values);
+        validate(g);  // seq_len has no default: a GateConfig without it is named here
+        return py::cast(std::move(g));
+    }
+    if (group == "triage") {
+        auto t = make_from_py(triage_options(), values);
+        t.validate();
+        return py::cast(std::move(t));
+    }
+    if (group == "watch") {
+        auto w = make_from_py(watch_options(), values);
+        w.validate();
+        return py::cast(std::move(w));
+    }
+    unknown_group(group);
+}
 
 void register_spec_options(py::module_& m) {
     m.def(
@@ -187,34 +206,10 @@ void register_spec_options(py::module_& m) {
         py::arg("group"),
         "The options of a group as dicts: group, name, type, unit, help, choices, minimum, maximum, "
         "exclusive_minimum, optional, default (None: not set).");
-    m.def(
-        "make_options",
-        [](const std::string& group, const py::dict& values) -> py::object {
-            if (group == "training") return py::cast(make_training(values));
-            if (group == "data") return py::cast(make(data_options(), values));
-            if (group == "checkpoint") return py::cast(make(checkpoint_options(), values));
-            if (group == "job") return py::cast(make(job_options(), values));
-            if (group == "gate") {
-                auto g = make(gate_options(), values);
-                validate(g);  // seq_len has no default: a GateConfig without it is named here
-                return py::cast(std::move(g));
-            }
-            if (group == "triage") {
-                auto t = make(triage_options(), values);
-                t.validate();
-                return py::cast(std::move(t));
-            }
-            if (group == "watch") {
-                auto w = make(watch_options(), values);
-                w.validate();
-                return py::cast(std::move(w));
-            }
-            unknown_group(group);
-        },
-        py::arg("group"), py::arg("values"),
-        "The group's struct from its defaults and the given options, each checked by the core (ValueError "
-        "naming the option, the value and what is valid; TypeError for a value of no option type). training "
-        "also takes data= and checkpoint= as dicts of their options.");
+    m.def("make_options", &make_options_py, py::arg("group"), py::arg("values"),
+          "The group's struct from its defaults and the given options, each checked by the core (ValueError "
+          "naming the option, the value and what is valid; TypeError for a value of no option type). training "
+          "also takes data= and checkpoint= as dicts of their options.");
     m.def(
         "check_option",
         [](const std::string& group, const std::string& name, py::handle value) -> py::object {
@@ -235,17 +230,17 @@ void register_spec_options(py::module_& m) {
         [](const std::string& group, py::handle obj) -> py::dict {
             if (group == "training") {
                 const auto& c = obj.cast<const TrainingConfig&>();
-                py::dict d = values_of(training_options(), c);
-                d["data"] = values_of(data_options(), c.data);
-                d["checkpoint"] = values_of(checkpoint_options(), c.checkpoint);
+                py::dict d = option_dict(training_options(), c);
+                d["data"] = option_dict(data_options(), c.data);
+                d["checkpoint"] = option_dict(checkpoint_options(), c.checkpoint);
                 return d;
             }
-            if (group == "data") return values_of(data_options(), obj.cast<const DataPipeline&>());
-            if (group == "checkpoint") return values_of(checkpoint_options(), obj.cast<const CheckpointPolicy&>());
-            if (group == "job") return values_of(job_options(), obj.cast<const Job&>());
-            if (group == "gate") return values_of(gate_options(), obj.cast<const GateConfig&>());
-            if (group == "triage") return values_of(triage_options(), obj.cast<const TriageOptions&>());
-            if (group == "watch") return values_of(watch_options(), obj.cast<const WatchOptions&>());
+            if (group == "data") return option_dict(data_options(), obj.cast<const DataPipeline&>());
+            if (group == "checkpoint") return option_dict(checkpoint_options(), obj.cast<const CheckpointPolicy&>());
+            if (group == "job") return option_dict(job_options(), obj.cast<const Job&>());
+            if (group == "gate") return option_dict(gate_options(), obj.cast<const GateConfig&>());
+            if (group == "triage") return option_dict(triage_options(), obj.cast<const TriageOptions&>());
+            if (group == "watch") return option_dict(watch_options(), obj.cast<const WatchOptions&>());
             unknown_group(group);
         },
         py::arg("group"), py::arg("value"), "The struct's options by name (None: not set).");

@@ -2,6 +2,7 @@
 // from their option tables by libscale._core.spec.make_options("triage" / "watch", ...).
 #include "../common.hpp"
 #include "../fields.hpp"
+#include "../option_fields.hpp"
 #include "libscale/triage/triage_options.hpp"
 
 namespace libscale_py {
@@ -15,15 +16,10 @@ void register_triage_options(py::module_& m) {
         .def_readwrite("detector", &TriageOptions::detector)
         .def("validate", &TriageOptions::validate);
     t.attr("_fields") = py::make_tuple("classifier", "detector");
-    using W = WatchOptions;
     py::class_<WatchOptions> w(m, "WatchOptions", "How `libscale watch` polls and acts (watch option table).");
-    w.def(py::init<>()).def("validate", &WatchOptions::validate);
-    def_fields(w,
-               fields(field("interval_s", &W::interval_s), field("stale_after_s", &W::stale_after_s),
-                      field("speed", &W::speed), field("nvml_power", &W::nvml_power), field("kill_on", &W::kill_on),
-                      field("grace_s", &W::grace_s), field("prometheus_interval_s", &W::prometheus_interval_s),
-                      field("follow", &W::follow), field("dry_run", &W::dry_run)),
-               Access::read_only);
+    def_option_init(w, watch_options(), "Every watch option by keyword; validated.");
+    def_option_fields(w, watch_options(), Access::read_only);
+    w.def("validate", &WatchOptions::validate);
     m.def(
         "alert_kinds",
         [](std::string_view list) {
