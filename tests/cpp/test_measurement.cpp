@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -168,6 +169,46 @@ TEST(Measurement, RoundTripAndFile) {
     EXPECT_EQ(both.steps.size(), 2u);
     EXPECT_EQ(both.attention.size(), 2u);
     EXPECT_EQ(both.bandwidth.size(), 2u);
+}
+
+// A step record reads every training option by its table name (spec/training_options.cpp),
+// checked as the front ends check it, and writes each back: a new option needs no line in
+// the reader or the writer.
+TEST(Measurement, StepRecordsReadAndWriteEveryTrainingOption) {
+    json rec = issue_step();
+    rec["attention_span_tokens"] = 2048.0;
+    rec["activation_checkpointing"] = "op";  // torchtitan's word for selective
+    rec["optimizer"] = "adafactor";
+    const MeasurementSet m = measurements_from_json(json::array({rec}), "opts.json");
+    const TrainingConfig& c = m.steps.at(0).config;
+    EXPECT_EQ(c.attention_span_tokens, 2048.0);
+    EXPECT_EQ(c.activation_checkpointing, Checkpointing::selective);
+    EXPECT_EQ(c.optimizer, Optimizer::adafactor);
+    const json back = to_json(m).at("records").at(0);
+    for (const auto& o : training_options().options) {
+        if (!std::holds_alternative<std::monostate>(o.get(c))) {
+            EXPECT_TRUE(back.contains(std::string(o.name))) << o.name;
+        }
+    }
+    EXPECT_EQ(back.at("activation_checkpointing"), "selective");
+    EXPECT_EQ(back.at("attention_span_tokens"), 2048.0);
+
+    const auto error_of = [](const json& r) -> std::string {
+        try {
+            measurements_from_json(json::array({r}), "bad.json");
+        } catch (const ParseError& e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    rec["optimizer"] = "lion";
+    EXPECT_EQ(error_of(rec),
+              "bad.json: record 0: field 'optimizer': training option optimizer = 'lion'; valid: adamw, adamw_8bit, "
+              "sgd, adafactor");
+    rec["optimizer"] = "adamw";
+    rec["checkpoint_every"] = 0;
+    EXPECT_NE(error_of(rec).find("field 'checkpoint_every': training option checkpoint_every = 0"), std::string::npos)
+        << error_of(rec);
 }
 
 TEST(Measurement, ExactDuplicatesAreRepeatedMeasurements) {

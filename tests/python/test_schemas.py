@@ -133,31 +133,33 @@ def _canonical_choices(group: str, name: str, choices: list[str]) -> list[str]:
     return seen
 
 
-def option_properties(group: str) -> dict[str, Any]:
+def option_properties(group: str, *, read: bool = False) -> dict[str, Any]:
     """Each option of the group as a JSON Schema property: type (null when it may be unset),
-    names, bounds, help and unit."""
+    names, bounds, help and unit. read: as a file gives it (every accepted name, null for
+    the default)."""
     out: dict[str, Any] = {}
     for o in _core.spec.options(group):
         kind = {"integer": "integer", "number": "number", "boolean": "boolean", "text": "string"}.get(o["type"])
-        p: dict[str, Any] = ({"enum": _canonical_choices(group, o["name"], o["choices"])} if kind is None
-                             else {"type": kind})
+        names = o["choices"] if read else _canonical_choices(group, o["name"], o["choices"])
+        p: dict[str, Any] = {"enum": names} if kind is None else {"type": kind}
         for key, bound in (("exclusiveMinimum" if o["exclusive_minimum"] else "minimum", o["minimum"]),
                            ("maximum", o["maximum"])):
             if kind in ("integer", "number") and abs(bound) != float("inf"):
                 p[key] = int(bound) if kind == "integer" else bound
         if group == "training" and o["name"] in LIST_VALUED:
             p = {"anyOf": [p, {"type": "array", "items": p}]}
-        if o["optional"]:
+        if o["optional"] or read:
             p = {"anyOf": [*p["anyOf"], {"type": "null"}]} if "anyOf" in p else {"anyOf": [p, {"type": "null"}]}
-        p["description"] = o["help"] + (f" [{o['unit']}]" if o["unit"] else "")
+        p["description"] = o["help"] + (f" [{o['unit']}]" if o["unit"] else "") + (
+            f" (default {json.dumps(o['default'])})" if read else "")
         out[o["name"]] = p
     return out
 
 
-def _dump(value: Any, indent: int = 0) -> str:
-    """JSON with two-space indents, a container of scalars on one line when it fits."""
+def _dump(value: Any, indent: int = 0, key_len: int = 0) -> str:
+    """JSON with two-space indents, a container on one line when it fits in 118 columns."""
     one = json.dumps(value, ensure_ascii=False)
-    if not isinstance(value, (dict, list)) or (len(one) + indent <= 116 and one.count("{") <= 2):
+    if not isinstance(value, (dict, list)) or indent + key_len + len(one) <= 118:
         return one
     pad, inner = " " * indent, " " * (indent + 2)
     if isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value):
@@ -169,8 +171,8 @@ def _dump(value: Any, indent: int = 0) -> str:
         return "[\n" + ",\n".join(inner + line for line in lines) + "\n" + pad + "]"
     if isinstance(value, list):
         return "[\n" + ",\n".join(inner + _dump(v, indent + 2) for v in value) + "\n" + pad + "]"
-    return ("{\n" + ",\n".join(f"{inner}{json.dumps(k)}: {_dump(v, indent + 2)}" for k, v in value.items())
-            + "\n" + pad + "}")
+    items = [f"{inner}{json.dumps(k)}: {_dump(v, indent + 2, len(json.dumps(k)) + 3)}" for k, v in value.items()]
+    return "{\n" + ",\n".join(items) + "\n" + pad + "}"
 
 
 def test_option_schemas_are_the_option_tables():
@@ -190,15 +192,32 @@ def test_option_schemas_are_the_option_tables():
             # not an option: the byte width to_dict() adds beside reduce_dtype
             props["reduce_bytes"] = defs[key]["properties"]["reduce_bytes"]
         expected[key] = {**defs[key], "required": list(props), "properties": props}
+    _update_or_compare(path, common, defs, expected)
+
+
+# A step record's own spellings of the batch (grad_accum, 0 GPUs per node); every other
+# training option is read by its table name (calibrate/measurement.cpp).
+BATCH_FIELDS = ("gpus", "gpus_per_node", "seq_len", "micro_batch", "global_batch_tokens")
+
+
+def test_step_record_schema_reads_every_training_option():
+    path = schemas.path("measurements-2")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    defs = doc["$defs"]
+    props = {k: v for k, v in option_properties("training", read=True).items() if k not in BATCH_FIELDS}
+    own = {k: v for k, v in defs["step"]["properties"].items() if k not in props}
+    _update_or_compare(path, doc, defs, {"step": {**defs["step"], "properties": {**own, **props}}})
+
+
+def _update_or_compare(path: Path, doc: dict[str, Any], defs: dict[str, Any], expected: dict[str, Any]) -> None:
     if os.environ.get("LIBSCALE_UPDATE_GOLDEN") == "1":
         defs.update(expected)
-        text = _dump(common) + "\n"
         tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_text(_dump(doc) + "\n", encoding="utf-8")
         tmp.replace(path)
     for key, value in expected.items():
-        assert defs[key] == value, f"common.json $defs/{key} differs from the option tables: " \
-                                   "LIBSCALE_UPDATE_GOLDEN=1 pytest tests/python/test_schemas.py rewrites it"
+        assert defs[key] == value, f"{path.name} $defs/{key} differs from the option tables: " \
+                                   "scripts/regenerate.sh rewrites it"
 
 
 def test_model_types_and_phases_are_the_cores():

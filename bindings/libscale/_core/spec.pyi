@@ -367,7 +367,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
     micro_batch: int
     global_batch_tokens: int | None
     strategy: typing.Literal['fsdp', 'hsdp', 'ddp', 'zero1', 'zero2', 'zero3', 'full_shard', 'hybrid_shard']
-    activation_checkpointing: typing.Literal['none', 'selective', 'full']
+    activation_checkpointing: typing.Literal['none', 'selective', 'full', 'off', 'op']
     reshard_after_forward: bool
     reduce_dtype: typing.Literal['bf16', 'fp32']
     grad_sync: typing.Literal['every_micro_batch', 'last_micro_batch']
@@ -401,7 +401,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
         strategy: typing.Literal[
             'fsdp', 'hsdp', 'ddp', 'zero1', 'zero2', 'zero3', 'full_shard', 'hybrid_shard'
         ] = 'fsdp',
-        activation_checkpointing: typing.Literal['none', 'selective', 'full'] = 'full',
+        activation_checkpointing: typing.Literal['none', 'selective', 'full', 'off', 'op'] = 'full',
         reshard_after_forward: bool = True,
         reduce_dtype: typing.Literal['bf16', 'fp32'] = 'bf16',
         grad_sync: typing.Literal['every_micro_batch', 'last_micro_batch'] = 'every_micro_batch',

@@ -60,8 +60,9 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
     }
     // Models resolved once per name; std::map keeps their addresses stable.
     std::map<std::string, std::unique_ptr<std::pair<ModelSpec, ParameterCounts>>> models;
-    std::map<std::tuple<const ModelSpec*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>,
-             int>
+    std::map<
+        std::tuple<const ModelSpec*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::string>,
+        int>
         config_ids, series_ids;
     std::vector<StepCase> steps;
     for (std::size_t i = 0; i < data.steps.size(); ++i) {
@@ -83,13 +84,12 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
             throw std::invalid_argument("step record " + std::to_string(i) + " (" + s.model + "): " + e.what());
         }
         const TrainingConfig& c = s.config;
-        const int flags = static_cast<int>(c.strategy) | static_cast<int>(c.activation_checkpointing) << 3 |
-                          int{c.reshard_after_forward} << 5 | c.reduce_bytes << 6 | static_cast<int>(c.grad_sync) << 9 |
-                          static_cast<int>(c.precision) << 10 | int{c.fp8_all_gather} << 11 |
-                          static_cast<int>(c.optimizer) << 12 | static_cast<int>(c.master_weights) << 14 |
-                          static_cast<int>(c.loss_kernel) << 15 | static_cast<int>(c.attention_kernel) << 16 |
-                          int{c.torch_compile} << 19 |
-                          static_cast<int>(std::min<std::int64_t>(c.checkpoint_every, 255)) << 20;
+        // Every option but the batch fields, which the keys hold themselves (GPUs per node resolved).
+        std::string options_key;
+        for (const auto& o : training_options().options)
+            if (o.name != "gpus" && o.name != "gpus_per_node" && o.name != "seq_len" && o.name != "micro_batch" &&
+                o.name != "global_batch_tokens")
+                options_key += format_option_value(o.get(c)) + ';';
         const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
         const auto id = [](auto& ids, const auto& key) {
             return ids.try_emplace(key, static_cast<int>(ids.size())).first->second;
@@ -97,9 +97,9 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
         steps.push_back({&entry->first, &entry->second, c, s.step_time_s,
                          s.relative_error > 0 ? s.relative_error : options.relative_error,
                          id(config_ids, std::make_tuple(&entry->first, c.gpus, gpn, c.seq_len, c.micro_batch,
-                                                        c.global_batch_tokens, flags)),
+                                                        c.global_batch_tokens, options_key)),
                          id(series_ids, std::make_tuple(&entry->first, std::int64_t{0}, gpn, c.seq_len, c.micro_batch,
-                                                        std::int64_t{0}, flags))});
+                                                        std::int64_t{0}, options_key))});
     }
     if (kernels.gemm.empty() && kernels.attention.empty() && kernels.bandwidth.empty() && intra.empty() &&
         inter.empty() && steps.empty()) {

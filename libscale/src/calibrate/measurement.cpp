@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
+#include <variant>
 
 #include "libscale/io/error.hpp"
 #include "libscale/io/json_io.hpp"
@@ -101,10 +103,40 @@ public:
         }
     }
 
+    // One option of a table by its name (absent or null: the struct keeps its default),
+    // checked by the table as every front end checks it.
+    template <class T>
+    void option(const OptionTable<T>& table, T& target, const Option<T>& o) const {
+        const std::string name(o.name);
+        if (!has(name.c_str())) return;
+        const json& v = j_.at(name);
+        OptionValue value;
+        if (v.is_boolean()) value = v.get<bool>();
+        else if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+            bad(name, v, "a smaller integer");
+        else if (v.is_number_integer()) value = v.get<std::int64_t>();
+        else if (v.is_number_float()) value = v.get<double>();
+        else if (v.is_string()) value = v.get<std::string>();
+        else bad(name, v, "a number, true / false or a string");
+        try {
+            o.set(target, check_option(table, o, value));
+        } catch (const std::invalid_argument& e) {
+            fail("field '" + name + "': " + e.what());
+        }
+    }
+
 private:
     const json& j_;
     std::string prefix_;
 };
+
+// The training options a step record spells its own way (grad_accum beside
+// global_batch_tokens, 0 for the hardware's GPUs per node); every other one is read and
+// written by its option-table name.
+bool is_batch_field(std::string_view name) {
+    return name == "gpus" || name == "gpus_per_node" || name == "seq_len" || name == "micro_batch" ||
+           name == "global_batch_tokens";
+}
 
 GemmRun parse_gemm(const Record& r) {
     if (!r.has("m") && r.has("tokens") && r.has("flops"))
@@ -187,25 +219,8 @@ StepRun parse_step(const Record& r) {
         if (static_cast<double>(accum) * per_accum > 9e15) r.fail("field 'grad_accum': the global batch overflows");
         c.global_batch_tokens = accum * tokens_per_accum;
     }
-    c.activation_checkpointing =
-        r.parsed("activation_checkpointing", "full", [](const std::string& v) { return parse_checkpointing(v); });
-    c.strategy = r.parsed("strategy", "fsdp", [](const std::string& v) { return parse_strategy(v); });
-    c.grad_sync = r.parsed("grad_sync", "every_micro_batch", [](const std::string& v) { return parse_grad_sync(v); });
-    c.reshard_after_forward = r.boolean_or("reshard_after_forward", true);
-    c.reduce_bytes = r.parsed("reduce_dtype", "bf16", [](const std::string& v) {
-        if (v == "bf16") return 2;
-        if (v == "fp32") return 4;
-        throw std::invalid_argument("'" + v + "'; valid: bf16, fp32");
-    });
-    c.precision = r.parsed("precision", "bf16", [](const std::string& v) { return parse_precision(v); });
-    c.fp8_all_gather = r.boolean_or("fp8_all_gather", false);
-    c.optimizer = r.parsed("optimizer", "adamw", [](const std::string& v) { return parse_optimizer(v); });
-    c.master_weights = r.parsed("master_weights", "fp32", [](const std::string& v) { return parse_master_weights(v); });
-    c.loss_kernel = r.parsed("loss_kernel", "eager", [](const std::string& v) { return parse_loss_kernel(v); });
-    c.attention_kernel =
-        r.parsed("attention_kernel", "flash2", [](const std::string& v) { return parse_attention_kernel(v); });
-    c.torch_compile = r.boolean_or("torch_compile", false);
-    c.checkpoint_every = r.integer_or("checkpoint_every", 1, 1);
+    for (const auto& o : training_options().options)
+        if (!is_batch_field(o.name)) r.option(training_options(), c, o);
     if (r.has("model_overrides")) {
         const json& o = r.need("model_overrides");
         if (!o.is_object()) r.bad("model_overrides", o, "an object of config.json keys and values");
@@ -392,20 +407,16 @@ json to_json(const MeasurementSet& m) {
                   {"seq_len", c.seq_len},
                   {"micro_batch", c.micro_batch},
                   {"global_batch_tokens", c.global_batch_tokens},
-                  {"activation_checkpointing", to_string(c.activation_checkpointing)},
-                  {"strategy", to_string(c.strategy)},
-                  {"grad_sync", to_string(c.grad_sync)},
-                  {"reshard_after_forward", c.reshard_after_forward},
-                  {"reduce_dtype", c.reduce_bytes == 4 ? "fp32" : "bf16"},
-                  {"precision", to_string(c.precision)},
-                  {"fp8_all_gather", c.fp8_all_gather},
-                  {"optimizer", to_string(c.optimizer)},
-                  {"master_weights", to_string(c.master_weights)},
-                  {"loss_kernel", to_string(c.loss_kernel)},
-                  {"attention_kernel", to_string(c.attention_kernel)},
-                  {"torch_compile", c.torch_compile},
-                  {"checkpoint_every", c.checkpoint_every},
                   {"step_time_s", s.step_time_s}};
+        for (const auto& o : training_options().options) {
+            if (is_batch_field(o.name)) continue;
+            std::visit(
+                [&](const auto& x) {
+                    if constexpr (!std::is_same_v<std::decay_t<decltype(x)>, std::monostate>)
+                        r[std::string(o.name)] = x;
+                },
+                o.get(c));
+        }
         if (!s.model_overrides.empty()) r["model_overrides"] = s.model_overrides;
         if (s.memory_gib > 0) r["memory_gib"] = s.memory_gib, r["memory_kind"] = s.memory_kind;
         if (s.reported_mfu > 0) r["reported_mfu"] = s.reported_mfu;

@@ -27,16 +27,11 @@ ErrorSummary summarize(std::vector<double> errors) {
 // What differs from the calibration row decides the category.
 char category_of(const StepRun& row, const StepRun& ref) {
     if (row.model != ref.model) return 'b';
-    const TrainingConfig &a = row.config, &b = ref.config;
-    if (a.seq_len != b.seq_len || a.micro_batch != b.micro_batch ||
-        a.activation_checkpointing != b.activation_checkpointing || a.checkpoint_every != b.checkpoint_every ||
-        a.precision != b.precision || a.fp8_all_gather != b.fp8_all_gather ||
-        a.attention_kernel != b.attention_kernel || a.torch_compile != b.torch_compile || a.optimizer != b.optimizer ||
-        a.master_weights != b.master_weights || a.loss_kernel != b.loss_kernel || a.strategy != b.strategy ||
-        a.reduce_bytes != b.reduce_bytes || a.reshard_after_forward != b.reshard_after_forward ||
-        a.grad_sync != b.grad_sync || a.gpus_per_node != b.gpus_per_node || row.hardware != ref.hardware ||
-        row.model_overrides != ref.model_overrides)
-        return 'c';
+    // Any training option other than the GPU count and the global batch (which strong
+    // scaling changes with it) makes the row a different configuration.
+    for (const auto& o : training_options().options)
+        if (o.name != "gpus" && o.name != "global_batch_tokens" && o.get(row.config) != o.get(ref.config)) return 'c';
+    if (row.hardware != ref.hardware || row.model_overrides != ref.model_overrides) return 'c';
     return 'a';
 }
 

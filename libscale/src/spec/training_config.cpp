@@ -100,33 +100,17 @@ double attention_span(const TrainingConfig& c) noexcept {
 }
 
 std::ostream& operator<<(std::ostream& os, const DataPipeline& d) {
-    return os << "DataPipeline(pretokenized=" << (d.pretokenized ? "True" : "False")
-              << ", bytes_per_token=" << d.bytes_per_token
-              << ", corpus_in_page_cache=" << (d.corpus_in_page_cache ? "True" : "False")
-              << ", storage_read_gbps_per_node=" << d.storage_read_gbps_per_node
-              << ", tokenize_tokens_per_s_per_core=" << d.tokenize_tokens_per_s_per_core
-              << ", loader_workers_per_rank=" << d.loader_workers_per_rank
-              << ", cpu_cores_per_node=" << d.cpu_cores_per_node << ")";
+    return os << format_options("DataPipeline", data_options(), d);
 }
 
 std::ostream& operator<<(std::ostream& os, const CheckpointPolicy& c) {
-    return os << "CheckpointPolicy(every_steps=" << c.every_steps << ", write_gbps_per_node=" << c.write_gbps_per_node
-              << ")";
+    return os << format_options("CheckpointPolicy", checkpoint_options(), c);
 }
 
 std::ostream& operator<<(std::ostream& os, const TrainingConfig& c) {
-    return os << "TrainingConfig(gpus=" << c.gpus << ", gpus_per_node=" << c.gpus_per_node << ", seq_len=" << c.seq_len
-              << ", micro_batch=" << c.micro_batch << ", global_batch_tokens=" << c.global_batch_tokens
-              << ", strategy='" << to_string(c.strategy) << "', activation_checkpointing='"
-              << to_string(c.activation_checkpointing)
-              << "', reshard_after_forward=" << (c.reshard_after_forward ? "True" : "False") << ", reduce_dtype='"
-              << (c.reduce_bytes == 2 ? "bf16" : "fp32") << "', grad_sync='" << to_string(c.grad_sync)
-              << "', precision='" << to_string(c.precision)
-              << "', fp8_all_gather=" << (c.fp8_all_gather ? "True" : "False") << ", optimizer='"
-              << to_string(c.optimizer) << "', master_weights='" << to_string(c.master_weights) << "', loss_kernel='"
-              << to_string(c.loss_kernel) << "', attention_kernel='" << to_string(c.attention_kernel)
-              << "', torch_compile=" << (c.torch_compile ? "True" : "False")
-              << ", checkpoint_every=" << c.checkpoint_every << ")";
+    std::string head = format_options("TrainingConfig", training_options(), c);
+    head.pop_back();
+    return os << head << ", data=" << c.data << ", checkpoint=" << c.checkpoint << ")";
 }
 
 }  // namespace libscale

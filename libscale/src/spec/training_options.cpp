@@ -27,9 +27,9 @@ const OptionTable<TrainingConfig>& training_options() {
                       "data-parallel sharding: fsdp (= zero3, full_shard), hsdp (= hybrid_shard: shard in a node, "
                       "replicate across), ddp, zero1, zero2"),
             choice<C>("activation_checkpointing", &C::activation_checkpointing, parse_checkpointing,
-                      {"none", "selective", "full"},
-                      "activation checkpointing: full recomputes each layer, selective recomputes what "
-                      "torchtitan's op policy discards"),
+                      {"none", "selective", "full", "off", "op"},
+                      "activation checkpointing: full recomputes each layer, selective (= op) recomputes what "
+                      "torchtitan's op policy discards, none (= off)"),
             boolean<C>("reshard_after_forward", &C::reshard_after_forward,
                        "free each unit's gathered parameters after forward and gather again for backward (FSDP2 "
                        "reshard_after_forward)"),

@@ -102,4 +102,15 @@ OptionValue default_value(const Option<T>& o) {
     return o.get(T{});
 }
 
+// "Name(a=1, b='x', c=none)": every option of the table, as a user would type it.
+template <class T>
+std::string format_options(std::string_view type_name, const OptionTable<T>& table, const T& value) {
+    std::string out = std::string(type_name) + "(";
+    for (const auto& o : table.options) {
+        if (out.back() != '(') out += ", ";
+        out += std::string(o.name) + "=" + format_option_value(o.get(value));
+    }
+    return out + ")";
+}
+
 }  // namespace libscale
