@@ -382,6 +382,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
     ]
     torch_compile: bool
     checkpoint_every: int
+    clip_grad_norm: bool
     data: DataPipeline
     checkpoint: CheckpointPolicy
     _options_group: typing.ClassVar[str]
@@ -416,6 +417,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
         ] = 'flash2',
         torch_compile: bool = False,
         checkpoint_every: int = 1,
+        clip_grad_norm: bool = False,
         data: DataPipeline | Mapping[str, Any] | None = None,
         checkpoint: CheckpointPolicy | Mapping[str, Any] | None = None,
     ) -> None:

@@ -253,17 +253,22 @@ Schedule replicated_schedule(const ComputeTimes& ct, const ParameterCounts& p, c
 // gathers (2 B); 8-bit AdamW's states are one byte each; SGD has one momentum buffer;
 // Adafactor reads the gradient for its row/column statistics, writes and re-reads the
 // update for its RMS clipping, then applies it. bf16 masters halve the 4-byte items and
-// need no copy.
+// need no copy. Gradient-norm clipping adds three passes over the gradient shard (in the
+// masters' dtype, as FSDP2 keeps sharded gradients): torch.nn.utils.clip_grad_norm_ reads
+// every gradient for torch._foreach_norm, then torch._foreach_mul_ reads and writes each
+// one by the clamped coefficient, unconditionally, to avoid a host sync (pytorch
+// torch/nn/utils/clip_grad.py). The all-reduce of the one-element norm is not modelled.
 double optimizer_traffic_bytes(const TrainingConfig& c) {
     const bool fp32 = c.master_weights == MasterWeights::fp32;
     const double w = fp32 ? 4.0 : 2.0, copy = fp32 ? 2.0 : 0.0;
+    const double clip = c.clip_grad_norm ? 3 * w : 0.0;
     switch (c.optimizer) {
-        case Optimizer::adamw: return 7 * w + copy;
-        case Optimizer::adamw_8bit: return 3 * w + 4.0 + copy;
-        case Optimizer::sgd: return 5 * w + copy;
-        case Optimizer::adafactor: return 7 * w + copy;
+        case Optimizer::adamw: return 7 * w + copy + clip;
+        case Optimizer::adamw_8bit: return 3 * w + 4.0 + copy + clip;
+        case Optimizer::sgd: return 5 * w + copy + clip;
+        case Optimizer::adafactor: return 7 * w + copy + clip;
     }
-    return 7 * w + copy;
+    return 7 * w + copy + clip;
 }
 
 // Input pipeline: loader workers prefetch, so only what exceeds the step is exposed.

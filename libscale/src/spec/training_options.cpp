@@ -69,6 +69,9 @@ const OptionTable<TrainingConfig>& training_options() {
             boolean<C>("torch_compile", &C::torch_compile, "torch.compile of each decoder layer"),
             integer<C>("checkpoint_every", &C::checkpoint_every, "layers",
                        "activation checkpointing on every k-th decoder layer only (1: every layer)", 1, 1 << 20),
+            boolean<C>("clip_grad_norm", &C::clip_grad_norm,
+                       "clip gradients to a maximum global norm before the optimizer step "
+                       "(torch.nn.utils.clip_grad_norm_: Hugging Face max_grad_norm > 0, torchtitan max_norm)"),
         }};
     return table;
 }

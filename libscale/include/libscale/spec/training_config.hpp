@@ -109,6 +109,10 @@ struct TrainingConfig {
     // Activation checkpointing on every k-th decoder layer only (torchtitan's
     // "selective" layer option, IBM fms-fsdp's fraction 1/k); 1: every layer.
     std::int64_t checkpoint_every = 1;
+    // Gradients clipped to a maximum global norm before the optimizer step
+    // (torch.nn.utils.clip_grad_norm_). Off by default: the shipped calibrations were fitted
+    // without this term, so their step_overhead_s already holds what clipping cost there.
+    bool clip_grad_norm = false;
     DataPipeline data;
     CheckpointPolicy checkpoint;
 };
