@@ -16,55 +16,49 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 template <class T, class I>
 Option<T> integer(std::string_view name, I T::*field, std::string_view unit, std::string_view help, double minimum,
                   double maximum) {
-    return {name,
-            OptionType::integer,
-            unit,
-            help,
-            {},
-            minimum,
-            maximum,
-            false,
-            false,
-            [field](const T& t) -> OptionValue { return static_cast<std::int64_t>(t.*field); },
-            [field](T& t, const OptionValue& v) { t.*field = static_cast<I>(std::get<std::int64_t>(v)); }};
+    return {.name = name,
+            .type = OptionType::integer,
+            .unit = unit,
+            .help = help,
+            .minimum = minimum,
+            .maximum = maximum,
+            .get = [field](const T& t) -> OptionValue { return static_cast<std::int64_t>(t.*field); },
+            .set = [field](T& t, const OptionValue& v) { t.*field = static_cast<I>(std::get<std::int64_t>(v)); }};
 }
 
 // A count whose 0 in the struct means "not set".
 template <class T, class I>
 Option<T> optional_count(std::string_view name, I T::*field, std::string_view unit, std::string_view help,
                          double minimum, double maximum) {
-    return {name,
-            OptionType::integer,
-            unit,
-            help,
-            {},
-            minimum,
-            maximum,
-            true,
-            false,
-            [field](const T& t) -> OptionValue {
+    return {.name = name,
+            .type = OptionType::integer,
+            .unit = unit,
+            .help = help,
+            .minimum = minimum,
+            .maximum = maximum,
+            .optional = true,
+            .get = [field](const T& t) -> OptionValue {
                 if (t.*field == 0) return std::monostate{};
                 return static_cast<std::int64_t>(t.*field);
             },
-            [field](T& t, const OptionValue& v) {
-                t.*field = std::holds_alternative<std::monostate>(v) ? I{0} : static_cast<I>(std::get<std::int64_t>(v));
-            }};
+            .set =
+                [field](T& t, const OptionValue& v) {
+                    t.*field =
+                        std::holds_alternative<std::monostate>(v) ? I{0} : static_cast<I>(std::get<std::int64_t>(v));
+                }};
 }
 
 template <class T>
 Option<T> number(std::string_view name, double T::*field, std::string_view unit, std::string_view help,
                  double minimum = -kInf, double maximum = kInf) {
-    return {name,
-            OptionType::number,
-            unit,
-            help,
-            {},
-            minimum,
-            maximum,
-            false,
-            false,
-            [field](const T& t) -> OptionValue { return t.*field; },
-            [field](T& t, const OptionValue& v) { t.*field = std::get<double>(v); }};
+    return {.name = name,
+            .type = OptionType::number,
+            .unit = unit,
+            .help = help,
+            .minimum = minimum,
+            .maximum = maximum,
+            .get = [field](const T& t) -> OptionValue { return t.*field; },
+            .set = [field](T& t, const OptionValue& v) { t.*field = std::get<double>(v); }};
 }
 
 // A number > 0.
@@ -78,77 +72,64 @@ Option<T> positive(std::string_view name, double T::*field, std::string_view uni
 // A positive number whose 0 in the struct means "not set".
 template <class T>
 Option<T> optional_positive(std::string_view name, double T::*field, std::string_view unit, std::string_view help) {
-    return {name,
-            OptionType::number,
-            unit,
-            help,
-            {},
-            0,
-            kInf,
-            true,
-            true,
-            [field](const T& t) -> OptionValue {
+    return {.name = name,
+            .type = OptionType::number,
+            .unit = unit,
+            .help = help,
+            .minimum = 0,
+            .optional = true,
+            .exclusive_minimum = true,
+            .get = [field](const T& t) -> OptionValue {
                 if (t.*field == 0) return std::monostate{};
                 return t.*field;
             },
-            [field](T& t, const OptionValue& v) {
-                t.*field = std::holds_alternative<std::monostate>(v) ? 0.0 : std::get<double>(v);
-            }};
+            .set =
+                [field](T& t, const OptionValue& v) {
+                    t.*field = std::holds_alternative<std::monostate>(v) ? 0.0 : std::get<double>(v);
+                }};
 }
 
 // A number whose NaN in the struct means "not set".
 template <class T>
 Option<T> optional_number(std::string_view name, double T::*field, std::string_view unit, std::string_view help,
                           double minimum = -kInf, double maximum = kInf) {
-    return {name,
-            OptionType::number,
-            unit,
-            help,
-            {},
-            minimum,
-            maximum,
-            true,
-            false,
-            [field](const T& t) -> OptionValue {
+    return {.name = name,
+            .type = OptionType::number,
+            .unit = unit,
+            .help = help,
+            .minimum = minimum,
+            .maximum = maximum,
+            .optional = true,
+            .get = [field](const T& t) -> OptionValue {
                 if (t.*field != t.*field) return std::monostate{};
                 return t.*field;
             },
-            [field](T& t, const OptionValue& v) {
-                t.*field = std::holds_alternative<std::monostate>(v) ? std::numeric_limits<double>::quiet_NaN()
-                                                                     : std::get<double>(v);
-            }};
+            .set =
+                [field](T& t, const OptionValue& v) {
+                    t.*field = std::holds_alternative<std::monostate>(v) ? std::numeric_limits<double>::quiet_NaN()
+                                                                         : std::get<double>(v);
+                }};
 }
 
 template <class T>
 Option<T> boolean(std::string_view name, bool T::*field, std::string_view help) {
-    return {name,
-            OptionType::boolean,
-            "",
-            help,
-            {},
-            -kInf,
-            kInf,
-            false,
-            false,
-            [field](const T& t) -> OptionValue { return t.*field; },
-            [field](T& t, const OptionValue& v) { t.*field = std::get<bool>(v); }};
+    return {.name = name,
+            .type = OptionType::boolean,
+            .help = help,
+            .get = [field](const T& t) -> OptionValue { return t.*field; },
+            .set = [field](T& t, const OptionValue& v) { t.*field = std::get<bool>(v); }};
 }
 
 // An enum by name: parse and to_string are the enum's own (one name table per enum).
 template <class T, class E>
 Option<T> choice(std::string_view name, E T::*field, E (*parse)(std::string_view),
-                 std::vector<std::string_view> choices, std::string_view help) {
-    return {name,
-            OptionType::choice,
-            "",
-            help,
-            std::move(choices),
-            -kInf,
-            kInf,
-            false,
-            false,
-            [field](const T& t) -> OptionValue { return std::string(to_string(t.*field)); },
-            [field, parse](T& t, const OptionValue& v) { t.*field = parse(std::get<std::string>(v)); }};
+                 const std::vector<std::string_view>& choices, std::string_view help) {
+    return {.name = name,
+            .type = OptionType::choice,
+            .help = help,
+            .choices = choices,
+            .get = [field](const T& t) -> OptionValue { return std::string(to_string(t.*field)); },
+            .set = [field, parse](T& t, const OptionValue& v) { t.*field = parse(std::get<std::string>(v)); }};
 }
 
 }  // namespace libscale::option_builders

@@ -33,18 +33,14 @@ const OptionTable<TrainingConfig>& training_options() {
             boolean<C>("reshard_after_forward", &C::reshard_after_forward,
                        "free each unit's gathered parameters after forward and gather again for backward (FSDP2 "
                        "reshard_after_forward)"),
-            Option<C>{"reduce_dtype",
-                      OptionType::choice,
-                      "",
-                      "gradient reduction dtype: bf16 (FSDP2 with "
-                      "reduce_dtype unset) or fp32 (torchtitan's default)",
-                      {"bf16", "fp32"},
-                      0,
-                      0,
-                      false,
-                      false,
-                      [](const C& c) -> OptionValue { return std::string(c.reduce_bytes == 4 ? "fp32" : "bf16"); },
-                      [](C& c, const OptionValue& v) { c.reduce_bytes = std::get<std::string>(v) == "fp32" ? 4 : 2; }},
+            Option<C>{
+                .name = "reduce_dtype",
+                .type = OptionType::choice,
+                .help = "gradient reduction dtype: bf16 (FSDP2 with reduce_dtype unset) or fp32 (torchtitan's "
+                        "default)",
+                .choices = {"bf16", "fp32"},
+                .get = [](const C& c) -> OptionValue { return std::string(c.reduce_bytes == 4 ? "fp32" : "bf16"); },
+                .set = [](C& c, const OptionValue& v) { c.reduce_bytes = std::get<std::string>(v) == "fp32" ? 4 : 2; }},
             choice<C>("grad_sync", &C::grad_sync, parse_grad_sync, {"every_micro_batch", "last_micro_batch"},
                       "when gradients are reduced under accumulation: after every micro-batch, or only the last "
                       "(no_sync / set_requires_gradient_sync(False) on the others)"),

@@ -99,34 +99,23 @@ const OptionTable<WatchOptions>& watch_options() {
             positive<W>("stale_after_s", &W::stale_after_s, "s",
                         "a GPU without samples this long is lost; no action while any is"),
             positive<W>("speed", &W::speed, "x", "replay a recorded trace at this multiple of real time"),
-            Option<W>{"nvml_power",
-                      OptionType::choice,
-                      "",
-                      "NVML power reading: the 1 s average, or the "
-                      "instantaneous field 186",
-                      {"average", "instant"},
-                      -kInf,
-                      kInf,
-                      false,
-                      false,
-                      [](const W& w) -> OptionValue { return w.nvml_power; },
-                      [](W& w, const OptionValue& v) { w.nvml_power = std::get<std::string>(v); }},
-            Option<W>{"kill_on",
-                      OptionType::text,
-                      "",
-                      "alert kinds that terminate the job: a comma list of "
-                      "deadlock, data_starvation, straggler, or none",
-                      {},
-                      -kInf,
-                      kInf,
-                      false,
-                      false,
-                      [](const W& w) -> OptionValue { return w.kill_on; },
-                      [](W& w, const OptionValue& v) {
-                          const auto& s = std::get<std::string>(v);
-                          parse_alert_kinds(s);  // refuses an unknown kind
-                          w.kill_on = s;
-                      }},
+            Option<W>{.name = "nvml_power",
+                      .type = OptionType::choice,
+                      .help = "NVML power reading: the 1 s average, or the instantaneous field 186",
+                      .choices = {"average", "instant"},
+                      .get = [](const W& w) -> OptionValue { return w.nvml_power; },
+                      .set = [](W& w, const OptionValue& v) { w.nvml_power = std::get<std::string>(v); }},
+            Option<W>{.name = "kill_on",
+                      .type = OptionType::text,
+                      .help = "alert kinds that terminate the job: a comma list of deadlock, data_starvation, "
+                              "straggler, or none",
+                      .get = [](const W& w) -> OptionValue { return w.kill_on; },
+                      .set =
+                          [](W& w, const OptionValue& v) {
+                              const auto& s = std::get<std::string>(v);
+                              parse_alert_kinds(s);  // refuses an unknown kind
+                              w.kill_on = s;
+                          }},
             number<W>("grace_s", &W::grace_s, "s", "seconds between SIGTERM and SIGKILL", 0),
             positive<W>("prometheus_interval_s", &W::prometheus_interval_s, "s",
                         "seconds between Prometheus textfile writes"),

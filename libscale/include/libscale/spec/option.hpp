@@ -29,17 +29,19 @@ std::string format_option_value(const OptionValue& v);
 
 template <class T>
 struct Option {
-    std::string_view name;
+    // Every member has a default so that a table entry names only what it sets (designated
+    // initializers, option_builders.hpp).
+    std::string_view name{};
     OptionType type = OptionType::number;
-    std::string_view unit;  // "" when dimensionless; "tokens", "s", "GB/s", "USD", ...
-    std::string_view help;
-    std::vector<std::string_view> choices;                      // OptionType::choice: every accepted name
+    std::string_view unit{};  // "" when dimensionless; "tokens", "s", "GB/s", "USD", ...
+    std::string_view help{};
+    std::vector<std::string_view> choices{};                    // OptionType::choice: every accepted name
     double minimum = -std::numeric_limits<double>::infinity();  // inclusive bounds
     double maximum = std::numeric_limits<double>::infinity();
     bool optional = false;           // accepts "not set"
     bool exclusive_minimum = false;  // "> minimum" (a positive number: > 0)
-    std::function<OptionValue(const T&)> get;
-    std::function<void(T&, const OptionValue&)> set;  // called with a checked value
+    std::function<OptionValue(const T&)> get{};
+    std::function<void(T&, const OptionValue&)> set{};  // called with a checked value
 };
 
 template <class T>
