@@ -7,7 +7,13 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+t0=$SECONDS
+# Each phase's wall time, printed at the end (where CI's minutes go).
+times=()
+phase() { times+=("$1 $((SECONDS - t0)) s"); t0=$SECONDS; }
+trap 'printf "test: %s\n" "${times[@]}"' EXIT
 scripts/setup.sh
+phase setup
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p build
 # Quiet unless something fails: the build log is printed only then.
@@ -18,8 +24,13 @@ if ! { cmake -S . -B build/cpp -DLIBSCALE_BUILD_TESTS=ON -DLIBSCALE_BUILD_BENCHM
   echo "test: the C++ build failed (log above, also in build/cpp-build.log)" >&2
   exit 1
 fi
+phase "C++ build"
 ctest --test-dir build/cpp --output-on-failure -j "$jobs"
+phase ctest
 .venv/bin/python -m pytest -q tests/python "$@"
+phase pytest
 # ruff, mypy --strict, stubtest (against the module setup.sh installed), clang-format, clang-tidy.
 LIBSCALE_JOBS=$jobs scripts/lint.sh
+phase lint
 LIBSCALE_JOBS=$jobs scripts/test_wheel.sh
+phase wheel
