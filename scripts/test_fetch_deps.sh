@@ -66,18 +66,8 @@ grep -q "libscale: eigen from $build/_deps/libscale_eigen-src" "$work/build.log"
 if ! nice cmake --build "$build" -j "$jobs" --target libscale_tests >> "$work/build.log" 2>&1; then
   cat "$work/build.log"; fail "build failed"
 fi
-# Which headers the compiler read (its dependency files): the downloaded ones only.
-if [ -f "$build"/build.ninja ]; then  # Ninja keeps them in its log
-  ninja_bin=$(sed -n 's/^CMAKE_MAKE_PROGRAM:[A-Z]*=//p' "$build"/CMakeCache.txt)
-  deps=$("${ninja_bin:-ninja}" -C "$build" -t deps)
-else
-  deps=$(find "$build" -name '*.o.d' -print0 | xargs -0 cat)
-fi
-grep -q "_deps/libscale_eigen-src/Eigen/Core" <<<"$deps" || fail "no object read the downloaded Eigen"
-grep -q "_deps/libscale_json-src/include/nlohmann/json.hpp" <<<"$deps" || fail "no object read the downloaded nlohmann/json"
-if grep -Eq "/usr/include/(eigen3|nlohmann)/" <<<"$deps"; then
-  fail "some object read the system Eigen or nlohmann/json instead of the downloads"
-fi
+# The compiler read the downloaded Eigen and nlohmann/json only.
+"$root/scripts/check_dep_headers.sh" "$build" || fail "the suite was not built from the downloaded Eigen and nlohmann/json"
 "$build/tests/cpp/libscale_tests" --gtest_brief=1 > "$work/tests.log" 2>&1 ||
   { cat "$work/tests.log"; fail "libscale_tests failed"; }
 echo "test_fetch_deps: ok ($(grep -Eo '[0-9]+ tests? from [0-9]+ test suites? ran' "$work/tests.log" | head -1); $((SECONDS - start)) s)"

@@ -86,17 +86,8 @@ if ! CMAKE_BUILD_PARALLEL_LEVEL=$jobs nice "$py" -m pip wheel "$work/src" --no-d
        > "$work/wheel.log" 2>&1; then
   cat "$work/wheel.log"; fail "wheel build failed"
 fi
-# Which headers the compiler read (its dependency files): the downloaded ones only.
-if [ -f "$root/build/wheel"/build.ninja ]; then  # Ninja keeps them in its log
-  ninja_bin=$(sed -n 's/^CMAKE_MAKE_PROGRAM:[A-Z]*=//p' "$root/build/wheel"/CMakeCache.txt)
-  deps=$("${ninja_bin:-ninja}" -C "$root/build/wheel" -t deps)
-else
-  deps=$(find "$root/build/wheel" -name '*.o.d' -print0 | xargs -0 cat)
-fi
-grep -q "_deps/libscale_eigen-src/Eigen/Core" <<<"$deps" &&
-  grep -q "_deps/libscale_json-src/include/nlohmann/json.hpp" <<<"$deps" &&
-  ! grep -Eq "/usr/include/(eigen3|nlohmann)/" <<<"$deps" ||
-  fail "the wheel was not built from the downloaded Eigen and nlohmann/json"
+# The compiler read the downloaded Eigen and nlohmann/json only.
+"$root/scripts/check_dep_headers.sh" "$root/build/wheel" || fail "the wheel was not built from the downloaded Eigen and nlohmann/json"
 wheel=$(ls "$work/dist"/libscale-"$version"-*.whl 2>/dev/null | head -1)
 [ -n "$wheel" ] || { cat "$work/wheel.log"; fail "no libscale-$version wheel in $work/dist"; }
 step "wheel built"

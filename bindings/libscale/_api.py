@@ -213,12 +213,10 @@ def fit(
         raise TypeError(f"prior_log_sd: expected a dict of coefficient name: sd, got {type(prior_log_sd).__name__}")
     data = measurements if isinstance(measurements, Measurements) else read_measurements(measurements)
     if hardware is None:
-        names = list(data.hardware)
-        if len(names) != 1:
-            raise ValueError("fit: the records name " + (f"several hardware profiles ({', '.join(names)})"
-                                                         if names else "no hardware")
-                             + "; give hardware=")
-        hardware = names[0]
+        try:
+            hardware = data.only_hardware()
+        except ValueError as e:
+            raise ValueError(f"fit: {e}; give hardware=") from None
     hw = _hardware(hardware)
     prior_cal = None if prior is None else _calibration_file(prior, hw).calibration
     options = _core.calibrate.FitOptions(
@@ -416,14 +414,12 @@ def triage_options(**options: Any) -> _core.triage.TriageOptions:
     """TriageOptions from the triage option group (libscale.options.options("triage")),
     each checked by the core, plus checkpoint_windows [(start_s, end_s), ...]: declared
     saves inside which the deadlock detector is silent. smoothing_s is the earlier name of
-    smoothing_window_s. expected_checkpoint_s defaults to checkpoint_duration_s (a save
-    lasting that long is expected, so the deadlock time T is derived from it)."""
+    smoothing_window_s. (expected_checkpoint_s not set: the core derives the deadlock time T
+    from checkpoint_duration_s.)"""
     values = dict(options)
     windows = values.pop("checkpoint_windows", None)
     if "smoothing_s" in values:
         values["smoothing_window_s"] = values.pop("smoothing_s")
-    if values.get("expected_checkpoint_s") is None and values.get("checkpoint_duration_s") is not None:
-        values["expected_checkpoint_s"] = values["checkpoint_duration_s"]
     result: _core.triage.TriageOptions = _core.spec.make_options("triage", values)
     if windows:  # not a single value, so not in the option table: the bound structs take it
         d, c = result.detector, result.detector.checkpoints

@@ -40,6 +40,15 @@ class Measurements:
     def __len__(self) -> int:
         return len(self._raw)
 
+    def only_hardware(self) -> str:
+        """The one hardware the records name: what a fit without an explicit hardware fits.
+        ValueError when they name none or several (the caller says how to choose one)."""
+        names = [str(n) for n in self._raw.hardware]
+        if len(names) != 1:
+            raise ValueError("the measurements name " + (f"several hardware profiles ({', '.join(names)})"
+                                                         if names else "no hardware"))
+        return names[0]
+
     def counts_text(self) -> str:
         """'7 step, 3 GEMM': the record kinds present, in a fixed order."""
         s = self._raw

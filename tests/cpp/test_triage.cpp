@@ -90,6 +90,18 @@ TEST(Triage, LongCheckpointInADeclaredWindowDoesNotFire) {
     EXPECT_EQ(undeclared.alerts[0].kind, AlertKind::deadlock);
 }
 
+TEST(Triage, DeadlockThresholdFromTheDeclaredSaveWhenNoExpectedCheckpoint) {
+    DetectorOptions d;  // nothing known: PyTorch's NCCL watchdog default
+    EXPECT_DOUBLE_EQ(d.deadlock_threshold_s(), 600);
+    d.checkpoints.duration_s = 405;  // declared saves of 405 s: T = 2 x 405 s
+    EXPECT_DOUBLE_EQ(d.expected_save_s(), 405);
+    EXPECT_DOUBLE_EQ(d.deadlock_threshold_s(), 810);
+    d.expected_checkpoint_s = 20;  // said explicitly: it wins, and T has its 60 s floor
+    EXPECT_DOUBLE_EQ(d.deadlock_threshold_s(), 60);
+    d.deadlock_after_s = 300;
+    EXPECT_DOUBLE_EQ(d.deadlock_threshold_s(), 300);
+}
+
 TEST(Triage, NcclHangFiresWithinTPlusTwoSamples) {
     const double hang_start = 100;
     const auto l = make_all(8, {{kCompute, hang_start}, {kHang, 900}});

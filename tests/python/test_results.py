@@ -176,7 +176,9 @@ def test_triage_result_tables():
 def test_triage_options_are_the_schema_s_and_checked_by_the_core():
     o = libscale.triage_options(smoothing_window_s=3.0, checkpoint_interval_s=100, checkpoint_duration_s=10,
                                 checkpoint_windows=[(5, 6)])
-    assert o.classifier.smoothing_window_s == 3.0 and o.detector.expected_checkpoint_s == 10
+    # expected_checkpoint_s not set: the core takes the declared saves' 10 s (T = max(2 x 10 s, 60 s))
+    assert o.classifier.smoothing_window_s == 3.0 and o.detector.expected_checkpoint_s == 0
+    assert o.detector.deadlock_threshold_s == 60
     assert o.detector.checkpoints.windows == [(5.0, 6.0)]
     with pytest.raises(ValueError, match=r"unknown triage option 'smoothing'.*smoothing_window_s"):
         libscale.triage_options(smoothing=3.0)

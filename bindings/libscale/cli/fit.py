@@ -94,16 +94,13 @@ def _read(a: argparse.Namespace) -> Measurements:
 
 
 def _hardware(a: argparse.Namespace, data: Measurements) -> str:
-    """--hardware, else the one hardware the records name (the CLI says which flag to give)."""
+    """--hardware, else the one hardware the records name."""
     if a.hardware is not None:
         return str(a.hardware)
-    names = list(data.hardware)
-    if len(names) == 1:
-        return str(names[0])
-    if not names:
-        raise CliError("the measurements name no hardware; give --hardware")
-    raise CliError(f"the measurements name several hardware profiles ({', '.join(names)}); "
-                   f"give --hardware to choose one")
+    try:
+        return data.only_hardware()
+    except ValueError as e:
+        raise CliError(f"{e}; give --hardware") from None
 
 
 def run(a: argparse.Namespace) -> int:

@@ -106,9 +106,9 @@ void register_triage_triage(py::module_& m) {
     using D = DetectorOptions;
     const auto detector_fields =
         fields(field("util_threshold_pct", &D::util_threshold_pct, "%"),
-               field("expected_checkpoint_s", &D::expected_checkpoint_s, "s, 0: unknown"),
+               field("expected_checkpoint_s", &D::expected_checkpoint_s, "s, 0: the declared saves' duration"),
                field("deadlock_after_s", &D::deadlock_after_s,
-                     "T in s as given; 0: default_deadlock_after_s(expected_checkpoint_s) (see deadlock_threshold_s)"),
+                     "T in s as given; 0: default_deadlock_after_s(expected save) (see deadlock_threshold_s)"),
                field("starvation_after_s", &D::starvation_after_s, "s"),
                field("straggler_after_s", &D::straggler_after_s, "s"),
                field("checkpoints", &D::checkpoints, "declared checkpoint saves"));

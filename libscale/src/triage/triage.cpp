@@ -102,8 +102,12 @@ double default_deadlock_after_s(double expected_checkpoint_s) {
     return expected_checkpoint_s > 0 ? std::max(2.0 * expected_checkpoint_s, 60.0) : 600.0;
 }
 
+double DetectorOptions::expected_save_s() const {
+    return expected_checkpoint_s > 0 ? expected_checkpoint_s : checkpoints.duration_s;
+}
+
 double DetectorOptions::deadlock_threshold_s() const {
-    return deadlock_after_s > 0 ? deadlock_after_s : default_deadlock_after_s(expected_checkpoint_s);
+    return deadlock_after_s > 0 ? deadlock_after_s : default_deadlock_after_s(expected_save_s());
 }
 
 void DetectorOptions::validate() const {
@@ -113,7 +117,7 @@ void DetectorOptions::validate() const {
     require(std::isfinite(expected_checkpoint_s) && expected_checkpoint_s >= 0, w, "expected_checkpoint_s",
             expected_checkpoint_s, "it must be >= 0 seconds (0: unknown)");
     require(std::isfinite(deadlock_after_s) && deadlock_after_s >= 0, w, "deadlock_after_s", deadlock_after_s,
-            "it must be >= 0 seconds (0: default from expected_checkpoint_s)");
+            "it must be >= 0 seconds (0: default from the expected save)");
     require(std::isfinite(starvation_after_s) && starvation_after_s > 0, w, "starvation_after_s", starvation_after_s,
             "it must be > 0 seconds");
     require(std::isfinite(straggler_after_s) && straggler_after_s > 0, w, "straggler_after_s", straggler_after_s,

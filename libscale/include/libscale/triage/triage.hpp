@@ -48,11 +48,14 @@ struct CheckpointSchedule {
 
 struct DetectorOptions {
     double util_threshold_pct = 90;
-    double expected_checkpoint_s = 0;  // 0: unknown
-    double deadlock_after_s = 0;       // T; 0: default_deadlock_after_s(expected_checkpoint_s)
+    double expected_checkpoint_s = 0;  // 0: the declared saves' duration (checkpoints.duration_s), if any
+    double deadlock_after_s = 0;       // T; 0: default_deadlock_after_s(expected_save_s())
     double starvation_after_s = 120;   // assumption
     double straggler_after_s = 60;     // assumption
     CheckpointSchedule checkpoints;
+    // How long a save lasts: expected_checkpoint_s, else the declared saves' duration (a
+    // save declared to last that long is expected); 0: unknown.
+    double expected_save_s() const;
     double deadlock_threshold_s() const;
     void validate() const;
 };
