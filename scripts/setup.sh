@@ -10,7 +10,7 @@ cd "$root"
 # clang-format and clang-tidy: Debian 12 ships version 14 under these names.
 apt_packages=(build-essential cmake git python3 python3-dev python3-venv
               libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-              clang-format clang-tidy xz-utils)
+              clang-format clang-tidy xz-utils ccache)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -45,6 +45,6 @@ stamp=$(find libscale bindings calibration/data cmake CMakeLists.txt pyproject.t
 if [ "$(cat .venv/.libscale-stamp 2>/dev/null)" != "$stamp" ]; then
   echo "setup: building and installing libscale (pip install .)"
   .venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation \
-      -Cbuild-dir=build/python .
+      -Cbuild-dir=build/python -Ccmake.define.LIBSCALE_WARNINGS_AS_ERRORS="${LIBSCALE_WARNINGS_AS_ERRORS:-OFF}" .
   echo "$stamp" > .venv/.libscale-stamp
 fi
