@@ -10,7 +10,7 @@ cd "$root"
 # clang-format and clang-tidy: Debian 12 ships version 14 under these names.
 apt_packages=(build-essential cmake git python3 python3-dev python3-venv
               libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-              clang-format clang-tidy xz-utils ccache)
+              clang-format clang-tidy xz-utils ccache ninja-build)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -13,8 +13,8 @@ times=()
 phase() { times+=("$1 $((SECONDS - t0)) s"); t0=$SECONDS; }
 trap 'printf "test: %s\n" "${times[@]}"' EXIT
 # The core's sources are compiled by setup.sh's pip install (the package) and again by the
-# C++ suite's build below, with the same flags (warnings as errors in both): ccache (paths
-# taken relative to the tree) compiles them once. The wheel test builds from the sdist with
+# C++ suite's build below, with the same flags (warnings as errors in both) and generator:
+# ccache (paths taken relative to the tree) compiles them once. The wheel test builds from the sdist with
 # downloaded headers, which no cache would match, so it goes without. (setup.sh installs
 # ccache before it builds.)
 export LIBSCALE_WARNINGS_AS_ERRORS=ON
@@ -23,8 +23,14 @@ scripts/setup.sh
 phase setup
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p build
+# Ninja, as pip's build uses: the compiler then runs from the build folder in both, so the
+# relative paths ccache hashes are the same. (A folder configured for another generator is
+# configured afresh.)
+if [ -f build/cpp/CMakeCache.txt ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' build/cpp/CMakeCache.txt; then
+  rm -rf build/cpp
+fi
 # Quiet unless something fails: the build log is printed only then.
-if ! { cmake -S . -B build/cpp -DLIBSCALE_BUILD_TESTS=ON -DLIBSCALE_BUILD_BENCHMARKS=ON \
+if ! { cmake -S . -B build/cpp -G Ninja -DLIBSCALE_BUILD_TESTS=ON -DLIBSCALE_BUILD_BENCHMARKS=ON \
          -DLIBSCALE_BUILD_PYTHON=OFF -DLIBSCALE_WARNINGS_AS_ERRORS=ON -DCMAKE_BUILD_TYPE=Release &&
        cmake --build build/cpp -j "$jobs"; } > build/cpp-build.log 2>&1; then
   cat build/cpp-build.log
