@@ -17,6 +17,9 @@ trap 'printf "test: %s\n" "${times[@]}"' EXIT
 # ccache (paths taken relative to the tree) compiles them once. The wheel test builds from the sdist with
 # downloaded headers, which no cache would match, so it goes without. (setup.sh installs
 # ccache before it builds.)
+# The same compiler by the same name, too (ccache hashes it): the one scikit-build-core takes
+# from Python's sysconfig when CXX is not set.
+export CXX="${CXX:-$("${LIBSCALE_PYTHON:-python3}" -c 'import sysconfig; print((sysconfig.get_config_var("CXX") or "c++").split()[0])')}"
 export LIBSCALE_WARNINGS_AS_ERRORS=ON
 export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR="$root" CCACHE_DIR="${CCACHE_DIR:-$root/build/ccache}"
 scripts/setup.sh
