@@ -71,11 +71,11 @@ void def_option_fields(py::class_<T, Extra...>& cls, const libscale::OptionTable
                        const std::vector<std::string>& nested = {}) {
     py::tuple names(table.options.size() + nested.size());
     std::size_t i = 0;
+    const T defaults{};
     for (const auto& o : table.options) {
         const libscale::Option<T>* opt = &o;
         const std::string name(o.name);
         names[i++] = py::str(name);
-        const T defaults{};
         const std::string doc = option_doc_line(o.name, o.type, o.optional, o.unit, o.help, o.get(defaults));
         const py::cpp_function get([opt](const T& self) { return to_py(opt->get(self)); });
         if (access == Access::read_write) {
@@ -96,7 +96,7 @@ void def_option_fields(py::class_<T, Extra...>& cls, const libscale::OptionTable
     // (scikit-learn's print_changed_only): TrainingConfig(seq_len=4096, data=DataPipeline(pretokenized=False)).
     cls.def("__repr__", [tab = &table, nested](py::handle self) {
         const T& value = self.cast<const T&>();
-        const T defaults{};
+        const T initial{};
         std::string out = std::string(py::str(py::type::handle_of(self).attr("__name__"))) + "(";
         bool first = true;
         const auto add = [&](const std::string& name, py::handle v) {
@@ -105,7 +105,7 @@ void def_option_fields(py::class_<T, Extra...>& cls, const libscale::OptionTable
         };
         for (const auto& o : tab->options) {
             const libscale::OptionValue v = o.get(value);
-            if (v != o.get(defaults)) add(std::string(o.name), to_py(v));
+            if (v != o.get(initial)) add(std::string(o.name), to_py(v));
         }
         for (const auto& n : nested) {
             const py::object member = self.attr(n.c_str());

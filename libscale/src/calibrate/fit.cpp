@@ -87,9 +87,7 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
         // Every option but the batch fields, which the keys hold themselves (GPUs per node resolved).
         std::string options_key;
         for (const auto& o : training_options().options)
-            if (o.name != "gpus" && o.name != "gpus_per_node" && o.name != "seq_len" && o.name != "micro_batch" &&
-                o.name != "global_batch_tokens")
-                options_key += format_option_value(o.get(c)) + ';';
+            if (!is_batch_option(o.name)) options_key += format_option_value(o.get(c)) + ';';
         const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
         const auto id = [](auto& ids, const auto& key) {
             return ids.try_emplace(key, static_cast<int>(ids.size())).first->second;

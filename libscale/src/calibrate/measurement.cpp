@@ -130,14 +130,6 @@ private:
     std::string prefix_;
 };
 
-// The training options a step record spells its own way (grad_accum beside
-// global_batch_tokens, 0 for the hardware's GPUs per node); every other one is read and
-// written by its option-table name.
-bool is_batch_field(std::string_view name) {
-    return name == "gpus" || name == "gpus_per_node" || name == "seq_len" || name == "micro_batch" ||
-           name == "global_batch_tokens";
-}
-
 GemmRun parse_gemm(const Record& r) {
     if (!r.has("m") && r.has("tokens") && r.has("flops"))
         r.fail(
@@ -220,7 +212,7 @@ StepRun parse_step(const Record& r) {
         c.global_batch_tokens = accum * tokens_per_accum;
     }
     for (const auto& o : training_options().options)
-        if (!is_batch_field(o.name)) r.option(training_options(), c, o);
+        if (!is_batch_option(o.name)) r.option(training_options(), c, o);
     if (r.has("model_overrides")) {
         const json& o = r.need("model_overrides");
         if (!o.is_object()) r.bad("model_overrides", o, "an object of config.json keys and values");
@@ -409,7 +401,7 @@ json to_json(const MeasurementSet& m) {
                   {"global_batch_tokens", c.global_batch_tokens},
                   {"step_time_s", s.step_time_s}};
         for (const auto& o : training_options().options) {
-            if (is_batch_field(o.name)) continue;
+            if (is_batch_option(o.name)) continue;
             std::visit(
                 [&](const auto& x) {
                     if constexpr (!std::is_same_v<std::decay_t<decltype(x)>, std::monostate>)

@@ -95,6 +95,11 @@ std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layer
     return num_layers / std::max<std::int64_t>(c.checkpoint_every, 1);
 }
 
+bool is_batch_option(std::string_view name) noexcept {
+    return name == "gpus" || name == "gpus_per_node" || name == "seq_len" || name == "micro_batch" ||
+           name == "global_batch_tokens";
+}
+
 double attention_span(const TrainingConfig& c) noexcept {
     return c.attention_span_tokens > 0 ? c.attention_span_tokens : causal_attention_span(c.seq_len);
 }

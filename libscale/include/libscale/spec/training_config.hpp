@@ -123,6 +123,11 @@ std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layer
 // Keys a query attends on average: attention_span_tokens, or seq_len/2 for a causal sequence.
 double attention_span(const TrainingConfig& c) noexcept;
 
+// gpus, gpus_per_node, seq_len, micro_batch, global_batch_tokens: the options that size a
+// step's batch, which a step record spells its own way (grad_accum, 0 GPUs per node) and a
+// fit keys by their resolved values; every other training option goes by its table entry.
+bool is_batch_option(std::string_view name) noexcept;
+
 // The option tables (spec/option.hpp): every field's name, unit, valid values and help.
 const OptionTable<TrainingConfig>& training_options();
 const OptionTable<DataPipeline>& data_options();
