@@ -250,6 +250,16 @@ StepRun parse_step(const Record& r) {
     return s;
 }
 
+// A step record of the model cut to `layers` decoder layers (at most the model's), timed
+// by the harness.
+StepRun parse_microrun(const Record& r) {
+    StepRun s = parse_step(r);
+    s.layers = r.integer("layers", 1);
+    if (s.config.global_batch_tokens != s.config.gpus * s.config.micro_batch * s.config.seq_len)
+        r.fail("a step micro-run runs one micro-batch per GPU: give no grad_accum, or grad_accum = 1");
+    return s;
+}
+
 PowerRecord parse_power(const Record& r) {
     PowerRecord p;
     p.hardware = r.str("hardware");
@@ -347,10 +357,14 @@ MeasurementSet measurements_from_json(const json& j, std::string_view origin) {
             std::ostringstream key;
             key << lower(s.model) << '|' << s.model_overrides.dump() << '|' << lower(s.hardware) << '|' << s.config;
             step_dups.add(key.str(), s.step_time_s, i, origin);
+        } else if (kind == "step_microrun") {
+            m.microruns.push_back(parse_microrun(r));
         } else if (kind == "power") {
             m.power.push_back(parse_power(r));
         } else {
-            r.bad("kind", kind, "\"gemm\", \"attention\", \"bandwidth\", \"collective\", \"step\" or \"power\"");
+            r.bad("kind", kind,
+                  "\"gemm\", \"attention\", \"bandwidth\", \"collective\", \"step\", \"step_microrun\" or "
+                  "\"power\"");
         }
     }
     return m;
@@ -389,9 +403,9 @@ json to_json(const MeasurementSet& m) {
                            {"ranks_per_node", c.ranks_per_node},
                            {"bytes", c.bytes},
                            {"seconds", c.seconds}});
-    for (const StepRun& s : m.steps) {
+    const auto step_json = [](const StepRun& s, const char* kind) {
         const TrainingConfig& c = s.config;
-        json r = {{"kind", "step"},
+        json r = {{"kind", kind},
                   {"model", s.model},
                   {"hardware", s.hardware},
                   {"gpus", c.gpus},
@@ -416,8 +430,11 @@ json to_json(const MeasurementSet& m) {
         if (!s.series.empty()) r["series"] = s.series;
         if (!s.validation_exclude.empty()) r["validation_exclude"] = s.validation_exclude;
         if (!s.source.empty()) r["source"] = s.source;
-        records.push_back(std::move(r));
-    }
+        if (s.layers > 0) r["layers"] = s.layers;
+        return r;
+    };
+    for (const StepRun& s : m.steps) records.push_back(step_json(s, "step"));
+    for (const StepRun& s : m.microruns) records.push_back(step_json(s, "step_microrun"));
     for (const PowerRecord& p : m.power)
         records.push_back({{"kind", "power"}, {"hardware", p.hardware}, {"phase", p.phase}, {"watts", p.watts}});
     return {{"schema", kMeasurementSchema}, {"records", std::move(records)}};
@@ -429,6 +446,7 @@ void merge(MeasurementSet& a, const MeasurementSet& b) {
     a.bandwidth.insert(a.bandwidth.end(), b.bandwidth.begin(), b.bandwidth.end());
     a.collectives.insert(a.collectives.end(), b.collectives.begin(), b.collectives.end());
     a.steps.insert(a.steps.end(), b.steps.begin(), b.steps.end());
+    a.microruns.insert(a.microruns.end(), b.microruns.begin(), b.microruns.end());
     a.power.insert(a.power.end(), b.power.begin(), b.power.end());
 }
 

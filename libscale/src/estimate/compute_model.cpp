@@ -435,10 +435,13 @@ double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, 
 double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width, double head_dim,
                         double span, double seq_len, bool backward, AttentionKernel kernel) noexcept {
     if (!(tokens > 0 && span > 0 && seq_len > 0)) return 0;
+    return attention_flops(tokens, width, span, backward) / attention_rate(hw, cal, head_dim, seq_len, backward, kernel);
+}
+
+double attention_flops(double tokens, double width, double span, bool backward) noexcept {
     // FlashAttention's FLOP count: 4·tokens·(h·d_h)·span forward; backward 2.5× that
     // (Dao, arXiv 2307.08691, benchmark flops(): five matmuls against two).
-    const double flops = 4.0 * tokens * width * span * (backward ? 2.5 : 1.0);
-    return flops / attention_rate(hw, cal, head_dim, seq_len, backward, kernel);
+    return 4.0 * tokens * width * span * (backward ? 2.5 : 1.0);
 }
 
 double mean_attended_keys(const ModelSpec& m, double span) noexcept {

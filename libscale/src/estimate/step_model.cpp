@@ -306,6 +306,26 @@ double energy_j(const StepBreakdown& s, const Calibration& cal) {
 
 }  // namespace
 
+StepBreakdown estimate_microrun(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                                const TrainingConfig& c, std::int64_t layers) {
+    if (layers < 1 || layers > m.num_layers)
+        throw std::invalid_argument("micro-run layers = " + std::to_string(layers) + "; valid: 1.." +
+                                    std::to_string(m.num_layers) + " (the model's decoder layers)");
+    ModelSpec cut = m;
+    cut.num_layers = layers;
+    cut.sliding_window_layers = std::llround(static_cast<double>(m.sliding_window_layers) *
+                                             static_cast<double>(layers) / static_cast<double>(m.num_layers));
+    Calibration kernels = cal;
+    kernels.framework_efficiency = 1;
+    kernels.kernel_overhead_s = kernels.layer_overhead_s = kernels.step_overhead_s = 0;
+    TrainingConfig one = c;
+    one.global_batch_tokens = 0;  // one micro-batch per GPU
+    one.data = DataPipeline{};
+    one.checkpoint = CheckpointPolicy{};
+    if (one.checkpoint_every > layers) one.checkpoint_every = layers;
+    return estimate_step(cut, hw, kernels, one);
+}
+
 double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, const Calibration& cal,
                         const TrainingConfig& c) noexcept {
     std::int64_t ways = 1;

@@ -87,6 +87,52 @@ PowerBands default_power_bands(const HardwareProfile& hw) {
     return b;
 }
 
+PowerBands power_bands_from_phase_watts(const std::map<std::string, std::vector<double>>& watts_by_phase,
+                                        double power_limit_w, std::string label) {
+    require(std::isfinite(power_limit_w) && power_limit_w > 0, "power_limit_w", power_limit_w,
+            "it must be the enforced power limit in watts, > 0");
+    // Low to high power, as raw_phase separates them.
+    static constexpr Phase order[kPhaseCount] = {Phase::idle, Phase::checkpoint_or_deadlock, Phase::data_starvation,
+                                                 Phase::communication, Phase::compute};
+    double median_w[kPhaseCount];
+    for (int i = 0; i < kPhaseCount; ++i) {
+        const std::string name = to_string(order[i]);
+        const auto it = watts_by_phase.find(name);
+        if (it == watts_by_phase.end() || it->second.empty())
+            throw std::invalid_argument("power phase '" + name +
+                                        "' was not measured; bands need all five (idle, checkpoint_or_deadlock, "
+                                        "data_starvation, communication, compute)");
+        std::vector<double> w = it->second;
+        for (const double x : w)
+            require(std::isfinite(x) && x > 0, ("power phase " + name + " watts").c_str(), x,
+                    "it must be a finite number of watts > 0");
+        std::sort(w.begin(), w.end());
+        const std::size_t n = w.size();
+        median_w[i] = n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
+        if (i > 0 && !(median_w[i] > median_w[i - 1])) {
+            std::ostringstream msg;
+            msg << "power phase '" << name << "' drew " << median_w[i] << " W (median), not more than '"
+                << to_string(order[i - 1]) << "' at " << median_w[i - 1]
+                << " W: the phases must rise idle < checkpoint_or_deadlock < data_starvation < communication < "
+                   "compute for bands to separate them";
+            throw std::invalid_argument(msg.str());
+        }
+    }
+    require(median_w[kPhaseCount - 1] <= 1.5 * power_limit_w, "compute phase watts", median_w[kPhaseCount - 1],
+            "it cannot exceed the power limit by half");
+    PowerBands b;
+    b.board_power_w = power_limit_w;
+    b.scale_with_power_limit = false;
+    const auto edge = [&](int i) { return 0.5 * (median_w[i] + median_w[i + 1]) / power_limit_w; };
+    b.idle_max_fraction = edge(0);
+    b.checkpoint_max_fraction = edge(1);
+    b.starvation_max_fraction = edge(2);
+    b.communication_max_fraction = edge(3);
+    b.label = std::move(label);
+    b.validate();
+    return b;
+}
+
 BandThresholdsW thresholds_w(const PowerBands& b) { return thresholds_w(b, b.board_power_w); }
 
 BandThresholdsW thresholds_w(const PowerBands& b, double power_limit_w) {

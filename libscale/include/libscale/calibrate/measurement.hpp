@@ -1,7 +1,8 @@
 // Measurement records (schema libscale.measurements/2; /1 files are read too): what the
 // fitter learns from. GEMM, fused-attention and bandwidth micro-runs, collective
-// micro-runs, end-to-end step timings (from the harness, a trainer's log, a CSV or a
-// published table) and power samples per phase. Validated on load: errors name the
+// micro-runs, end-to-end step timings (from a trainer's log, a CSV or a published table),
+// the calibration harness's step micro-runs (checked against the model, not fitted) and
+// power samples per phase. Validated on load: errors name the
 // record (index) and the field. docs/formats.md lists every field.
 #pragma once
 
@@ -66,6 +67,8 @@ struct StepRun {
     std::string series;              // records of one table share it
     std::string validation_exclude;  // why validate() leaves the record out ("" : used)
     std::string source;              // where it came from (file, log line, publication)
+    // Kind "step_microrun" only: the decoder layers the harness ran (the model cut to them).
+    std::int64_t layers = 0;
 };
 
 struct PowerRecord {
@@ -80,15 +83,20 @@ struct MeasurementSet {
     std::vector<BandwidthRun> bandwidth;
     std::vector<CollectiveRun> collectives;
     std::vector<StepRun> steps;
+    // The harness's FSDP step micro-runs (calibration/): kernels launched from C++ without a
+    // framework, so they check the composition of compute and overlap (estimate_microrun)
+    // and are not fitted as a trainer's steps.
+    std::vector<StepRun> microruns;
     std::vector<PowerRecord> power;
     std::size_t size() const {
-        return gemm.size() + attention.size() + bandwidth.size() + collectives.size() + steps.size() + power.size();
+        return gemm.size() + attention.size() + bandwidth.size() + collectives.size() + steps.size() +
+               microruns.size() + power.size();
     }
 };
 
 // Accepts a JSON list of records, or {"schema": "libscale.measurements/2" (or /1),
 // "records": [...]}. Each record has "kind": "gemm" | "attention" | "bandwidth" |
-// "collective" | "step" | "power". Throws ParseError
+// "collective" | "step" | "step_microrun" | "power". Throws ParseError
 // naming ORIGIN, the record index and the field (NaN, negative or zero times, unknown
 // kind, unknown schema version, contradictory duplicates).
 MeasurementSet measurements_from_json(const nlohmann::json& j, std::string_view origin);

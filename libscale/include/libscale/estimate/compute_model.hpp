@@ -114,6 +114,8 @@ double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, 
 double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width, double head_dim,
                         double span, double seq_len, bool backward,
                         AttentionKernel kernel = AttentionKernel::flash2) noexcept;
+// The FLOPs those laws count for one fused attention call (backward: 2.5× forward).
+double attention_flops(double tokens, double width, double span, bool backward) noexcept;
 double memory_time_s(const HardwareProfile& hw, const Calibration& cal, double bytes) noexcept;
 // Keys a query attends on average over the layers, sliding-window layers included
 // (span: a global layer's mean, seq/2 for a causal sequence).

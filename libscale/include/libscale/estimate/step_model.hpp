@@ -96,6 +96,15 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
 StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                                       const Calibration& cal, const TrainingConfig& c, const ComputeTimes& ct) noexcept;
 
+// The calibration harness's step micro-run (calibration/, docs/calibration.md): one FSDP
+// step of the model cut to `layers` decoder layers (sliding-window layers in proportion),
+// one micro-batch per GPU, no input pipeline and no checkpoint, timed by the kernel laws
+// alone: the harness launches its kernels from C++, so framework_efficiency is 1 and the
+// host overheads (kernel, layer, step) are 0. Throws std::invalid_argument for `layers`
+// outside 1..num_layers or a configuration validate_config rejects.
+StepBreakdown estimate_microrun(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
+                                const TrainingConfig& c, std::int64_t layers);
+
 // Time of the parts of a step (each a named function of step_model.cpp), exposed for tests.
 // The optimizer's step over the local shard: bytes read and written over HBM.
 double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, const Calibration& cal,

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +60,16 @@ inline Phase raw_phase(double power_w, double util_pct, const BandThresholdsW& t
     if (power_w > t.idle_max_w) return Phase::checkpoint_or_deadlock;
     return util_pct > t.idle_util_max_pct ? Phase::checkpoint_or_deadlock : Phase::idle;  // NaN → idle
 }
+
+// Bands measured on the machine (the calibration harness's five phases, calibration/):
+// the median watts of every phase (keys: the Phase names; values: one reading per GPU),
+// each edge halfway between the medians of the phases it separates, in watts, with
+// `power_limit_w` the enforced limit during the measurement. Throws std::invalid_argument
+// naming the phase when one is missing or empty, a reading is not a finite number > 0, or
+// the medians do not rise idle < checkpoint_or_deadlock < data_starvation <
+// communication < compute (the bands would not separate them).
+PowerBands power_bands_from_phase_watts(const std::map<std::string, std::vector<double>>& watts_by_phase,
+                                        double power_limit_w, std::string label);
 
 // The "power_bands" section of a calibration file (schema libscale.calibration/1), which
 // the micro-run harness writes after measuring each phase on the machine:
