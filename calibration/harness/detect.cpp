@@ -11,7 +11,8 @@ std::string catalog_hardware_for(const std::string& name, double memory_gib) {
     if (has("B200")) return "b200";
     if (has("H200")) return "h200";
     if (has("H100")) return "h100";
-    if (has("A100")) return memory_gib > 0 && memory_gib < 60 ? "a100-40gb" : "a100";
+    // NVML says "NVIDIA A100-SXM4-40GB" / "-80GB"; the memory decides when the name does not.
+    if (has("A100")) return has("40GB") || (memory_gib > 0 && memory_gib < 60) ? "a100-40gb" : "a100";
     return "";
 }
 

@@ -184,15 +184,13 @@ struct Local {
     json skipped = json::array();
     json timings = json::array();  // collectives and micro-runs: [index, seconds] of this rank
     json power = json::array();    // [{"phase", "rank", "watts", "utilization_pct", "samples"}]
-    std::string error;
 };
 
 json to_message(const Local& l) {
     return {{"records", to_json(l.records)["records"]},
             {"skipped", l.skipped},
             {"timings", l.timings},
-            {"power", l.power},
-            {"error", l.error}};
+            {"power", l.power}};
 }
 
 class Runner {
@@ -213,8 +211,7 @@ public:
                 Local mine;
                 run_phase(phase, mine);
                 dog.at("the exchange after '" + phase + "'");
-                const bool stop = exchange(phase, mine);
-                if (stop) break;
+                exchange(phase, mine);
             }
         } catch (const RankFailure& e) {
             fault(std::string(e.what()));
@@ -265,8 +262,14 @@ private:
             else if (phase == "microrun") microruns(mine);
             else if (phase == "power") power(mine);
         } catch (const BackendError& e) {
-            mine.error = "rank " + std::to_string(w_.rank()) + ", phase " + phase + ": " + e.what();
-            std::cerr << "libscale-calibrate: " << mine.error << "\n";
+            // The other ranks may be waiting on this one inside the phase: rank 0 learns of it
+            // at its exchange in progress and stops every rank.
+            const std::string what = "rank " + std::to_string(w_.rank()) + ", phase " + phase + ": " + e.what();
+            if (w_.rank() == 0) fault(what);
+            std::cerr << "libscale-calibrate: " << what << "\n";
+            w_.report_failure(what);
+            std::this_thread::sleep_for(std::chrono::duration<double>(2 * o_.timeout_s));
+            std::_Exit(kExitFault);  // rank 0 did not stop this rank in time
         }
     }
 
@@ -343,20 +346,17 @@ private:
         }
     }
 
-    // Gathers the phase to rank 0, which merges and writes the measurements so far; every
-    // rank then learns whether to go on (no rank reported an error).
-    bool exchange(const std::string& phase, const Local& mine) {
-        const std::vector<std::string> all = w_.gather(to_message(mine).dump(), o_.timeout_s, "the end of '" + phase + "'");
-        std::string verdict;
+    // Gathers the phase to rank 0, which merges and writes the measurements so far; the
+    // other ranks wait for that before the next phase.
+    void exchange(const std::string& phase, const Local& mine) {
+        const std::string what = "the end of '" + phase + "'";
+        const std::vector<std::string> all = w_.gather(to_message(mine).dump(), o_.timeout_s, what);
         if (w_.rank() == 0) {
             std::lock_guard lock(mutex_);
             merge_phase(phase, all);
             write_measurements();
-            verdict = collected_.failure;
         }
-        verdict = w_.broadcast(verdict, o_.timeout_s, "the end of '" + phase + "'");
-        if (!verdict.empty()) collected_.failure = verdict;
-        return !verdict.empty();
+        w_.broadcast({}, o_.timeout_s, what);
     }
 
     void merge_phase(const std::string& phase, const std::vector<std::string>& all) {
@@ -367,8 +367,6 @@ private:
             for (const json& s : m["skipped"]) collected_.skipped.push_back(s);
             for (const json& t : m["timings"]) per_case[t[0].get<std::size_t>()].push_back(t[1].get<double>());
             for (const json& pw : m["power"]) collected_.power[pw["phase"].get<std::string>()].push_back(pw);
-            if (const std::string e = m["error"]; !e.empty())
-                collected_.failure += (collected_.failure.empty() ? "" : "; ") + e;
         }
         const std::string& hw = p_.hardware.name;
         for (const auto& [i, secs] : per_case) {

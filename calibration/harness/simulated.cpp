@@ -30,6 +30,10 @@ Calibration simulated_truth(const HardwareProfile& hw) {
     c.inter_node.alpha_s *= 1.3;
     c.inter_node.busbw_bytes_per_s *= 0.85;
     c.framework_efficiency = 1;
+    // The default files state upper bounds for power (board power while computing and
+    // while waiting on communication); the simulated machine draws less while waiting.
+    c.power_compute_w = 0.95 * hw.board_power_w;
+    c.power_comm_w = 0.55 * hw.board_power_w;
     c.validate();
     return c;
 }
@@ -132,7 +136,10 @@ public:
         if (rank_ >= c.config.gpus) return {0, 0, "not in the ring", 0};
         const StepBreakdown s = estimate_microrun(p.model, hw_, o_.truth, c.config, c.layers);
         if (!s.memory.fits) return {0, 0, "out of memory: the micro-run needs more than the GPU has", 0};
-        return noisy(s.step_time_s * o_.microrun_factor);
+        // The ranks of a synchronous step see one step time: the same draw on every rank.
+        std::mt19937_64 shared(o_.seed * 7919 + static_cast<std::uint64_t>(c.config.gpus));
+        std::normal_distribution<double> z(0.0, o_.noise);
+        return {s.step_time_s * o_.microrun_factor * std::exp(z(shared)), 2.56 * o_.noise, "", 0};
     }
 
     PowerPhaseResult power_phase(World& w, PowerPhaseKind k, double seconds, double timeout_s) override {

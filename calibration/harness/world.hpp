@@ -38,6 +38,9 @@ public:
     virtual std::vector<std::string> gather(const std::string& mine, double timeout_s, const std::string& what) = 0;
     // Every rank gets rank 0's `data`.
     virtual std::string broadcast(const std::string& data, double timeout_s, const std::string& what) = 0;
+    // A rank other than 0 that cannot go on (its GPU failed) tells rank 0, whose exchange
+    // in progress then throws RankFailure with `what`; rank 0 then stops every rank.
+    virtual void report_failure(const std::string& what) = 0;
     void barrier(double timeout_s, const std::string& what) {
         gather({}, timeout_s, what);
         broadcast({}, timeout_s, what);

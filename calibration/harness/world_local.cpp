@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -35,10 +36,12 @@ bool write_all(int fd, const char* data, std::size_t size) {
     return true;
 }
 
-bool send_message(int fd, const std::string& s) {
+// A message: its kind ('D' data, 'E' a rank's failure), its length, its bytes.
+bool send_message(int fd, const std::string& s, char kind = 'D') {
     const std::uint64_t n = s.size();
-    char header[8];
-    std::memcpy(header, &n, sizeof n);
+    char header[9];
+    header[0] = kind;
+    std::memcpy(header + 1, &n, sizeof n);
     return write_all(fd, header, sizeof header) && write_all(fd, s.data(), s.size());
 }
 
@@ -48,10 +51,11 @@ enum class ReadStatus { ok, timeout, closed };
 ReadStatus read_all(int fd, char* out, std::size_t size, Clock::time_point deadline) {
     while (size > 0) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) return ReadStatus::timeout;
+        // Past the deadline, what has already arrived is still read (poll with 0 ms).
         pollfd p{fd, POLLIN, 0};
-        const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        const int r = ::poll(&p, 1, static_cast<int>(std::clamp<long long>(left, 0, 1000)));
         if (r < 0 && errno == EINTR) continue;
+        if (r == 0 && left <= 0) return ReadStatus::timeout;
         if (r <= 0) continue;
         const ssize_t n = ::recv(fd, out, size, 0);
         if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
@@ -65,12 +69,13 @@ ReadStatus read_all(int fd, char* out, std::size_t size, Clock::time_point deadl
 // Messages are records of a phase: far below this; a larger length is a corrupt stream.
 constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 32;
 
-ReadStatus read_message(int fd, std::string& out, Clock::time_point deadline) {
-    char header[8];
+ReadStatus read_message(int fd, std::string& out, Clock::time_point deadline, char* kind) {
+    char header[9];
     if (const ReadStatus s = read_all(fd, header, sizeof header, deadline); s != ReadStatus::ok) return s;
     std::uint64_t n = 0;
-    std::memcpy(&n, header, sizeof n);
-    if (n > kMaxMessageBytes) return ReadStatus::closed;
+    std::memcpy(&n, header + 1, sizeof n);
+    if (n > kMaxMessageBytes || (header[0] != 'D' && header[0] != 'E')) return ReadStatus::closed;
+    *kind = header[0];
     out.assign(n, '\0');
     return read_all(fd, out.data(), n, deadline);
 }
@@ -148,8 +153,10 @@ public:
         const auto deadline = deadline_after(timeout_s);
         std::vector<int> late, gone;
         for (int r = 1; r < size_; ++r) {
-            const ReadStatus s = read_message(children_fd_[static_cast<std::size_t>(r - 1)],
-                                              out[static_cast<std::size_t>(r)], deadline);
+            char kind = 'D';
+            std::string& msg = out[static_cast<std::size_t>(r)];
+            const ReadStatus s = read_message(children_fd_[static_cast<std::size_t>(r - 1)], msg, deadline, &kind);
+            if (s == ReadStatus::ok && kind == 'E') throw RankFailure(msg, {r});
             if (s == ReadStatus::timeout) late.push_back(r);
             if (s == ReadStatus::closed) gone.push_back(r);
         }
@@ -166,10 +173,15 @@ public:
             return data;
         }
         std::string out;
-        const ReadStatus s = read_message(parent_fd_, out, deadline_after(timeout_s));
+        char kind = 'D';
+        const ReadStatus s = read_message(parent_fd_, out, deadline_after(timeout_s), &kind);
         if (s == ReadStatus::timeout) fail_if({0}, {}, timeout_s, what);
         if (s == ReadStatus::closed) fail_if({}, {0}, timeout_s, what);
         return out;
+    }
+
+    void report_failure(const std::string& what) override {
+        if (rank_ != 0) send_message(parent_fd_, what, 'E');
     }
 
     [[noreturn]] void abort(int code) override {

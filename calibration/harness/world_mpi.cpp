@@ -4,6 +4,8 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <stdexcept>
 #include <sstream>
 #include <thread>
 
@@ -48,6 +50,7 @@ public:
     std::vector<std::string> gather(const std::string& mine, double timeout_s, const std::string& what) override {
         const int tag = next_tag();
         const auto deadline = after(timeout_s);
+        if (static_cast<double>(mine.size()) > 2e9) throw std::length_error("a rank's records exceed 2 GB");
         if (rank_ != 0) {
             send(mine, 0, tag, deadline, timeout_s, what);
             return {};
@@ -58,6 +61,7 @@ public:
         got[0] = true;
         int left = size_ - 1;
         while (left > 0) {
+            check_failures();
             for (int r = 1; r < size_; ++r) {
                 if (got[static_cast<std::size_t>(r)]) continue;
                 if (receive_if_ready(r, tag, out[static_cast<std::size_t>(r)])) {
@@ -91,6 +95,13 @@ public:
         return out;
     }
 
+    void report_failure(const std::string& what) override {
+        if (rank_ == 0) return;
+        MPI_Request req;
+        MPI_Isend(what.data(), static_cast<int>(what.size()), MPI_CHAR, 0, kFailureTag, MPI_COMM_WORLD, &req);
+        MPI_Request_free(&req);
+    }
+
     [[noreturn]] void abort(int code) override {
         MPI_Abort(MPI_COMM_WORLD, code);
         std::_Exit(code);  // MPI_Abort does not return; this satisfies [[noreturn]]
@@ -103,6 +114,7 @@ private:
     // Tags cycle below MPI_TAG_UB's guaranteed minimum (32767); every rank calls the
     // exchanges in the same order, so their tags agree.
     int next_tag() { return tag_ = tag_ % 30000 + 1; }
+    static constexpr int kFailureTag = 30001;
 
     static std::string describe(const std::vector<int>& ranks, double timeout_s, const std::string& what) {
         std::ostringstream s;
@@ -127,6 +139,17 @@ private:
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
+    }
+
+    // A failure any rank reported (report_failure) ends rank 0's exchange.
+    static void check_failures() {
+        int ready = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, kFailureTag, MPI_COMM_WORLD, &ready, &st);
+        if (!ready) return;
+        std::string what;
+        receive_if_ready(st.MPI_SOURCE, kFailureTag, what);
+        throw RankFailure(what, {st.MPI_SOURCE});
     }
 
     static bool receive_if_ready(int from, int tag, std::string& out) {

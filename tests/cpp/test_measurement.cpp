@@ -171,6 +171,41 @@ TEST(Measurement, RoundTripAndFile) {
     EXPECT_EQ(both.bandwidth.size(), 2u);
 }
 
+// The harness's step micro-runs are their own kind: read, written back, and kept out of
+// the steps the fitter consumes (they carry no framework overheads).
+TEST(Measurement, StepMicroRunsAreKeptApartFromSteps) {
+    const json r = {{"kind", "step_microrun"}, {"model", "qwen3-32b"},   {"hardware", "h200"},
+                    {"gpus", 4},               {"seq_len", 4096},        {"micro_batch", 1},
+                    {"layers", 2},             {"step_time_s", 0.2},     {"activation_checkpointing", "none"}};
+    const MeasurementSet m = measurements_from_json(json::array({r}), "micro.json");
+    ASSERT_EQ(m.microruns.size(), 1u);
+    EXPECT_TRUE(m.steps.empty());
+    EXPECT_EQ(m.size(), 1u);
+    EXPECT_EQ(m.microruns[0].layers, 2);
+    EXPECT_EQ(m.microruns[0].config.global_batch_tokens, 4 * 4096);
+    EXPECT_EQ(m.microruns[0].config.activation_checkpointing, Checkpointing::none);
+    const json j = to_json(m);
+    EXPECT_EQ(j["records"][0]["kind"], "step_microrun");
+    EXPECT_EQ(j["records"][0]["layers"], 2);
+    EXPECT_EQ(to_json(measurements_from_json(j, "again")), j);
+
+    json no_layers = r;
+    no_layers.erase("layers");
+    EXPECT_THROW(
+        {
+            try {
+                measurements_from_json(json::array({no_layers}), "micro.json");
+            } catch (const ParseError& e) {
+                EXPECT_NE(std::string(e.what()).find("record 0: missing field 'layers'"), std::string::npos) << e.what();
+                throw;
+            }
+        },
+        ParseError);
+    json accumulated = r;
+    accumulated["grad_accum"] = 2;
+    EXPECT_THROW(measurements_from_json(json::array({accumulated}), "micro.json"), ParseError);
+}
+
 // A step record reads every training option by its table name (spec/training_options.cpp),
 // checked as the front ends check it, and writes each back: a new option needs no line in
 // the reader or the writer.

@@ -122,6 +122,26 @@ TEST_F(StepModel, FsdpBaselineByHand) {
     expect_consistent(s);
 }
 
+// The harness's micro-run is the step of the model cut to its layers, one micro-batch,
+// at the kernel laws' rates with no host overheads.
+TEST_F(StepModel, MicroRunIsTheStepOfTheCutModelAtKernelRates) {
+    Calibration kernels = cal;
+    kernels.framework_efficiency = 1;
+    kernels.kernel_overhead_s = kernels.layer_overhead_s = kernels.step_overhead_s = 0;
+    TrainingConfig one = c;
+    one.global_batch_tokens = c.gpus * c.micro_batch * c.seq_len;
+    const StepBreakdown all = estimate_microrun(m, hw, cal, c, m.num_layers);
+    EXPECT_REL(all.step_time_s, estimate_step(m, hw, kernels, one).step_time_s);
+    EXPECT_EQ(all.grad_accum, 1);
+    // Two layers fewer: two layers' forward and backward less compute.
+    const StepBreakdown two = estimate_microrun(m, hw, cal, c, m.num_layers - 2);
+    const ComputeTimes ct = compute_times(m, count_parameters(m), hw, kernels, one);
+    EXPECT_REL(all.compute_s - two.compute_s, 2 * (ct.layer_forward_s + ct.layer_backward_s));
+    EXPECT_LT(two.step_time_s, all.step_time_s);
+    EXPECT_THROW(estimate_microrun(m, hw, cal, c, 0), std::invalid_argument);
+    EXPECT_THROW(estimate_microrun(m, hw, cal, c, m.num_layers + 1), std::invalid_argument);
+}
+
 TEST_F(StepModel, ComputeBoundExposesOnlyFirstGathersAndLastReductions) {
     // Every unit's gather (13.002 µs) fits under cf = 97.2016 µs and gather + reduce-scatter
     // (26.004 µs) under cb = 260.0016 µs; the last layer's reduce-scatter runs under the

@@ -1,7 +1,10 @@
 // Power triage (triage.hpp) on labelled traces generated from the documented patterns.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
 #include <random>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -45,6 +48,45 @@ TEST(PowerBands, ValidationNamesTheField) {
     d.checkpoints.interval_s = 10;
     d.checkpoints.duration_s = 20;
     EXPECT_THROW(d.validate(), std::invalid_argument);
+}
+
+// Measured bands: each edge halfway between the medians of the phases it separates.
+TEST(PowerBands, MeasuredPhasesSetEdgesHalfwayBetweenMedians) {
+    std::map<std::string, std::vector<double>> w = {{"idle", {70, 74, 72}},
+                                                    {"checkpoint_or_deadlock", {120}},
+                                                    {"data_starvation", {300, 310}},
+                                                    {"communication", {400}},
+                                                    {"compute", {680, 700, 690}}};
+    const PowerBands b = power_bands_from_phase_watts(w, 700, "calibrated: test");
+    EXPECT_FALSE(b.scale_with_power_limit);
+    const BandThresholdsW t = thresholds_w(b, 500);  // watts stay watts under another limit
+    EXPECT_NEAR(t.idle_max_w, (72 + 120) / 2.0, 1e-9);
+    EXPECT_NEAR(t.checkpoint_max_w, (120 + 305) / 2.0, 1e-9);
+    EXPECT_NEAR(t.starvation_max_w, (305 + 400) / 2.0, 1e-9);
+    EXPECT_NEAR(t.communication_max_w, (400 + 690) / 2.0, 1e-9);
+    EXPECT_EQ(raw_phase(690, 100, t), Phase::compute);
+    EXPECT_EQ(raw_phase(400, 100, t), Phase::communication);
+    EXPECT_EQ(raw_phase(305, 40, t), Phase::data_starvation);
+    EXPECT_EQ(raw_phase(120, 100, t), Phase::checkpoint_or_deadlock);
+    EXPECT_EQ(raw_phase(72, 0, t), Phase::idle);
+    const PowerBands back = power_bands_from_json(power_bands_to_json(b, "test"), "cal.json");
+    EXPECT_NEAR(thresholds_w(back).communication_max_w, 545, 1e-9);
+
+    auto disordered = w;
+    disordered["communication"] = {250};
+    try {
+        power_bands_from_phase_watts(disordered, 700, "x");
+        ADD_FAILURE() << "disordered phases accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'communication' drew 250 W"), std::string::npos) << e.what();
+    }
+    auto missing = w;
+    missing.erase("idle");
+    EXPECT_THROW(power_bands_from_phase_watts(missing, 700, "x"), std::invalid_argument);
+    auto nan = w;
+    nan["compute"].push_back(std::nan(""));
+    EXPECT_THROW(power_bands_from_phase_watts(nan, 700, "x"), std::invalid_argument);
+    EXPECT_THROW(power_bands_from_phase_watts(w, 0, "x"), std::invalid_argument);
 }
 
 TEST(Triage, SteadyCompute) {
