@@ -45,7 +45,8 @@ files_of() {
 
 cpp_files() {
     files_of 'libscale/*.cpp' 'libscale/*.hpp' 'bindings/src/*.cpp' 'bindings/src/*.hpp' \
-             'tests/cpp/*.cpp' 'tests/cpp/*.hpp' 'bench/*.cpp' 'bench/*.hpp'
+             'tests/cpp/*.cpp' 'tests/cpp/*.hpp' 'bench/*.cpp' 'bench/*.hpp' \
+             'calibration/*.cpp' 'calibration/*.hpp' 'calibration/*.cu'
 }
 
 run_format() { cpp_files | xargs -r clang-format --dry-run --Werror; }

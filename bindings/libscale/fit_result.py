@@ -53,7 +53,8 @@ class Measurements:
         """'7 step, 3 GEMM': the record kinds present, in a fixed order."""
         s = self._raw
         counts = [(s.step_count, "step"), (s.gemm_count, "GEMM"), (s.attention_count, "attention"),
-                  (s.bandwidth_count, "bandwidth"), (s.collective_count, "collective"), (s.power_count, "power")]
+                  (s.bandwidth_count, "bandwidth"), (s.collective_count, "collective"),
+                  (s.microrun_count, "step micro-run"), (s.power_count, "power")]
         return ", ".join(f"{n} {k}" for n, k in counts if n)
 
     def __repr__(self) -> str:

@@ -16,9 +16,9 @@ namespace libscale::harness {
 
 // One timed case: the median of the repeats, or why there is none.
 struct Timing {
-    double seconds = 0;   // median over repeats
-    double spread = 0;    // (P90 − P10) / median of the repeats
-    std::string skipped;  // non-empty: not measured (out of memory, unsupported), and why
+    double seconds = 0;      // median over repeats
+    double spread = 0;       // (P90 − P10) / median of the repeats
+    std::string skipped;     // non-empty: not measured (out of memory, unsupported), and why
     double check_error = 0;  // max relative error against the reference on a sample (0: not checked)
 };
 

@@ -80,12 +80,13 @@ Plan make_plan(const std::string& model_name, const ModelSpec& m, const Hardware
                                     " (the model's max_position_embeddings)");
 
     // GEMMs: forward (t×n×k), dgrad (t×k×n) and wgrad (k×n×t) of each matmul, over t.
-    const std::vector<double> tokens = o.quick ? std::vector<double>{2048, 8192}
-                                               : std::vector<double>{512, 1024, 2048, 4096, 8192, 16384};
+    const std::vector<double> tokens =
+        o.quick ? std::vector<double>{2048, 8192} : std::vector<double>{512, 1024, 2048, 4096, 8192, 16384};
     const bool fp8 = o.fp8 && hw.peak_fp8_tflops > 0;
     std::vector<std::pair<GemmOp, std::string>> ops;
     const LayerGemms lg = layer_gemms(m);
-    for (int i = 0; i < lg.count; ++i) ops.emplace_back(lg.gemms[static_cast<std::size_t>(i)], "layer gemm " + std::to_string(i));
+    for (int i = 0; i < lg.count; ++i)
+        ops.emplace_back(lg.gemms[static_cast<std::size_t>(i)], "layer gemm " + std::to_string(i));
     GemmOp head;
     head.n = static_cast<double>(m.vocab_size);
     head.k = static_cast<double>(m.hidden_size);
@@ -103,8 +104,8 @@ Plan make_plan(const std::string& model_name, const ModelSpec& m, const Hardware
             }
 
     // Fused attention, causal, both passes, ~16k query tokens per call.
-    std::vector<double> seqs = o.quick ? std::vector<double>{2048, 8192}
-                                       : std::vector<double>{512, 1024, 2048, 4096, 8192, 16384, 32768};
+    std::vector<double> seqs =
+        o.quick ? std::vector<double>{2048, 8192} : std::vector<double>{512, 1024, 2048, 4096, 8192, 16384, 32768};
     std::erase_if(seqs, [&](double s) { return s > static_cast<double>(max_seq); });
     for (const double s : seqs)
         for (const bool backward : {false, true})
@@ -137,7 +138,8 @@ Plan make_plan(const std::string& model_name, const ModelSpec& m, const Hardware
     if (world_size < 2) p.notes.push_back("collectives skipped: one GPU (a ring needs two or more)");
 
     // The step micro-run at every power-of-two GPU count and the whole world.
-    const std::int64_t layers = o.microrun_layers > 0 ? o.microrun_layers : std::min<std::int64_t>(o.quick ? 2 : 4, m.num_layers);
+    const std::int64_t layers =
+        o.microrun_layers > 0 ? o.microrun_layers : std::min<std::int64_t>(o.quick ? 2 : 4, m.num_layers);
     std::vector<int> counts;
     for (int g = 1; g <= world_size; g *= 2) counts.push_back(g);
     if (counts.back() != world_size) counts.push_back(world_size);

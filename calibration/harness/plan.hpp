@@ -53,8 +53,8 @@ const char* to_string(PowerPhaseKind k);
 const char* triage_phase(PowerPhaseKind k);
 
 struct PlanOptions {
-    bool quick = false;         // a few shapes and short phases: one node in under 2 minutes
-    std::int64_t seq_len = 0;   // of the micro-run and the token sweep's centre (0: min(8192, model max))
+    bool quick = false;        // a few shapes and short phases: one node in under 2 minutes
+    std::int64_t seq_len = 0;  // of the micro-run and the token sweep's centre (0: min(8192, model max))
     std::int64_t micro_batch = 1;
     std::int64_t microrun_layers = 0;  // 0: 2 with quick, else 4
     double power_phase_s = 0;          // 0: 4 s with quick, else 10 s
@@ -72,7 +72,7 @@ struct Plan {
     std::vector<MicrorunCase> microruns;
     std::vector<PowerPhaseKind> power_phases;
     double power_phase_s = 0;
-    int warmup = 0, repeats = 0;   // per timed case
+    int warmup = 0, repeats = 0;     // per timed case
     std::vector<std::string> notes;  // what was left out and why (e.g. no collectives on 1 GPU)
 };
 

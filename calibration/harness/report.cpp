@@ -60,7 +60,8 @@ json power_summary(const Plan& p, const Collected& c, std::optional<PowerBands>&
         const auto it = c.power.find(to_string(k));
         if (it == c.power.end()) continue;
         std::vector<double> w, u;
-        for (const json& r : *it) w.push_back(r["watts"].get<double>()), u.push_back(r["utilization_pct"].get<double>());
+        for (const json& r : *it)
+            w.push_back(r["watts"].get<double>()), u.push_back(r["utilization_pct"].get<double>());
         by_triage[triage_phase(k)] = w;
         out[to_string(k)] = {{"triage_phase", triage_phase(k)},
                              {"median_w", median(w)},
@@ -69,9 +70,9 @@ json power_summary(const Plan& p, const Collected& c, std::optional<PowerBands>&
     }
     const double limit = c.provenance.value("power_limit_w", p.hardware.board_power_w);
     try {
-        bands = power_bands_from_phase_watts(by_triage, limit,
-                                             "calibrated: measured by libscale-calibrate on " +
-                                                 c.provenance.value("date", std::string("?")));
+        bands = power_bands_from_phase_watts(
+            by_triage, limit,
+            "calibrated: measured by libscale-calibrate on " + c.provenance.value("date", std::string("?")));
     } catch (const std::invalid_argument& e) {
         why_not = e.what();
     }
@@ -108,18 +109,20 @@ json finish(const Plan& p, Collected& c, const std::filesystem::path& out_dir) {
                                          std::pair{"power.idle_w", "idle"}})
             if (report["power"].contains(phase))
                 cal["sources"][key] = std::string("measured by libscale-calibrate: median board power of the ") +
-                                      phase + " phase over " + std::to_string(report["power"][phase]["gpus"].get<int>()) +
-                                      " GPU(s)";
-        if (bands) cal["power_bands"] = power_bands_to_json(*bands, "libscale-calibrate power phases, " +
-                                                                        c.provenance.value("date", std::string("?")));
+                                      phase + " phase over " +
+                                      std::to_string(report["power"][phase]["gpus"].get<int>()) + " GPU(s)";
+        if (bands)
+            cal["power_bands"] = power_bands_to_json(
+                *bands, "libscale-calibrate power phases, " + c.provenance.value("date", std::string("?")));
         // What is written must read back: the reader is the judge, before the file exists.
         used = calibration_from_json(cal, hw, "calibration.json").calibration;
         write_file_atomic(out_dir / "calibration.json", cal.dump(2) + "\n");
         report["calibration"] = (out_dir / "calibration.json").string();
-        report["fit"] = {{"records_used", f.records_used},
-                         {"rms_relative_error", std::isfinite(f.rms_relative_error) ? json(f.rms_relative_error) : json()},
-                         {"loo_relative_error", std::isfinite(f.loo_relative_error) ? json(f.loo_relative_error) : json()},
-                         {"unidentified", f.unidentified}};
+        report["fit"] = {
+            {"records_used", f.records_used},
+            {"rms_relative_error", std::isfinite(f.rms_relative_error) ? json(f.rms_relative_error) : json()},
+            {"loo_relative_error", std::isfinite(f.loo_relative_error) ? json(f.loo_relative_error) : json()},
+            {"unidentified", f.unidentified}};
         json coefs = json::object();
         for (const Coefficient& k : f.coefficients)
             if (k.fitted) coefs[k.name] = {{"value", k.value}, {"std_error", k.std_error}, {"prior", k.prior_value}};
@@ -154,16 +157,17 @@ std::string summary(const json& r) {
     s << std::fixed << std::setprecision(1);
     const json& prov = r["provenance"];
     s << "libscale-calibrate: " << prov.value("gpu_name", std::string("?")) << " × " << prov.value("gpus", 0) << " ("
-      << prov.value("backend", std::string("?")) << " backend), model " << prov.value("model", std::string("?")) << "\n";
+      << prov.value("backend", std::string("?")) << " backend), model " << prov.value("model", std::string("?"))
+      << "\n";
     for (const auto& [dtype, g] : r["gemm"].items())
-        s << "  GEMM " << dtype << ": " << g["shapes"].get<int>() << " shapes, median " << g["median_tflops"].get<double>()
-          << " TFLOP/s, best " << g["max_tflops"].get<double>() << " TFLOP/s\n";
+        s << "  GEMM " << dtype << ": " << g["shapes"].get<int>() << " shapes, median "
+          << g["median_tflops"].get<double>() << " TFLOP/s, best " << g["max_tflops"].get<double>() << " TFLOP/s\n";
     for (const json& a : r["attention"])
         s << "  attention " << a["pass"].get<std::string>() << " seq " << a["seq_len"].get<double>() << ": "
           << a["tflops"].get<double>() << " TFLOP/s\n";
     for (const auto& [phase, pw] : r["power"].items())
-        s << "  power " << phase << " (" << pw["triage_phase"].get<std::string>() << "): " << pw["median_w"].get<double>()
-          << " W\n";
+        s << "  power " << phase << " (" << pw["triage_phase"].get<std::string>()
+          << "): " << pw["median_w"].get<double>() << " W\n";
     if (r.contains("microrun"))
         for (const json& m : r["microrun"]) {
             s << "  step micro-run " << m["layers"].get<int>() << " layers, " << m["gpus"].get<int>()

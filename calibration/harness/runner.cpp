@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
-#include <map>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -117,14 +117,17 @@ PhaseWork predicted_work(const Plan& p, const std::string& phase) {
     const double n = p.warmup + p.repeats;
     PhaseWork w;
     if (phase == "operations") {
-        for (const GemmCase& g : p.gemm) w.case_s.push_back(0.01 + n * gemm_time_s(p.hardware, prior, g.m, g.n, g.k, g.fp8));
+        for (const GemmCase& g : p.gemm)
+            w.case_s.push_back(0.01 + n * gemm_time_s(p.hardware, prior, g.m, g.n, g.k, g.fp8));
         for (const AttentionCase& a : p.attention)
             w.case_s.push_back(0.01 + n * attention_time_s(p.hardware, prior, a.batch * a.seq_len, a.heads * a.head_dim,
                                                            a.head_dim, a.seq_len / 2, a.seq_len, a.backward));
-        for (const BandwidthCase& b : p.bandwidth) w.case_s.push_back(0.01 + n * memory_time_s(p.hardware, prior, b.bytes));
+        for (const BandwidthCase& b : p.bandwidth)
+            w.case_s.push_back(0.01 + n * memory_time_s(p.hardware, prior, b.bytes));
     } else if (phase == "collectives") {
         for (const CollectiveCase& c : p.collectives)
-            w.case_s.push_back(0.05 + n * ring_time_s(c.op, c.bytes, c.ranks, ring_link(c.ranks, c.ranks_per_node, prior)));
+            w.case_s.push_back(0.05 +
+                               n * ring_time_s(c.op, c.bytes, c.ranks, ring_link(c.ranks, c.ranks_per_node, prior)));
     } else if (phase == "microrun") {
         for (const MicrorunCase& m : p.microruns) {
             double t = 0.1;
@@ -187,10 +190,8 @@ struct Local {
 };
 
 json to_message(const Local& l) {
-    return {{"records", to_json(l.records)["records"]},
-            {"skipped", l.skipped},
-            {"timings", l.timings},
-            {"power", l.power}};
+    return {
+        {"records", to_json(l.records)["records"]}, {"skipped", l.skipped}, {"timings", l.timings}, {"power", l.power}};
 }
 
 class Runner {
@@ -299,7 +300,9 @@ private:
                 dog_->at("operations: bandwidth " + std::to_string(c.bytes) + " B");
                 const Timing t = b_.bandwidth(c, p_.warmup, p_.repeats);
                 if (t.skipped.empty()) mine.records.bandwidth.push_back({hw, c.bytes, t.seconds});
-                else mine.skipped.push_back(skip("operations", "bandwidth " + std::to_string(c.bytes) + " B", w_.rank(), t.skipped));
+                else
+                    mine.skipped.push_back(
+                        skip("operations", "bandwidth " + std::to_string(c.bytes) + " B", w_.rank(), t.skipped));
             }
             progress_->advance("operations", work.case_s[static_cast<std::size_t>(i)] * w_.size(), i + 1, n);
         }
@@ -312,8 +315,10 @@ private:
             dog_->at("collectives: " + describe(c));
             const Timing t = b_.collective(w_, c, p_.warmup, p_.repeats, o_.timeout_s);
             if (t.skipped.empty()) mine.timings.push_back({i, t.seconds});
-            else if (t.skipped != "not in the ring") mine.skipped.push_back(skip("collectives", describe(c), w_.rank(), t.skipped));
-            progress_->advance("collectives", work.case_s[i], static_cast<int>(i + 1), static_cast<int>(p_.collectives.size()));
+            else if (t.skipped != "not in the ring")
+                mine.skipped.push_back(skip("collectives", describe(c), w_.rank(), t.skipped));
+            progress_->advance("collectives", work.case_s[i], static_cast<int>(i + 1),
+                               static_cast<int>(p_.collectives.size()));
         }
     }
 
@@ -324,8 +329,10 @@ private:
             dog_->at("microrun: " + describe(m));
             const Timing t = b_.microrun(w_, p_, m, p_.warmup, p_.repeats, o_.timeout_s);
             if (t.skipped.empty()) mine.timings.push_back({i, t.seconds});
-            else if (t.skipped != "not in the ring") mine.skipped.push_back(skip("microrun", describe(m), w_.rank(), t.skipped));
-            progress_->advance("microrun", work.case_s[i], static_cast<int>(i + 1), static_cast<int>(p_.microruns.size()));
+            else if (t.skipped != "not in the ring")
+                mine.skipped.push_back(skip("microrun", describe(m), w_.rank(), t.skipped));
+            progress_->advance("microrun", work.case_s[i], static_cast<int>(i + 1),
+                               static_cast<int>(p_.microruns.size()));
         }
     }
 
@@ -393,8 +400,7 @@ private:
         if (phase == "power")
             for (const auto& [name, list] : collected_.power.items())
                 for (const json& pw : list)
-                    collected_.records.power.push_back(
-                        {hw, triage_phase_of(name), pw["watts"].get<double>()});
+                    collected_.records.power.push_back({hw, triage_phase_of(name), pw["watts"].get<double>()});
     }
 
     static std::string triage_phase_of(const std::string& harness_phase) {

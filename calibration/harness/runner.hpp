@@ -22,7 +22,7 @@ struct RunOptions {
     // The longest a rank may go without finishing a case (or reaching an exchange) before
     // the run stops, naming the rank and the phase.
     double timeout_s = 300;
-    std::string command;  // the command line, for the provenance
+    std::string command;   // the command line, for the provenance
     bool progress = true;  // progress lines on rank 0's stderr
 };
 

@@ -62,7 +62,8 @@ Fault parse_fault(const std::string& s) {
     std::string rest = s.substr(at + 1);
     if (const auto colon = rest.find(':'); colon != std::string::npos) {
         const std::string r = rest.substr(colon + 1);
-        if (r.empty() || r.size() > 6 || !std::all_of(r.begin(), r.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+        if (r.empty() || r.size() > 6 ||
+            !std::all_of(r.begin(), r.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
             throw bad();
         f.rank = std::stoi(r);
         rest = rest.substr(0, colon);
@@ -81,7 +82,8 @@ class Simulated final : public Backend {
 public:
     Simulated(const HardwareProfile& hw, const SimulatedOptions& o, int rank)
         : hw_(hw), o_(o), fault_(parse_fault(o.fault)), rank_(rank), rng_(o.seed + static_cast<std::uint64_t>(rank)) {
-        if (!(o.noise >= 0 && o.noise < 1)) throw std::invalid_argument("noise = " + std::to_string(o.noise) + "; valid: [0, 1)");
+        if (!(o.noise >= 0 && o.noise < 1))
+            throw std::invalid_argument("noise = " + std::to_string(o.noise) + "; valid: [0, 1)");
         if (!(o.microrun_factor > 0)) throw std::invalid_argument("microrun_factor must be > 0");
         o_.truth.framework_efficiency = 1;
         o_.truth.validate();
@@ -111,8 +113,8 @@ public:
         const double bytes = tokens * (c.heads + 2 * c.kv_heads) * c.head_dim * 2.0 * (c.backward ? 4.0 : 2.0);
         if (const Timing t = out_of_memory("operations", bytes); !t.skipped.empty()) return t;
         const double span = c.causal ? 0.5 * c.seq_len : c.seq_len;
-        return noisy(attention_time_s(hw_, o_.truth, tokens, c.heads * c.head_dim, c.head_dim, span, c.seq_len,
-                                      c.backward));
+        return noisy(
+            attention_time_s(hw_, o_.truth, tokens, c.heads * c.head_dim, c.head_dim, span, c.seq_len, c.backward));
     }
 
     Timing bandwidth(const BandwidthCase& c, int, int) override {
@@ -183,8 +185,8 @@ private:
             limit = 256.0 * 1048576.0;  // the injected fault: a GPU with 256 MiB free
         Timing t;
         if (bytes > limit)
-            t.skipped = "out of memory: needs " + std::to_string(static_cast<long long>(bytes / 1048576.0)) +
-                        " MiB, " + std::to_string(static_cast<long long>(limit / 1048576.0)) + " MiB free";
+            t.skipped = "out of memory: needs " + std::to_string(static_cast<long long>(bytes / 1048576.0)) + " MiB, " +
+                        std::to_string(static_cast<long long>(limit / 1048576.0)) + " MiB free";
         return t;
     }
 

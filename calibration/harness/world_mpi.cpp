@@ -5,8 +5,8 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "world.hpp"

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -42,7 +42,9 @@ Result run(const std::string& args) {
     return r;
 }
 
-fs::path out_dir(const std::string& name) { return test::temp_dir("calibrate_" + name + "_" + std::to_string(::getpid())); }
+fs::path out_dir(const std::string& name) {
+    return test::temp_dir("calibrate_" + name + "_" + std::to_string(::getpid()));
+}
 
 const std::string kSimulated = "--model qwen3-32b --hardware h200 --backend simulated --quick --quiet ";
 

@@ -30,7 +30,7 @@ bool has_gemm(const Plan& p, double m, double n, double k, bool fp8) {
 TEST_F(HarnessPlan, GemmsAreTheLayersAndHeadAtTheirShapesInEveryPass) {
     const Plan p = make_plan("qwen3-32b", m, hw, 8, 8, 1, quick);
     // Qwen3-32B: d = 5120, q width 64 heads × 128 = 8192, kv width 8 × 128 = 1024, f = 25600, V = 151936.
-    for (const bool fp8 : {false, true}) {  // H200 has fp8 tensor cores
+    for (const bool fp8 : {false, true}) {                  // H200 has fp8 tensor cores
         EXPECT_TRUE(has_gemm(p, 2048, 8192, 5120, fp8));    // q forward
         EXPECT_TRUE(has_gemm(p, 2048, 5120, 8192, fp8));    // q dgrad
         EXPECT_TRUE(has_gemm(p, 5120, 8192, 2048, fp8));    // q wgrad

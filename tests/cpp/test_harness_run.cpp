@@ -82,8 +82,8 @@ TEST_F(SimulatedRun, TheFitRecoversTheSimulatedMachine) {
         const std::string name = c["name"];
         const double want = get_parameter(truth, name), got = c["value"], sd = c["std_error"];
         EXPECT_GT(sd, 0) << name;
-        EXPECT_LT(std::abs(got - want), 3.5 * sd + 1e-12 * std::abs(want)) << name << ": fitted " << got << " ± " << sd
-                                                                             << ", truth " << want;
+        EXPECT_LT(std::abs(got - want), 3.5 * sd + 1e-12 * std::abs(want))
+            << name << ": fitted " << got << " ± " << sd << ", truth " << want;
         ++checked;
     }
     // GEMM (bf16, fp8, k_half), attention (4), HBM, NVLink latency and bandwidth.

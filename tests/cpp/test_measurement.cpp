@@ -174,9 +174,15 @@ TEST(Measurement, RoundTripAndFile) {
 // The harness's step micro-runs are their own kind: read, written back, and kept out of
 // the steps the fitter consumes (they carry no framework overheads).
 TEST(Measurement, StepMicroRunsAreKeptApartFromSteps) {
-    const json r = {{"kind", "step_microrun"}, {"model", "qwen3-32b"},   {"hardware", "h200"},
-                    {"gpus", 4},               {"seq_len", 4096},        {"micro_batch", 1},
-                    {"layers", 2},             {"step_time_s", 0.2},     {"activation_checkpointing", "none"}};
+    const json r = {{"kind", "step_microrun"},
+                    {"model", "qwen3-32b"},
+                    {"hardware", "h200"},
+                    {"gpus", 4},
+                    {"seq_len", 4096},
+                    {"micro_batch", 1},
+                    {"layers", 2},
+                    {"step_time_s", 0.2},
+                    {"activation_checkpointing", "none"}};
     const MeasurementSet m = measurements_from_json(json::array({r}), "micro.json");
     ASSERT_EQ(m.microruns.size(), 1u);
     EXPECT_TRUE(m.steps.empty());
@@ -196,7 +202,8 @@ TEST(Measurement, StepMicroRunsAreKeptApartFromSteps) {
             try {
                 measurements_from_json(json::array({no_layers}), "micro.json");
             } catch (const ParseError& e) {
-                EXPECT_NE(std::string(e.what()).find("record 0: missing field 'layers'"), std::string::npos) << e.what();
+                EXPECT_NE(std::string(e.what()).find("record 0: missing field 'layers'"), std::string::npos)
+                    << e.what();
                 throw;
             }
         },

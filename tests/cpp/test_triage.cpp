@@ -4,8 +4,8 @@
 #include <cmath>
 #include <map>
 #include <random>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "libscale/io/catalog.hpp"

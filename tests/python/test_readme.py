@@ -71,8 +71,20 @@ def console_commands() -> list[str]:
     return cmds
 
 
+# The calibration harness is a C++ program of the C++ build (scripts/test.sh builds it
+# before pytest runs), not of the package.
+CALIBRATE = "build/cpp/calibration/libscale-calibrate"
+
+
+def require_calibrate() -> None:
+    if not (ROOT / CALIBRATE).exists():
+        pytest.skip(f"{CALIBRATE} is not built (scripts/test.sh builds it before the Python suite)")
+
+
 @pytest.mark.parametrize("cmd", console_commands(), ids=lambda c: c[:50])
 def test_console_examples_run(cmd: str):
+    if CALIBRATE in cmd:
+        require_calibrate()
     out = subprocess.run(cmd, shell=True, cwd=ROOT, env=env(), capture_output=True,
                          text=True, timeout=300, executable="/bin/bash")
     assert out.returncode == 0, f"{cmd!r} exited {out.returncode}: {out.stderr}"
@@ -106,6 +118,48 @@ def test_gpu_node_examples_run_with_stand_ins(cmd: str, fake_nvml: Path, tmp_pat
     assert events[0]["event"] == "start" and events[0]["source"].startswith("NVML")
     assert any(ev["event"] == "phase" for ev in events)
     assert events[-1]["event"] == "exit" and events[-1]["job_status"] == 0
+
+
+# The ```shell blocks are the calibration harness on GPU nodes: one node, then two with
+# mpirun and with srun. There is no GPU and no second node here, so each runs with
+# stand-ins: `mpirun` and `srun` on PATH start four local ranks with the real mpirun
+# (their own options are dropped), and the program gets `--backend simulated --hardware
+# h200`. What is checked: the command line as printed parses, its ranks run every phase
+# (through MPI when launched so) and rank 0 writes the calibration file.
+def calibration_commands() -> list[str]:
+    return [line.strip() for block in blocks("shell") for line in block.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("cmd", calibration_commands(), ids=lambda c: c[:40])
+def test_calibration_commands_run_with_stand_ins(cmd: str, tmp_path: Path):
+    require_calibrate()
+    mpirun = subprocess.run(["sh", "-c", "command -v mpirun"], capture_output=True, text=True).stdout.strip()
+    if cmd.split()[0] in ("mpirun", "srun") and not mpirun:
+        pytest.skip("no MPI installed (scripts/setup.sh installs OpenMPI)")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    root_flag = " --allow-run-as-root" if os.geteuid() == 0 else ""
+    for launcher in ("mpirun", "srun"):
+        # Everything before the program is the launcher's; the rest is the program's.
+        (bindir / launcher).write_text(
+            "#!/bin/sh
+while [ $# -gt 0 ] && [ \"${1#build/}\" = \"$1\" ]; do shift; done
+"
+            f"exec {mpirun} -np 4 --oversubscribe{root_flag} \"$@\"\n")
+        (bindir / launcher).chmod(0o755)
+    e = env()
+    e["PATH"] = f"{bindir}{os.pathsep}{e['PATH']}"
+    (tmp_path / "build").symlink_to(ROOT / "build")
+    out = subprocess.run(cmd + " --backend simulated --hardware h200 --quiet", shell=True, cwd=tmp_path, env=e,
+                         capture_output=True, text=True, timeout=300, executable="/bin/bash")
+    assert out.returncode == 0, f"{cmd!r} exited {out.returncode}: {out.stdout}{out.stderr}"
+    out_dir = tmp_path / cmd.split("--out ")[1].split()[0]
+    report = json.loads((out_dir / "report.json").read_text())
+    launched = cmd.split()[0] in ("mpirun", "srun")
+    assert report["provenance"]["launcher"] == ("mpi" if launched else "local")
+    assert report["provenance"]["gpus"] == (4 if launched else 1)
+    cal = json.loads((out_dir / "calibration.json").read_text())
+    assert cal["kind"] == "fitted" and cal["provenance"]["backend"] == "simulated"
 
 
 def test_example_trace_is_what_its_script_writes(tmp_path: Path):

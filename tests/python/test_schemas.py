@@ -299,7 +299,10 @@ MEASUREMENTS = {"schema": "libscale.measurements/2", "description": "one record 
      "bytes": 1e8, "seconds": 5e-4},
     STEP,
     {"kind": "power", "hardware": "h100", "phase": "idle", "watts": 70, "note": "kept, ignored"},
+    {"kind": "step_microrun", "model": "qwen3-0.6b", "hardware": "h100", "gpus": 4, "seq_len": 4096,
+     "micro_batch": 1, "layers": 2, "activation_checkpointing": "none", "step_time_s": 0.05},
 ]}
+MICRO_I = ("records", 6)
 BANDS = {"schema": "libscale.calibration/1", "hardware": "h100", "coefficients": {"eta_max": 0.5},
          "power_bands": {"basis": "fraction_of_power_limit", "power_limit_w": 700, "idle_max": 0.12,
                          "checkpoint_max": 0.25, "starvation_max": 0.4, "communication_max": 0.6,
@@ -501,6 +504,9 @@ REJECTED: list[tuple[str, str, Change]] = [
     ("measurements: step with two throughputs", "measurements", at(STEP_I + ("tokens_per_s",), 1e5)),
     ("measurements: step without a throughput", "measurements", at(STEP_I + ("step_time_s",), D)),
     ("measurements: step gpus 0", "measurements", at(STEP_I + ("gpus",), 0)),
+    ("measurements: step micro-run without layers", "measurements", at(MICRO_I + ("layers",), D)),
+    ("measurements: step micro-run layers 0", "measurements", at(MICRO_I + ("layers",), 0)),
+    ("measurements: step micro-run strategy tp", "measurements", at(MICRO_I + ("strategy",), "tp")),
     ("measurements: step gpus fractional", "measurements", at(STEP_I + ("gpus",), 1.5)),
     ("measurements: step model empty", "measurements", at(STEP_I + ("model",), "")),
     ("measurements: step relative_error 2", "measurements", at(STEP_I + ("relative_error",), 2)),

@@ -322,6 +322,10 @@ class StepRun(metaclass=_Pybind11Type):
     @property
     def source(self) -> str: ...
 
+    @property
+    def layers(self) -> int:
+        """step micro-runs: the decoder layers run (0: a whole step)"""
+
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
 
@@ -372,6 +376,9 @@ class MeasurementSet(metaclass=_Pybind11Type):
     def steps(self) -> list[StepRun]: ...
 
     @property
+    def microruns(self) -> list[StepRun]: ...
+
+    @property
     def power(self) -> list[PowerRecord]: ...
 
     @property
@@ -388,6 +395,9 @@ class MeasurementSet(metaclass=_Pybind11Type):
 
     @property
     def step_count(self) -> int: ...
+
+    @property
+    def microrun_count(self) -> int: ...
 
     @property
     def power_count(self) -> int: ...

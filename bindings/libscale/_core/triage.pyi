@@ -211,11 +211,11 @@ class DetectorOptions(metaclass=_Pybind11Type):
 
     @property
     def expected_checkpoint_s(self) -> float:
-        """s, 0: unknown"""
+        """s, 0: the declared saves' duration"""
 
     @property
     def deadlock_after_s(self) -> float:
-        """T in s as given; 0: default_deadlock_after_s(expected_checkpoint_s) (see deadlock_threshold_s)"""
+        """T in s as given; 0: default_deadlock_after_s(expected save) (see deadlock_threshold_s)"""
 
     @property
     def starvation_after_s(self) -> float:

@@ -28,6 +28,7 @@ std::vector<std::string> measurement_hardware(const MeasurementSet& m) {
     for (const auto& r : m.bandwidth) add(r.hardware);
     for (const auto& r : m.collectives) add(r.hardware);
     for (const auto& r : m.steps) add(r.hardware);
+    for (const auto& r : m.microruns) add(r.hardware);
     for (const auto& r : m.power) add(r.hardware);
     return out;
 }
@@ -91,7 +92,8 @@ void register_calibrate_measurement(py::module_& m) {
                field("series", &StepRun::series),
                field("validation_exclude", &StepRun::validation_exclude,
                      "why validate() leaves the record out ('': used)"),
-               field("source", &StepRun::source)));
+               field("source", &StepRun::source),
+               field("layers", &StepRun::layers, "step micro-runs: the decoder layers run (0: a whole step)")));
     def_record<PowerRecord>(m, "PowerRecord", "Board power in one phase.",
                             fields(field("hardware", &PowerRecord::hardware),
                                    field("phase", &PowerRecord::phase,
@@ -106,7 +108,8 @@ void register_calibrate_measurement(py::module_& m) {
     ms.def(py::init<>());
     def_fields(ms,
                fields(field("gemm", &M::gemm), field("attention", &M::attention), field("bandwidth", &M::bandwidth),
-                      field("collectives", &M::collectives), field("steps", &M::steps), field("power", &M::power)),
+                      field("collectives", &M::collectives), field("steps", &M::steps),
+                      field("microruns", &M::microruns), field("power", &M::power)),
                Access::read_only);
     ms.def("__len__", &MeasurementSet::size)
         .def_property_readonly("gemm_count", [](const MeasurementSet& s) { return s.gemm.size(); })
@@ -114,6 +117,7 @@ void register_calibrate_measurement(py::module_& m) {
         .def_property_readonly("bandwidth_count", [](const MeasurementSet& s) { return s.bandwidth.size(); })
         .def_property_readonly("collective_count", [](const MeasurementSet& s) { return s.collectives.size(); })
         .def_property_readonly("step_count", [](const MeasurementSet& s) { return s.steps.size(); })
+        .def_property_readonly("microrun_count", [](const MeasurementSet& s) { return s.microruns.size(); })
         .def_property_readonly("power_count", [](const MeasurementSet& s) { return s.power.size(); })
         .def_property_readonly("hardware", &measurement_hardware,
                                "distinct hardware names of the records, in order of appearance")

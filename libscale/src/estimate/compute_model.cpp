@@ -435,7 +435,8 @@ double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, 
 double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width, double head_dim,
                         double span, double seq_len, bool backward, AttentionKernel kernel) noexcept {
     if (!(tokens > 0 && span > 0 && seq_len > 0)) return 0;
-    return attention_flops(tokens, width, span, backward) / attention_rate(hw, cal, head_dim, seq_len, backward, kernel);
+    return attention_flops(tokens, width, span, backward) /
+           attention_rate(hw, cal, head_dim, seq_len, backward, kernel);
 }
 
 double attention_flops(double tokens, double width, double span, bool backward) noexcept {

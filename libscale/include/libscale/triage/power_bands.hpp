@@ -5,9 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
-#include <map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
