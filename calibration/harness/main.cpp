@@ -1,6 +1,8 @@
 // libscale-calibrate: measures a machine and writes a calibration file. docs/calibration.md
 // is the manual; `libscale-calibrate --help` the summary.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -46,10 +48,13 @@ process is one rank (across nodes).
   --power-phase-s S    seconds per power phase (quick 4, else 10)
   --no-fp8             no fp8 GEMMs
   --quiet              no progress lines
+  --plan               print what would be measured and the predicted time, then exit
+                       (with --gpus N and --nodes M for another machine's size)
  simulated backend only:
   --seed N             noise seed (1)
   --noise X            sd of log(time) (0.02)
   --fault SPEC         inject KIND@PHASE[:RANK], KIND hang|error|oom|lost
+  --nodes M            spread the --gpus ranks over M pretended nodes (local launch)
 
 Exit status: 0 measured and fitted; 2 bad arguments; 3 a rank failed, hung or lost its GPU
 (the measurements taken are written); 4 measured, but the fit failed.
@@ -57,8 +62,8 @@ Exit status: 0 measured and fitted; 2 bad arguments; 3 a rank failed, hung or lo
 
 struct Args {
     std::string model, out, hardware, backend = "cuda", launcher = "auto", fault;
-    bool quick = false, quiet = false, fp8 = true;
-    int gpus = 0;
+    bool quick = false, quiet = false, fp8 = true, plan = false;
+    int gpus = 0, nodes = 1;
     std::vector<std::string> phases;
     double timeout_s = 300, noise = 0.02, power_phase_s = 0;
     std::int64_t seq_len = 0, micro_batch = 1, layers = 0;
@@ -106,6 +111,8 @@ Args parse(int argc, char** argv) {
         else if (f == "--quick") a.quick = true;
         else if (f == "--quiet") a.quiet = true;
         else if (f == "--no-fp8") a.fp8 = false;
+        else if (f == "--plan") a.plan = true;
+        else if (f == "--nodes") a.nodes = static_cast<int>(integer(f, value(), 1, 1024));
         else if (f == "--backend") a.backend = value();
         else if (f == "--launcher") a.launcher = value();
         else if (f == "--gpus") a.gpus = static_cast<int>(integer(f, value(), 1, 4096));
@@ -123,17 +130,63 @@ Args parse(int argc, char** argv) {
         } else usage_error("unknown argument '" + f + "'");
     }
     if (a.model.empty()) usage_error("--model is required (a catalog name or a config.json path)");
-    if (a.out.empty()) usage_error("--out is required (the folder the files go to)");
+    if (a.out.empty() && !a.plan) usage_error("--out is required (the folder the files go to)");
     if (a.backend != "cuda" && a.backend != "simulated")
         usage_error("--backend = '" + a.backend + "'; valid: cuda, simulated");
     if (a.launcher != "auto" && a.launcher != "mpi" && a.launcher != "local")
         usage_error("--launcher = '" + a.launcher + "'; valid: auto, mpi, local");
     if (a.backend != "simulated" && (!a.fault.empty()))
         usage_error("--fault injects faults into the simulated backend only; add --backend simulated");
+    if (a.nodes > 1 && !a.plan && (a.backend != "simulated" || a.launcher == "mpi"))
+        usage_error(
+            "--nodes pretends nodes for the simulated backend (or sizes a --plan); across real nodes, "
+            "launch with mpirun or srun");
     for (const std::string& p : a.phases)
         if (std::find(std::begin(kPhaseNames), std::end(kPhaseNames), p) == std::end(kPhaseNames))
             usage_error("--phases: '" + p + "'; valid: operations, collectives, microrun, power");
     return a;
+}
+
+PlanOptions plan_options(const Args& a) {
+    PlanOptions po;
+    po.quick = a.quick;
+    po.seq_len = a.seq_len;
+    po.micro_batch = a.micro_batch;
+    po.microrun_layers = a.layers;
+    po.power_phase_s = a.power_phase_s;
+    po.fp8 = a.fp8;
+    return po;
+}
+
+// --plan: the cases of each phase and their predicted time, for --gpus GPUs on --nodes nodes.
+int print_plan(const Args& a, const ModelSpec& model, const HardwareProfile& hw, int gpus_here) {
+    const int per_node = a.gpus > 0 ? a.gpus : std::max(gpus_here, 1);
+    const int world = per_node * a.nodes;
+    try {
+        const Plan p = make_plan(a.model, model, hw, world, per_node, a.nodes, plan_options(a));
+        std::cout << "libscale-calibrate plan: " << a.model << " on " << world << " × " << hw.name << " (" << a.nodes
+                  << " node(s))" << (a.quick ? ", --quick" : "") << "\n";
+        const std::vector<std::string> phases =
+            a.phases.empty() ? std::vector<std::string>(std::begin(kPhaseNames), std::end(kPhaseNames)) : a.phases;
+        double total = 0;
+        for (const std::string& ph : phases) {
+            const std::size_t cases = ph == "operations"    ? p.gemm.size() + p.attention.size() + p.bandwidth.size()
+                                      : ph == "collectives" ? p.collectives.size()
+                                      : ph == "microrun"    ? p.microruns.size()
+                                                            : p.power_phases.size();
+            const double s = predicted_phase_s(p, ph, world);
+            total += s;
+            std::printf("  %-12s %5zu cases  about %6.1f s\n", ph.c_str(), cases, s);
+        }
+        std::printf(
+            "  %-12s              about %6.1f s (predicted from %s's default calibration, plus assumed setup "
+            "per case)\n",
+            "total", total, hw.name.c_str());
+        for (const std::string& n : p.notes) std::cout << "  note: " << n << "\n";
+        return 0;
+    } catch (const std::invalid_argument& e) {
+        usage_error(e.what());
+    }
 }
 
 }  // namespace
@@ -161,19 +214,23 @@ int main(int argc, char** argv) {
                                             "JSON file (docs/formats.md)");
         }
         if (hw_name.empty() && a.backend == "simulated") hw_name = "h100";
-        if (a.backend == "cuda" && gpus_here == 0 && cuda_backend_features().empty())
+        if (hw_name.empty() && a.plan)
+            throw std::invalid_argument("--plan without a GPU here: give --hardware (the machine to plan for)");
+        if (!a.plan && a.backend == "cuda" && gpus_here == 0 && cuda_backend_features().empty())
             throw std::invalid_argument(
                 "this libscale-calibrate was built without CUDA (CMake found no CUDA toolkit), so it cannot measure a "
                 "GPU; rebuild on a machine with the CUDA toolkit, or run --backend simulated");
-        if (a.backend == "cuda" && gpus_here == 0)
+        if (!a.plan && a.backend == "cuda" && gpus_here == 0)
             throw std::invalid_argument(
                 "no NVIDIA GPU found (NVML reports none, or libnvidia-ml.so.1 is missing: is the driver installed?); "
                 "--backend simulated runs a simulated machine");
-        hw = find_hardware(hw_name.empty() ? "h100" : hw_name);
-        fs::create_directories(a.out);
+        hw = find_hardware(hw_name);
+        if (!a.plan) fs::create_directories(a.out);
     } catch (const std::exception& e) {
         usage_error(e.what());
     }
+
+    if (a.plan) return print_plan(a, model, hw, gpus_here);
 
     const bool mpi = a.launcher == "mpi" || (a.launcher == "auto" && launched_by_mpi());
     std::unique_ptr<World> world;
@@ -181,21 +238,15 @@ int main(int argc, char** argv) {
     if (a.backend == "cuda" && a.gpus > gpus_here)
         usage_error("--gpus = " + std::to_string(a.gpus) + "; this node has " + std::to_string(gpus_here) + " GPU(s)");
     try {
-        world = mpi ? make_mpi_world(&argc, &argv) : make_local_world(local_ranks);
+        world = mpi ? make_mpi_world(&argc, &argv) : make_local_world(local_ranks, a.nodes);
     } catch (const std::exception& e) {
         std::cerr << "libscale-calibrate: " << e.what() << "\n";
         return kExitUsage;
     }
 
     try {
-        PlanOptions po;
-        po.quick = a.quick;
-        po.seq_len = a.seq_len;
-        po.micro_batch = a.micro_batch;
-        po.microrun_layers = a.layers;
-        po.power_phase_s = a.power_phase_s;
-        po.fp8 = a.fp8;
-        const Plan plan = make_plan(a.model, model, hw, world->size(), world->local_size(), world->nodes(), po);
+        const Plan plan =
+            make_plan(a.model, model, hw, world->size(), world->local_size(), world->nodes(), plan_options(a));
         std::unique_ptr<Backend> backend;
         if (a.backend == "simulated") {
             SimulatedOptions so;

@@ -115,18 +115,20 @@ struct PhaseWork {
 PhaseWork predicted_work(const Plan& p, const std::string& phase) {
     const Calibration prior = default_calibration(p.hardware);
     const double n = p.warmup + p.repeats;
+    constexpr double kOperationSetupS = 0.1, kCollectiveSetupS = 0.05, kMicrorunSetupS = 0.5;
     PhaseWork w;
     if (phase == "operations") {
         for (const GemmCase& g : p.gemm)
-            w.case_s.push_back(0.01 + n * gemm_time_s(p.hardware, prior, g.m, g.n, g.k, g.fp8));
+            w.case_s.push_back(kOperationSetupS + n * gemm_time_s(p.hardware, prior, g.m, g.n, g.k, g.fp8));
         for (const AttentionCase& a : p.attention)
-            w.case_s.push_back(0.01 + n * attention_time_s(p.hardware, prior, a.batch * a.seq_len, a.heads * a.head_dim,
-                                                           a.head_dim, a.seq_len / 2, a.seq_len, a.backward));
+            w.case_s.push_back(kOperationSetupS + n * attention_time_s(p.hardware, prior, a.batch * a.seq_len,
+                                                                       a.heads * a.head_dim, a.head_dim, a.seq_len / 2,
+                                                                       a.seq_len, a.backward));
         for (const BandwidthCase& b : p.bandwidth)
-            w.case_s.push_back(0.01 + n * memory_time_s(p.hardware, prior, b.bytes));
+            w.case_s.push_back(kOperationSetupS + n * memory_time_s(p.hardware, prior, b.bytes));
     } else if (phase == "collectives") {
         for (const CollectiveCase& c : p.collectives)
-            w.case_s.push_back(0.05 +
+            w.case_s.push_back(kCollectiveSetupS +
                                n * ring_time_s(c.op, c.bytes, c.ranks, ring_link(c.ranks, c.ranks_per_node, prior)));
     } else if (phase == "microrun") {
         for (const MicrorunCase& m : p.microruns) {
@@ -135,10 +137,11 @@ PhaseWork predicted_work(const Plan& p, const std::string& phase) {
                 t = estimate_microrun(p.model, p.hardware, prior, m.config, m.layers).step_time_s;
             } catch (const std::invalid_argument&) {
             }
-            w.case_s.push_back(0.5 + n * t);
+            w.case_s.push_back(kMicrorunSetupS + n * t);
         }
     } else if (phase == "power") {
-        for (std::size_t i = 0; i < p.power_phases.size(); ++i) w.case_s.push_back(p.power_phase_s + 0.5);
+        for (std::size_t i = 0; i < p.power_phases.size(); ++i)
+            w.case_s.push_back(p.power_phase_s + 0.5);  // + the barrier
     }
     return w;
 }
@@ -454,6 +457,12 @@ private:
 };
 
 }  // namespace
+
+double predicted_phase_s(const Plan& p, const std::string& phase, int ranks) {
+    // Operations are dealt over the ranks; the other phases run on every rank together.
+    const double t = predicted_work(p, phase).total();
+    return phase == "operations" ? t / std::max(ranks, 1) : t;
+}
 
 int run_calibration(World& w, Backend& b, const Plan& p, const RunOptions& o) {
     for (const std::string& ph : o.phases)

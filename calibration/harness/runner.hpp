@@ -31,6 +31,12 @@ struct RunOptions {
 inline constexpr int kExitFault = 3;
 inline constexpr int kExitFitFailed = 4;
 
+// Predicted wall seconds of a phase on `ranks` ranks: each case's time by the hardware's
+// default calibration × (warm-up + repeats), plus an assumed setup per case (allocation,
+// cuBLASLt heuristics, graph builds: 0.1 s per operation, 50 ms per collective, 0.5 s per
+// micro-run). What the progress lines' "left" starts from, and `--plan` prints.
+double predicted_phase_s(const Plan& p, const std::string& phase, int ranks);
+
 // Throws std::invalid_argument for an unknown phase name or a timeout that is not > 0.
 int run_calibration(World& w, Backend& b, const Plan& p, const RunOptions& o);
 

@@ -50,8 +50,11 @@ public:
 };
 
 // One rank per GPU on this node, forked from the calling process (ranks 1..ranks−1 are
-// children; the caller becomes rank 0).
-std::unique_ptr<World> make_local_world(int ranks);
+// children; the caller becomes rank 0). `nodes` > 1 pretends the ranks are spread over
+// that many nodes (consecutive ranks per node): for the simulated backend only, so that a
+// single machine can exercise the rings that cross nodes. Throws std::invalid_argument
+// unless nodes divides ranks.
+std::unique_ptr<World> make_local_world(int ranks, int nodes = 1);
 
 // MPI_Init_thread, MPI_COMM_WORLD; the node-local rank from MPI_Comm_split_type. Throws
 // std::runtime_error when the harness was built without MPI.

@@ -92,7 +92,7 @@ std::string list(const std::vector<int>& ranks) {
 
 class LocalWorld final : public World {
 public:
-    explicit LocalWorld(int ranks) : size_(ranks) {
+    LocalWorld(int ranks, int nodes) : size_(ranks), nodes_(nodes) {
         std::fflush(nullptr);  // children must not inherit and repeat buffered output
         for (int r = 1; r < ranks; ++r) {
             int fds[2];
@@ -138,9 +138,9 @@ public:
 
     int rank() const override { return rank_; }
     int size() const override { return size_; }
-    int local_rank() const override { return rank_; }
-    int local_size() const override { return size_; }
-    int nodes() const override { return 1; }
+    int local_rank() const override { return rank_ % local_size(); }
+    int local_size() const override { return size_ / nodes_; }
+    int nodes() const override { return nodes_; }
     std::string kind() const override { return "local"; }
 
     std::vector<std::string> gather(const std::string& mine, double timeout_s, const std::string& what) override {
@@ -209,6 +209,7 @@ private:
 
     int rank_ = 0;
     int size_ = 1;
+    int nodes_ = 1;
     int parent_fd_ = -1;
     std::vector<int> children_fd_;
     std::vector<pid_t> children_pid_;
@@ -216,9 +217,12 @@ private:
 
 }  // namespace
 
-std::unique_ptr<World> make_local_world(int ranks) {
+std::unique_ptr<World> make_local_world(int ranks, int nodes) {
     if (ranks < 1) throw std::invalid_argument("ranks = " + std::to_string(ranks) + "; valid: an integer >= 1");
-    return std::make_unique<LocalWorld>(ranks);
+    if (nodes < 1 || ranks % nodes != 0)
+        throw std::invalid_argument("nodes = " + std::to_string(nodes) + "; valid: a divisor of the " +
+                                    std::to_string(ranks) + " ranks");
+    return std::make_unique<LocalWorld>(ranks, nodes);
 }
 
 bool launched_by_mpi() {

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "harness/simulated.hpp"
 #include "libscale/calibrate/calibration_file.hpp"
 #include "libscale/calibrate/measurement.hpp"
 #include "libscale/estimate/step_model.hpp"
@@ -71,6 +72,35 @@ TEST(CalibrateCli, SimulatedRunFeedsProjections) {
     EXPECT_EQ(f.provenance["backend"], "simulated");
     EXPECT_EQ(f.provenance["gpus"], 2);
     EXPECT_FALSE(f.provenance["date"].get<std::string>().empty());
+}
+
+// Two pretended nodes of two GPUs: rings that cross nodes, and the network level fitted.
+TEST(CalibrateCli, PretendedNodesMeasureTheNetworkLevel) {
+    const fs::path dir = out_dir("nodes");
+    const Result r = run(kSimulated + "--gpus 4 --nodes 2 --out " + dir.string());
+    ASSERT_EQ(r.code, 0) << r.output;
+    const MeasurementSet m = read_measurements((dir / "measurements.json").string());
+    std::size_t crossing = 0;
+    for (const CollectiveRun& c : m.collectives) crossing += c.ranks == 4 && c.ranks_per_node == 2;
+    EXPECT_GT(crossing, 0u);
+    const json report = read_json_file(dir / "report.json");
+    EXPECT_EQ(report["provenance"]["nodes"], 2);
+    const Calibration truth = harness::simulated_truth(find_hardware("h200"));
+    for (const char* name : {"inter_node.busbw_bytes_per_s", "inter_node.alpha_s"}) {
+        ASSERT_TRUE(report["fit"]["coefficients"].contains(name)) << report["fit"].dump();
+        const json& c = report["fit"]["coefficients"][name];
+        EXPECT_LT(std::abs(c["value"].get<double>() - get_parameter(truth, name)), 3.5 * c["std_error"].get<double>())
+            << name << " " << c.dump() << " truth " << get_parameter(truth, name);
+    }
+    EXPECT_EQ(run(kSimulated + "--gpus 3 --nodes 2 --out " + dir.string()).code, 2);
+}
+
+TEST(CalibrateCli, PlanPrintsEveryPhaseWithoutRunning) {
+    const Result r = run("--plan --model qwen3-32b --hardware h200 --gpus 8 --quick");
+    ASSERT_EQ(r.code, 0) << r.output;
+    for (const char* phase : {"operations", "collectives", "microrun", "power", "total"})
+        EXPECT_TRUE(contains(r.output, phase)) << r.output;
+    EXPECT_TRUE(contains(r.output, "on 8 × h200")) << r.output;
 }
 
 TEST(CalibrateCli, AHungRankIsNamedAndTheMeasurementsKept) {
