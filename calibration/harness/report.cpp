@@ -12,7 +12,6 @@
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/io/catalog.hpp"
 #include "libscale/io/json_io.hpp"
-#include "libscale/triage/power_bands.hpp"
 
 namespace libscale::harness {
 
@@ -52,29 +51,20 @@ json attention_summary(const MeasurementSet& m) {
     return out;
 }
 
-// Median watts of each harness phase over the GPUs, and the bands from them.
-json power_summary(const Plan& p, const Collected& c, std::optional<PowerBands>& bands, std::string& why_not) {
+// Median watts of each harness phase over the GPUs (the fit makes the coefficients and
+// bands from the same records).
+json power_summary(const Plan& p, const Collected& c) {
     json out = json::object();
-    std::map<std::string, std::vector<double>> by_triage;
     for (const PowerPhaseKind k : p.power_phases) {
         const auto it = c.power.find(to_string(k));
         if (it == c.power.end()) continue;
         std::vector<double> w, u;
         for (const json& r : *it)
             w.push_back(r["watts"].get<double>()), u.push_back(r["utilization_pct"].get<double>());
-        by_triage[triage_phase(k)] = w;
         out[to_string(k)] = {{"triage_phase", triage_phase(k)},
                              {"median_w", median(w)},
                              {"median_utilization_pct", median(u)},
                              {"gpus", w.size()}};
-    }
-    const double limit = c.provenance.value("power_limit_w", p.hardware.board_power_w);
-    try {
-        bands = power_bands_from_phase_watts(
-            by_triage, limit,
-            "calibrated: measured by libscale-calibrate on " + c.provenance.value("date", std::string("?")));
-    } catch (const std::invalid_argument& e) {
-        why_not = e.what();
     }
     return out;
 }
@@ -85,9 +75,7 @@ json finish(const Plan& p, Collected& c, const std::filesystem::path& out_dir) {
     json report = {{"schema", kReportSchema}, {"provenance", c.provenance}, {"notes", p.notes}, {"skipped", c.skipped}};
     report["gemm"] = gemm_summary(c.records);
     report["attention"] = attention_summary(c.records);
-    std::optional<PowerBands> bands;
-    std::string bands_why_not;
-    report["power"] = power_summary(p, c, bands, bands_why_not);
+    report["power"] = power_summary(p, c);
     if (!c.failure.empty()) {
         report["failure"] = c.failure;
         return report;
@@ -96,24 +84,11 @@ json finish(const Plan& p, Collected& c, const std::filesystem::path& out_dir) {
     const HardwareProfile& hw = p.hardware;
     Calibration used = default_calibration(hw);
     try {
-        FitResult f = fit(c.records, hw, default_calibration(hw));
-        // The phases' watts replace the prior's fractions of board power.
-        const auto set_power = [&](const char* phase, double& target) {
-            if (report["power"].contains(phase)) target = report["power"][phase]["median_w"].get<double>();
-        };
-        set_power("gemm", f.calibration.power_compute_w);
-        set_power("nccl", f.calibration.power_comm_w);
-        set_power("idle", f.calibration.power_idle_w);
-        json cal = calibration_to_json(f, c.provenance);
-        for (const auto& [key, phase] : {std::pair{"power.compute_w", "gemm"}, std::pair{"power.comm_w", "nccl"},
-                                         std::pair{"power.idle_w", "idle"}})
-            if (report["power"].contains(phase))
-                cal["sources"][key] = std::string("measured by libscale-calibrate: median board power of the ") +
-                                      phase + " phase over " +
-                                      std::to_string(report["power"][phase]["gpus"].get<int>()) + " GPU(s)";
-        if (bands)
-            cal["power_bands"] = power_bands_to_json(
-                *bands, "libscale-calibrate power phases, " + c.provenance.value("date", std::string("?")));
+        // The power records make power.* and the bands in the fit, as `libscale fit` does.
+        const FitResult f = fit(c.records, hw, default_calibration(hw));
+        const json cal = calibration_to_json(f, c.provenance);
+        if (f.power_bands) report["power_bands"] = cal["power_bands"];
+        else report["power_bands_not_written"] = f.power_bands_note;
         // What is written must read back: the reader is the judge, before the file exists.
         used = calibration_from_json(cal, hw, "calibration.json").calibration;
         write_file_atomic(out_dir / "calibration.json", cal.dump(2) + "\n");
@@ -130,8 +105,6 @@ json finish(const Plan& p, Collected& c, const std::filesystem::path& out_dir) {
     } catch (const std::exception& e) {
         report["fit_error"] = e.what();
     }
-    if (bands) report["power_bands"] = power_bands_to_json(*bands, "measured");
-    else report["power_bands_not_written"] = bands_why_not;
 
     // The micro-runs against the model with the calibration just fitted (or the prior).
     json micro = json::array();

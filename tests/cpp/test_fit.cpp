@@ -157,6 +157,42 @@ const char* const kKernelParams[] = {"gemm.eta_max",
                                      "attention.backward_half_seq",
                                      "hbm_efficiency"};
 
+// Power records set the power coefficients to their phase's median and, with all five
+// phases, the bands; they are measured, not fitted.
+TEST(Fit, PowerRecordsAreMeasuredCoefficientsAndBands) {
+    const HardwareProfile hw = find_hardware("h100");
+    MeasurementSet m;
+    const std::map<std::string, std::vector<double>> watts = {{"idle", {70, 72, 74}},
+                                                              {"checkpoint_or_deadlock", {110, 120}},
+                                                              {"data_starvation", {300}},
+                                                              {"communication", {380, 400, 420}},
+                                                              {"compute", {650, 660}}};
+    for (const auto& [phase, list] : watts)
+        for (const double w : list) m.power.push_back({"h100", phase, w});
+    m.power.push_back({"b300", "compute", 1300});  // another GPU's: not used
+    FitResult f = fit(m, hw, default_calibration(hw));
+    EXPECT_DOUBLE_EQ(f.calibration.power_compute_w, 655);
+    EXPECT_DOUBLE_EQ(f.calibration.power_comm_w, 400);
+    EXPECT_DOUBLE_EQ(f.calibration.power_idle_w, 72);
+    const auto coef = std::find_if(f.coefficients.begin(), f.coefficients.end(),
+                                   [](const Coefficient& c) { return c.name == "power.comm_w"; });
+    ASSERT_NE(coef, f.coefficients.end());
+    EXPECT_TRUE(coef->measured);
+    EXPECT_FALSE(coef->fitted);
+    EXPECT_EQ(coef->note, "median of 3 power records of the communication phase");
+    ASSERT_TRUE(f.power_bands.has_value());
+    const BandThresholdsW t = thresholds_w(*f.power_bands);
+    EXPECT_DOUBLE_EQ(t.idle_max_w, (72 + 115) / 2.0);
+    EXPECT_DOUBLE_EQ(t.communication_max_w, (400 + 655) / 2.0);
+
+    // Four phases: coefficients, no bands, and the reason.
+    std::erase_if(m.power, [](const PowerRecord& p) { return p.phase == "data_starvation"; });
+    f = fit(m, hw, default_calibration(hw));
+    EXPECT_FALSE(f.power_bands.has_value());
+    EXPECT_NE(f.power_bands_note.find("'data_starvation' was not measured"), std::string::npos) << f.power_bands_note;
+    EXPECT_DOUBLE_EQ(f.calibration.power_comm_w, 400);
+}
+
 TEST(Fit, ParameterNames) {
     Calibration c = test::tiny_calibration();
     set_parameter(c, "inter_node.alpha_s", 3e-6);

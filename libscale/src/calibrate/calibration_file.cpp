@@ -393,8 +393,9 @@ json calibration_to_json(const FitResult& fit, const json& provenance) {
                                            {"std_error", number_or_null(c.std_error)},
                                            {"fitted", c.fitted},
                                            {"note", c.note}});
-        std::string where = c.fitted ? "fitted to " + std::to_string(fit.records_used) + " measurement records"
-                                     : "kept from the prior (" + fit.calibration.source + ")";
+        std::string where = c.fitted     ? "fitted to " + std::to_string(fit.records_used) + " measurement records"
+                            : c.measured ? std::string("measured")
+                                         : "kept from the prior (" + fit.calibration.source + ")";
         if (!c.note.empty()) where += ": " + c.note;
         sources[c.name] = where;
     }
@@ -404,8 +405,11 @@ json calibration_to_json(const FitResult& fit, const json& provenance) {
             sources[name] = "kept from the prior (" + fit.calibration.source + ")";
     json prov = provenance.is_null() ? json::object() : provenance;
     if (!prov.is_object()) throw std::invalid_argument("provenance = " + prov.dump() + "; it must be a JSON object");
-    return absolute_form(fit.calibration, "fitted", fit.parameters, fit.covariance, std::move(quality), std::move(prov),
-                         std::move(sources), fit.prior_log_sd);
+    if (!fit.power_bands_note.empty()) quality["power_bands_note"] = fit.power_bands_note;
+    json j = absolute_form(fit.calibration, "fitted", fit.parameters, fit.covariance, std::move(quality),
+                           std::move(prov), std::move(sources), fit.prior_log_sd);
+    if (fit.power_bands) j["power_bands"] = power_bands_to_json(*fit.power_bands, fit.power_bands->label);
+    return j;
 }
 
 json calibration_to_json(const CalibrationFile& file) {

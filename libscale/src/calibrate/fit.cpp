@@ -24,6 +24,38 @@ bool iequal(std::string_view a, std::string_view b) {
            });
 }
 
+// The power records of `hw`, by phase: medians into the power coefficients, all five
+// phases into bands.
+void apply_power(const MeasurementSet& data, const HardwareProfile& hw, Calibration& cal, FitResult& out,
+                 std::map<std::string, Coefficient>& coef) {
+    std::map<std::string, std::vector<double>> by_phase;
+    for (const PowerRecord& p : data.power)
+        if (iequal(p.hardware, hw.name)) by_phase[p.phase].push_back(p.watts);
+    if (by_phase.empty()) return;
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        const std::size_t n = v.size();
+        return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    };
+    for (const auto& [phase, name] : {std::pair{"compute", "power.compute_w"},
+                                      std::pair{"communication", "power.comm_w"}, std::pair{"idle", "power.idle_w"}}) {
+        const auto it = by_phase.find(phase);
+        if (it == by_phase.end()) continue;
+        const double w = median(it->second);
+        set_parameter(cal, name, w);
+        Coefficient& c = coef[name];
+        c.measured = true;
+        c.note = "median of " + std::to_string(it->second.size()) + " power records of the " + phase + " phase";
+    }
+    try {
+        out.power_bands = power_bands_from_phase_watts(
+            by_phase, hw.board_power_w,
+            "calibrated: fitted to " + std::to_string(data.power.size()) + " power records");
+    } catch (const std::invalid_argument& e) {
+        out.power_bands_note = std::string("no power bands: ") + e.what();
+    }
+}
+
 }  // namespace
 
 FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calibration& prior,
@@ -99,13 +131,15 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
                          id(series_ids, std::make_tuple(&entry->first, std::int64_t{0}, gpn, c.seq_len, c.micro_batch,
                                                         std::int64_t{0}, options_key))});
     }
+    const bool power =
+        std::any_of(data.power.begin(), data.power.end(), [&](const PowerRecord& p) { return mine(p.hardware); });
     if (kernels.gemm.empty() && kernels.attention.empty() && kernels.bandwidth.empty() && intra.empty() &&
-        inter.empty() && steps.empty()) {
+        inter.empty() && steps.empty() && !power) {
         std::string list;
         for (const auto& h : found) list += (list.empty() ? "" : ", ") + h;
         throw std::invalid_argument(
             "no measurements for hardware '" + hw.name +
-            "'; found: " + (list.empty() ? "no GEMM, attention, bandwidth, collective or step records" : list));
+            "'; found: " + (list.empty() ? "no GEMM, attention, bandwidth, collective, step or power records" : list));
     }
 
     FitOptions o = options;
@@ -129,6 +163,7 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
     out.prior_log_sd = o.prior_log_sd;
     fit_compute(kernels, steps, hw, o, st, out);
 
+    apply_power(data, hw, st.cal, out, st.coef);
     out.calibration = st.cal;
     for (const auto& [names, cov] : st.blocks) out.parameters.insert(out.parameters.end(), names.begin(), names.end());
     const auto p = static_cast<Eigen::Index>(out.parameters.size());

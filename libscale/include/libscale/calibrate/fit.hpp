@@ -10,12 +10,16 @@
 //   Levenberg–Marquardt through the per-operation laws and the full step model
 //   (fit_compute.cpp). Kernel-shape coefficients (GEMM k_half, attention half lengths and
 //   head_dim_half) are free only when records of their kernel are given.
+// - Power: the median watts of the power records of the compute, communication and idle
+//   phases become power.compute_w, power.comm_w and power.idle_w (measured, not fitted);
+//   with all five phases, the power bands (power_bands_from_phase_watts).
 // The posterior covariance (natural units, delta method from log space) goes to the
 // calibration file and is sampled for P10–P90 projections (uncertainty.hpp).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +28,7 @@
 #include "libscale/calibrate/calibration.hpp"
 #include "libscale/calibrate/measurement.hpp"
 #include "libscale/spec/hardware.hpp"
+#include "libscale/triage/power_bands.hpp"
 
 namespace libscale {
 
@@ -35,6 +40,7 @@ struct Coefficient {
     double prior_log_sd = 0;  // 0: fixed, not fitted
     bool fitted = false;      // free in the fit
     bool identified = false;  // the data narrowed its prior (posterior sd < 0.7 × prior sd)
+    bool measured = false;    // set from records directly (power), not fitted
     std::string note;         // how it was determined
 };
 
@@ -71,6 +77,10 @@ struct FitResult {
     std::string family_reason;
     std::size_t records_used = 0;
     std::map<std::string, double> prior_log_sd;  // the prior used (kept for later refits)
+    // From the power records of all five phases; absent otherwise, and then the note says why
+    // ("" when there were no power records).
+    std::optional<PowerBands> power_bands;
+    std::string power_bands_note;
 };
 
 // Throws std::invalid_argument on unusable input: no records for this hardware, too few
