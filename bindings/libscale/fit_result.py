@@ -135,6 +135,8 @@ class FitResult(Result):
                 "rms_relative_error": r.rms_relative_error, "loo_relative_error": r.loo_relative_error,
                 "families": [struct_to_dict(f) for f in r.families], "chosen_family": r.chosen_family,
                 "family_reason": r.family_reason, "records_used": r.records_used,
+                "power_bands": struct_to_dict(r.power_bands) if r.power_bands is not None else None,
+                "power_bands_note": r.power_bands_note,
                 "prior_log_sd": dict(r.prior_log_sd), "sources": self.sources, "output": self.output,
                 "provenance": self.provenance, "notes": self.notes}
 

@@ -64,13 +64,6 @@ def test_python_examples_run(code: str):
     assert out.stdout.strip(), "the example printed nothing"
 
 
-def console_commands() -> list[str]:
-    cmds = []
-    for block in blocks("console"):
-        cmds += [line[2:] for line in block.splitlines() if line.startswith("$ ")]
-    return cmds
-
-
 # The calibration harness is a C++ program of the C++ build (scripts/test.sh builds it
 # before pytest runs), not of the package.
 CALIBRATE = "build/cpp/calibration/libscale-calibrate"
@@ -81,9 +74,19 @@ def require_calibrate() -> None:
         pytest.skip(f"{CALIBRATE} is not built (scripts/test.sh builds it before the Python suite)")
 
 
-@pytest.mark.parametrize("cmd", console_commands(), ids=lambda c: c[:50])
-def test_console_examples_run(cmd: str):
-    if CALIBRATE in cmd:
+def console_commands() -> list[tuple[str, bool]]:
+    """Each command, and whether its block runs the calibration harness (whose files the
+    block's later commands read)."""
+    cmds = []
+    for block in blocks("console"):
+        harness = CALIBRATE in block
+        cmds += [(line[2:], harness) for line in block.splitlines() if line.startswith("$ ")]
+    return cmds
+
+
+@pytest.mark.parametrize(("cmd", "harness"), console_commands(), ids=lambda c: str(c)[:50])
+def test_console_examples_run(cmd: str, harness: bool):
+    if harness:
         require_calibrate()
     out = subprocess.run(cmd, shell=True, cwd=ROOT, env=env(), capture_output=True,
                          text=True, timeout=300, executable="/bin/bash")
@@ -142,9 +145,7 @@ def test_calibration_commands_run_with_stand_ins(cmd: str, tmp_path: Path):
     for launcher in ("mpirun", "srun"):
         # Everything before the program is the launcher's; the rest is the program's.
         (bindir / launcher).write_text(
-            "#!/bin/sh
-while [ $# -gt 0 ] && [ \"${1#build/}\" = \"$1\" ]; do shift; done
-"
+            "#!/bin/sh\nwhile [ $# -gt 0 ] && [ \"${1#build/}\" = \"$1\" ]; do shift; done\n"
             f"exec {mpirun} -np 4 --oversubscribe{root_flag} \"$@\"\n")
         (bindir / launcher).chmod(0o755)
     e = env()

@@ -481,6 +481,10 @@ class Coefficient(metaclass=_Pybind11Type):
         """the data narrowed its prior (posterior log sd < 0.7 × prior log sd)"""
 
     @property
+    def measured(self) -> bool:
+        """set from records directly (power), not fitted"""
+
+    @property
     def note(self) -> str:
         """how it was determined"""
 
@@ -551,6 +555,14 @@ class FitResult(metaclass=_Pybind11Type):
     @property
     def unidentified(self) -> list[str]:
         """'name: reason' for what the data cannot pin down"""
+
+    @property
+    def power_bands(self) -> ... | None:
+        """from the power records of all five phases; None otherwise"""
+
+    @property
+    def power_bands_note(self) -> str:
+        """why the power records gave no bands ('' when they did, or there were none)"""
 
     @property
     def relative_residuals(self) -> numpy.typing.NDArray[numpy.float64]:

@@ -83,6 +83,7 @@ void register_calibrate_fit(py::module_& m) {
                       field("fitted", &K::fitted, "free in the fit"),
                       field("identified", &K::identified,
                             "the data narrowed its prior (posterior log sd < 0.7 × prior log sd)"),
+                      field("measured", &K::measured, "set from records directly (power), not fitted"),
                       field("note", &K::note, "how it was determined")),
                Access::read_only);
     coef.def_property_readonly(
@@ -139,6 +140,9 @@ void register_calibrate_fit(py::module_& m) {
                           "of `parameters`, natural units"),
                       field("coefficients", &R::coefficients, "every coefficient, fitted or kept"),
                       field("unidentified", &R::unidentified, "'name: reason' for what the data cannot pin down"),
+                      field("power_bands", &R::power_bands, "from the power records of all five phases; None otherwise"),
+                      field("power_bands_note", &R::power_bands_note,
+                            "why the power records gave no bands ('' when they did, or there were none)"),
                       output_field<py::array_t<double>, FitResult>(
                           "relative_residuals", [](const FitResult& r) { return to_numpy(r.relative_residuals); },
                           "(pred − obs)/obs per record used, in input order"),
