@@ -21,7 +21,8 @@ std::string cuda_backend_features() {
     std::string f = "cuBLASLt";
     const std::string a = cuda::attention_unavailable();
     f += a.empty() ? ", cuDNN SDPA" : ", no fused attention (" + a + ")";
-    f += cuda::Nccl::built() ? ", NCCL " + cuda::Nccl::version() : ", no NCCL (collectives and multi-GPU micro-runs skipped)";
+    f += cuda::Nccl::built() ? ", NCCL " + cuda::Nccl::version()
+                             : ", no NCCL (collectives and multi-GPU micro-runs skipped)";
     return f + ", NVML (dlopen)";
 }
 
@@ -142,11 +143,11 @@ public:
                        [&] { return nccl(w, timeout_s).time(c, warmup, repeats, timeout_s); });
     }
 
-    Timing microrun(World& w, const Plan& p, const MicrorunCase& c, int warmup, int repeats, double timeout_s) override {
+    Timing microrun(World& w, const Plan& p, const MicrorunCase& c, int warmup, int repeats,
+                    double timeout_s) override {
         w.barrier(timeout_s, "microrun");
-        return guarded("step micro-run on " + std::to_string(c.config.gpus) + " GPUs", [&] {
-            return run_microrun(w, p, c, warmup, repeats, timeout_s, *lt_, nccl(w, timeout_s));
-        });
+        return guarded("step micro-run on " + std::to_string(c.config.gpus) + " GPUs",
+                       [&] { return run_microrun(w, p, c, warmup, repeats, timeout_s, *lt_, nccl(w, timeout_s)); });
     }
 
     PowerPhaseResult power_phase(World& w, PowerPhaseKind k, double seconds, double timeout_s) override {

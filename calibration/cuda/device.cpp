@@ -64,7 +64,9 @@ Stream::~Stream() {
     if (s_) (void)cudaStreamDestroy(s_);
 }
 
-Event::Event(bool timing) { LS_CUDA(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming)); }
+Event::Event(bool timing) {
+    LS_CUDA(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
+}
 Event::~Event() {
     if (e_) (void)cudaEventDestroy(e_);
 }

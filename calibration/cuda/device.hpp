@@ -24,10 +24,10 @@ public:
 std::string cuda_error_text(cudaError_t e);
 [[noreturn]] void throw_cuda(cudaError_t e, const char* call);
 
-#define LS_CUDA(call)                                                                              \
-    do {                                                                                           \
-        const cudaError_t ls_e_ = (call);                                                          \
-        if (ls_e_ != cudaSuccess) ::libscale::harness::cuda::throw_cuda(ls_e_, #call);             \
+#define LS_CUDA(call)                                                                  \
+    do {                                                                               \
+        const cudaError_t ls_e_ = (call);                                              \
+        if (ls_e_ != cudaSuccess) ::libscale::harness::cuda::throw_cuda(ls_e_, #call); \
     } while (0)
 
 // Throws OutOfMemory when `bytes` (the whole case) exceed what the GPU has free, before
@@ -48,7 +48,9 @@ public:
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
     void* get() const { return p_; }
     template <class T>
-    T* as() const { return static_cast<T*>(p_); }
+    T* as() const {
+        return static_cast<T*>(p_);
+    }
     std::size_t bytes() const { return bytes_; }
 
 private:

@@ -65,13 +65,15 @@ LtGemm::LtGemm(const Lt& lt, const GemmShape& s) : lt_(&lt), s_(s) {
     const std::uint64_t ws = Lt::kWorkspaceBytes;
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
-    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    cublasStatus_t st =
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
     if (st == CUBLAS_STATUS_SUCCESS)
         st = cublasLtMatmulAlgoGetHeuristic(lt.handle(), desc_, a_, b_, d_, d_, pref, 1, &result, &found);
     (void)cublasLtMatmulPreferenceDestroy(pref);
     if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && found == 0)) {
-        unsupported_ = std::string("cuBLASLt has no ") + (s.fp8 ? "fp8" : "bf16") + " algorithm for m=" +
-                       std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k);
+        unsupported_ = std::string("cuBLASLt has no ") + (s.fp8 ? "fp8" : "bf16") +
+                       " algorithm for m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
+                       " k=" + std::to_string(s.k);
         return;
     }
     if (st != CUBLAS_STATUS_SUCCESS) throw_cublas(st, "cublasLtMatmulAlgoGetHeuristic");
@@ -79,7 +81,13 @@ LtGemm::LtGemm(const Lt& lt, const GemmShape& s) : lt_(&lt), s_(s) {
 }
 
 LtGemm::LtGemm(LtGemm&& o) noexcept
-    : lt_(o.lt_), s_(o.s_), desc_(o.desc_), a_(o.a_), b_(o.b_), d_(o.d_), algo_(o.algo_),
+    : lt_(o.lt_),
+      s_(o.s_),
+      desc_(o.desc_),
+      a_(o.a_),
+      b_(o.b_),
+      d_(o.d_),
+      algo_(o.algo_),
       unsupported_(std::move(o.unsupported_)) {
     o.desc_ = nullptr, o.a_ = o.b_ = o.d_ = nullptr;
 }
@@ -139,13 +147,15 @@ double check_sample(const GemmShape& s, const void* a, const void* b, const void
     int count = 0;
     for (int ii = 0; ii < 4; ++ii) {
         const auto i = static_cast<std::size_t>((s.m - 1) * ii / 3);
-        LS_CUDA(cudaMemcpy(row.data(), static_cast<const unsigned char*>(a) + i * k * es, k * es, cudaMemcpyDeviceToHost));
+        LS_CUDA(
+            cudaMemcpy(row.data(), static_cast<const unsigned char*>(a) + i * k * es, k * es, cudaMemcpyDeviceToHost));
         for (int jj = 0; jj < 4; ++jj) {
             const auto j = static_cast<std::size_t>((s.n - 1) * jj / 3);
-            LS_CUDA(cudaMemcpy(col.data(), static_cast<const unsigned char*>(b) + j * k * es, k * es, cudaMemcpyDeviceToHost));
-            std::uint16_t out = 0;
-            LS_CUDA(cudaMemcpy(&out, static_cast<const unsigned char*>(d) + (i + j * static_cast<std::size_t>(s.m)) * 2, 2,
+            LS_CUDA(cudaMemcpy(col.data(), static_cast<const unsigned char*>(b) + j * k * es, k * es,
                                cudaMemcpyDeviceToHost));
+            std::uint16_t out = 0;
+            LS_CUDA(cudaMemcpy(&out, static_cast<const unsigned char*>(d) + (i + j * static_cast<std::size_t>(s.m)) * 2,
+                               2, cudaMemcpyDeviceToHost));
             double ref = 0;
             for (std::size_t l = 0; l < k; ++l) {
                 float x, y;
@@ -207,8 +217,10 @@ Timing time_gemm(const Lt& lt, const GemmShape& s, int warmup, int repeats) {
     // technical report, 2024, §3.3.2), hence looser.
     const double tol = s.fp8 ? 6e-2 : 2e-2;
     if (!(t.check_error <= tol))
-        return {0, 0, "result check failed: max error " + std::to_string(t.check_error) + " of the RMS, tolerance " +
-                          std::to_string(tol), t.check_error};
+        return {0, 0,
+                "result check failed: max error " + std::to_string(t.check_error) + " of the RMS, tolerance " +
+                    std::to_string(tol),
+                t.check_error};
     return t;
 }
 

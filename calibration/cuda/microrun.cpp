@@ -27,13 +27,15 @@ namespace {
 // The operations of one step, prepared before anything is timed.
 class Step {
 public:
-    Step(const Plan& p, const MicrorunCase& c, const Lt& lt, Nccl& nccl, void* comm) : lt_(lt), nccl_(nccl), comm_(comm) {
+    Step(const Plan& p, const MicrorunCase& c, const Lt& lt, Nccl& nccl, void* comm)
+        : lt_(lt), nccl_(nccl), comm_(comm) {
         // As estimate_microrun (step_model.cpp): the model cut to `layers`, sliding-window
         // layers in proportion, one micro-batch, checkpoint_every clamped to the layers.
         cut_ = p.model;
         cut_.num_layers = c.layers;
-        cut_.sliding_window_layers = std::llround(static_cast<double>(p.model.sliding_window_layers) *
-                                                  static_cast<double>(c.layers) / static_cast<double>(p.model.num_layers));
+        cut_.sliding_window_layers =
+            std::llround(static_cast<double>(p.model.sliding_window_layers) * static_cast<double>(c.layers) /
+                         static_cast<double>(p.model.num_layers));
         cfg_ = c.config;
         cfg_.global_batch_tokens = 0;
         if (cfg_.checkpoint_every > c.layers) cfg_.checkpoint_every = c.layers;
@@ -56,17 +58,18 @@ public:
         cal.hbm_efficiency = 1;
         optimizer_bytes_ = optimizer_step_s(pc_, unit, cal, cfg_) * 1e12;
         prepare_gemms();
+        prepare_attention_calls();
     }
 
     const std::string& unsupported() const { return unsupported_; }
 
     // Device memory the step needs, for the out-of-memory check.
     double bytes() const {
-        double b = static_cast<double>(max_a_ + max_b_ + max_d_) + 2.0 * kScratchElems * 2;
+        double b = static_cast<double>(max_a_ + max_b_ + max_d_) + 2.0 * kScratchElems * 2 + attention_bytes();
         if (n_ > 1) {
             const auto ag = collective_buffers(Collective::all_gather, std::max(layer_bytes_, root_bytes_), n_, 2);
-            const auto rs = collective_buffers(Collective::reduce_scatter,
-                                               std::max<double>(pc_.per_layer, pc_.root_unit) * rb_, n_, rb_);
+            const auto rs =
+                collective_buffers(Collective::reduce_scatter, std::max(layer_params(), root_params()) * rb_, n_, rb_);
             b += static_cast<double>(ag.send_bytes + 2 * ag.recv_bytes + rs.send_bytes + rs.recv_bytes);
         }
         return b;
@@ -81,14 +84,15 @@ public:
         LS_CUDA(cudaMemsetAsync(y_.get(), 0, y_.bytes(), cs_.get()));
         if (n_ > 1) {
             const auto ag = collective_buffers(Collective::all_gather, std::max(layer_bytes_, root_bytes_), n_, 2);
-            const auto rs = collective_buffers(Collective::reduce_scatter,
-                                               std::max<double>(pc_.per_layer, pc_.root_unit) * rb_, n_, rb_);
+            const auto rs =
+                collective_buffers(Collective::reduce_scatter, std::max(layer_params(), root_params()) * rb_, n_, rb_);
             ag_send_ = DeviceBuffer(ag.send_bytes);
             for (auto& s : slot_) s = DeviceBuffer(ag.recv_bytes);
             rs_send_ = DeviceBuffer(rs.send_bytes), rs_recv_ = DeviceBuffer(rs.recv_bytes);
             LS_CUDA(cudaMemsetAsync(ag_send_.get(), 0, ag_send_.bytes(), cs_.get()));
             LS_CUDA(cudaMemsetAsync(rs_send_.get(), 0, rs_send_.bytes(), cs_.get()));
         }
+        allocate_attention();
         LS_CUDA(cudaStreamSynchronize(cs_.get()));
     }
 
@@ -113,7 +117,7 @@ public:
                 ev_ag_[l + 1].record(ns_.get());
             }
             if (comm) wait(cs_, ev_ag_[l]);
-            layer_forward(false);
+            layer_forward(l, false);
             ev_fwd_[l].record(cs_.get());
         }
         head(false);
@@ -132,7 +136,7 @@ public:
             ev_bwd_[i].record(cs_.get());
             if (comm && i + 1 < L) {  // layer i+1's gradients, after its backward
                 wait(ns_, ev_bwd_[i + 1]);
-                reduce(static_cast<double>(pc_.per_layer) * rb_);
+                reduce(layer_params() * rb_);
             }
             if (regather && i >= 1) {
                 gather(layer_bytes_, (i - 1) % 2);
@@ -141,13 +145,13 @@ public:
         }
         if (comm) {
             wait(ns_, ev_bwd_[0]);
-            reduce(static_cast<double>(pc_.per_layer) * rb_);
+            reduce(layer_params() * rb_);
         }
         embed(true);
         if (comm) {
             ev_embed_.record(cs_.get());
             wait(ns_, ev_embed_);
-            reduce(static_cast<double>(pc_.root_unit) * rb_);
+            reduce(root_params() * rb_);
             ev_comm_.record(ns_.get());
             wait(cs_, ev_comm_);
         }
@@ -163,6 +167,9 @@ public:
 private:
     static constexpr std::size_t kScratchElems = std::size_t{64} << 20;  // 128 MiB bf16, far above L2
 
+    double layer_params() const { return static_cast<double>(pc_.per_layer); }
+    double root_params() const { return static_cast<double>(pc_.root_unit); }
+
     using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, bool>;
 
     void add_gemm(std::int64_t m, std::int64_t n, std::int64_t k, bool fp8) {
@@ -172,7 +179,8 @@ private:
         const GemmShape s{m, n, k, fp8};
         LtGemm g(lt_, s);
         if (!g.unsupported().empty() && unsupported_.empty()) unsupported_ = g.unsupported();
-        max_a_ = std::max(max_a_, s.a_bytes()), max_b_ = std::max(max_b_, s.b_bytes()), max_d_ = std::max(max_d_, s.d_bytes());
+        max_a_ = std::max(max_a_, s.a_bytes()), max_b_ = std::max(max_b_, s.b_bytes()),
+        max_d_ = std::max(max_d_, s.d_bytes());
         gemms_.emplace(key, std::move(g));
     }
 
@@ -210,13 +218,75 @@ private:
         }
     }
 
-    // Fused attention: unreachable until attention_cudnn implements it
-    // (microrun_unsupported skips every case before a step is built).
-    void attention(bool) { throw BackendError("internal: " + attention_unavailable()); }
+    // Fused attention (cuDNN SDPA, attention_cudnn.hpp) at the shapes compute_model.cpp's
+    // compute_times times: the micro-batch's tokens as causal sequences of seq_len, or,
+    // with attention_span_tokens, as documents of 2·span tokens (a causal document's mean
+    // span is half its length); the model's sliding window on its windowed layers.
+    void prepare_attention_calls() {
+        std::int64_t len = cfg_.seq_len;
+        if (cfg_.attention_span_tokens > 0)
+            len = std::clamp<std::int64_t>(std::llround(2.0 * cfg_.attention_span_tokens), 1, cfg_.seq_len);
+        attn_[0] = AttentionShape{std::max<std::int64_t>(1, t_ / std::max<std::int64_t>(1, len)),
+                                  len,
+                                  cut_.num_heads,
+                                  cut_.num_kv_heads,
+                                  cut_.head_dim,
+                                  true,
+                                  0};
+        attn_[1] = attn_[0];
+        if (cut_.sliding_window > 0 && cut_.sliding_window < len) attn_[1].window = cut_.sliding_window;
+        for (std::size_t w = 0; w < 2; ++w) {
+            if (w == 1 && (attn_[1] == attn_[0] || cut_.sliding_window_layers <= 0)) break;
+            for (const bool back : {false, true}) {
+                std::size_t ws = 0;
+                const std::string why = prepare_attention(attn_[w], back, &ws);
+                if (!why.empty() && unsupported_.empty()) unsupported_ = why;
+                attn_ws_ = std::max(attn_ws_, ws);
+            }
+        }
+    }
 
-    void layer_forward(bool recompute) {
+    // Q, K, V, O, dO, dQ, dK, dV in bf16, the fp32 Stats and cuDNN's workspace.
+    double attention_bytes() const {
+        const AttentionShape& s = attn_[0];
+        return static_cast<double>(8 * s.q_elems() + 8 * s.kv_elems() + 4 * s.stats_elems() + attn_ws_);
+    }
+
+    void allocate_attention() {
+        const AttentionShape& s = attn_[0];
+        const auto buffer = [&](std::size_t bytes) {
+            attn_mem_.emplace_back(bytes);
+            return attn_mem_.back().get();
+        };
+        AttentionBuffers& b = attn_buf_;
+        b.q = buffer(2 * s.q_elems()), b.o = buffer(2 * s.q_elems()), b.d_o = buffer(2 * s.q_elems());
+        b.dq = buffer(2 * s.q_elems());
+        b.k = buffer(2 * s.kv_elems()), b.v = buffer(2 * s.kv_elems());
+        b.dk = buffer(2 * s.kv_elems()), b.dv = buffer(2 * s.kv_elems());
+        b.stats = static_cast<float*>(buffer(4 * s.stats_elems()));
+        b.workspace = buffer(attn_ws_);
+        LS_CUDA(fill_bf16(b.q, s.q_elems(), 11, 1.0f, cs_.get()));
+        LS_CUDA(fill_bf16(b.k, s.kv_elems(), 12, 1.0f, cs_.get()));
+        LS_CUDA(fill_bf16(b.v, s.kv_elems(), 13, 1.0f, cs_.get()));
+        LS_CUDA(fill_bf16(b.d_o, s.q_elems(), 14, 1.0f, cs_.get()));
+        run_attention(cs_.get(), s, false, b);  // O and Stats for the first backward
+    }
+
+    // cut_.sliding_window_layers of the layers_ spread evenly (every other one for Gemma 2,
+    // all for Mistral v0.1); which ones does not change the step's time.
+    bool windowed(std::size_t l) const {
+        const std::int64_t w = std::clamp<std::int64_t>(cut_.sliding_window_layers, 0, layers_);
+        const auto i = static_cast<std::int64_t>(l);
+        return layers_ > 0 && (i + 1) * w / layers_ > i * w / layers_;
+    }
+
+    void attention(bool backward, std::size_t l) {
+        run_attention(cs_.get(), attn_[windowed(l) ? 1 : 0], backward, attn_buf_);
+    }
+
+    void layer_forward(std::size_t l, bool recompute) {
         for (int i = 0; i < op_.layer_gemm_count; ++i) forward(op_.layer_gemms[static_cast<std::size_t>(i)]);
-        attention(false);
+        attention(false, l);
         memory(op_.layer_forward_bytes_per_token * static_cast<double>(t_) +
                (recompute ? 0.0 : op_.layer_forward_fixed_bytes));
     }
@@ -224,7 +294,7 @@ private:
     void layer_backward(std::size_t l) {
         // Layers torchtitan wraps (every checkpoint_every-th) recompute their forward first.
         const bool wrapped = (static_cast<std::int64_t>(l) + 1) % std::max<std::int64_t>(1, cfg_.checkpoint_every) == 0;
-        if (wrapped && op_.checkpointing == Checkpointing::full) layer_forward(true);
+        if (wrapped && op_.checkpointing == Checkpointing::full) layer_forward(l, true);
         if (wrapped && op_.checkpointing == Checkpointing::selective) {
             for (int i = 0; i < op_.layer_gemm_count; ++i)
                 if (op_.layer_gemms[static_cast<std::size_t>(i)].selective_recompute)
@@ -232,7 +302,7 @@ private:
             memory(op_.layer_forward_bytes_per_token * static_cast<double>(t_));
         }
         for (int i = op_.layer_gemm_count; i-- > 0;) backward(op_.layer_gemms[static_cast<std::size_t>(i)]);
-        attention(true);
+        attention(true, l);
         memory(op_.layer_backward_bytes_per_token * static_cast<double>(t_) + op_.layer_backward_fixed_bytes);
     }
 
@@ -285,6 +355,10 @@ private:
     DeviceBuffer a_, b_, d_, x_, y_, ag_send_, rs_send_, rs_recv_;
     DeviceBuffer slot_[2];
     std::vector<Event> ev_ag_, ev_fwd_, ev_agb_, ev_bwd_;
+    AttentionShape attn_[2];  // global layers, sliding-window layers
+    std::size_t attn_ws_ = 0;
+    std::vector<DeviceBuffer> attn_mem_;
+    AttentionBuffers attn_buf_;
     Event ev_root_{false}, ev_embed_{false}, ev_comm_{false};
 };
 

@@ -65,7 +65,8 @@ struct Nccl::Impl {
     void check(ncclResult_t r, ncclComm_t comm, const char* call) {
         if (r == ncclSuccess || r == ncclInProgress) return;
         const char* last = comm ? ncclGetLastError(comm) : ncclGetLastError(nullptr);
-        fail(std::string(call) + " failed: " + ncclGetErrorString(r) + (last && *last ? std::string(" (") + last + ")" : ""));
+        fail(std::string(call) + " failed: " + ncclGetErrorString(r) +
+             (last && *last ? std::string(" (") + last + ")" : ""));
     }
 
     // Polls a non-blocking communicator until its pending operation settles.
@@ -92,9 +93,10 @@ struct Nccl::Impl {
         if (world) return world;
         ncclUniqueId id{};
         if (w.rank() == 0) check(ncclGetUniqueId(&id), nullptr, "ncclGetUniqueId");
-        const std::string sent = w.broadcast(std::string(reinterpret_cast<const char*>(&id), sizeof id), timeout_s,
-                                             "the NCCL unique id");
-        if (sent.size() != sizeof id) throw BackendError("NCCL on " + who() + ": the unique id broadcast has the wrong size");
+        const std::string sent =
+            w.broadcast(std::string(reinterpret_cast<const char*>(&id), sizeof id), timeout_s, "the NCCL unique id");
+        if (sent.size() != sizeof id)
+            throw BackendError("NCCL on " + who() + ": the unique id broadcast has the wrong size");
         std::memcpy(&id, sent.data(), sizeof id);
         ncclConfig_t cfg = config();
         const auto deadline = deadline_in(timeout_s);
@@ -155,7 +157,8 @@ Nccl::~Nccl() {
 
 void* Nccl::ring(int ranks) { return impl_->ring(ranks); }
 
-void Nccl::enqueue(void* comm, Collective op, double bytes, bool fp32, const void* send, void* recv, cudaStream_t stream) {
+void Nccl::enqueue(void* comm, Collective op, double bytes, bool fp32, const void* send, void* recv,
+                   cudaStream_t stream) {
     ncclComm_t c = as_comm(comm);
     int n = 0;
     impl_->check(ncclCommCount(c, &n), c, "ncclCommCount");
@@ -164,11 +167,15 @@ void Nccl::enqueue(void* comm, Collective op, double bytes, bool fp32, const voi
     ncclResult_t r = ncclSuccess;
     const char* name = "";
     switch (op) {
-        case Collective::all_gather: r = ncclAllGather(send, recv, b.count, type, c, stream), name = "ncclAllGather"; break;
+        case Collective::all_gather:
+            r = ncclAllGather(send, recv, b.count, type, c, stream), name = "ncclAllGather";
+            break;
         case Collective::reduce_scatter:
             r = ncclReduceScatter(send, recv, b.count, type, ncclSum, c, stream), name = "ncclReduceScatter";
             break;
-        case Collective::all_reduce: r = ncclAllReduce(send, recv, b.count, type, ncclSum, c, stream), name = "ncclAllReduce"; break;
+        case Collective::all_reduce:
+            r = ncclAllReduce(send, recv, b.count, type, ncclSum, c, stream), name = "ncclAllReduce";
+            break;
     }
     impl_->check(r, c, name);
     // A non-blocking communicator may return ncclInProgress while it enqueues; the next

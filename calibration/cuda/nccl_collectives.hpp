@@ -19,8 +19,8 @@ namespace libscale::harness::cuda {
 
 class Nccl {
 public:
-    static bool built();             // false: this build has no NCCL
-    static std::string version();    // "2.28.3"; "" without NCCL
+    static bool built();               // false: this build has no NCCL
+    static std::string version();      // "2.28.3"; "" without NCCL
     Nccl(World& w, double timeout_s);  // nothing is made until ring()
     ~Nccl();
     Nccl(const Nccl&) = delete;

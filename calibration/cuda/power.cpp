@@ -76,7 +76,8 @@ void nccl_phase(World& w, Nccl& nccl, double seconds, double timeout_s) {
     Stream st;
     LS_CUDA(cudaMemsetAsync(send.get(), 0, send.bytes(), st.get()));
     const auto t0 = Clock::now();
-    for (int i = 0; i < 4; ++i) nccl.enqueue(comm, Collective::all_reduce, bytes, false, send.get(), recv.get(), st.get());
+    for (int i = 0; i < 4; ++i)
+        nccl.enqueue(comm, Collective::all_reduce, bytes, false, send.get(), recv.get(), st.get());
     nccl.wait(comm, st.get(), timeout_s, "the power phase's all-reduce");
     const double each = std::chrono::duration<double>(Clock::now() - t0).count() / 4;
     const long long mine = std::max(1LL, std::llround(seconds / std::max(each, 1e-6)));
@@ -96,8 +97,9 @@ void nccl_phase(World& w, Nccl& nccl, double seconds, double timeout_s) {
 void spin_phase(double seconds) {
     DeviceBuffer flag(sizeof(int));
     Stream spin, release;
-    int* host = nullptr;
-    LS_CUDA(cudaMallocHost(&host, sizeof(int)));
+    void* pinned = nullptr;
+    LS_CUDA(cudaMallocHost(&pinned, sizeof(int)));
+    int* host = static_cast<int*>(pinned);
     const std::unique_ptr<int, void (*)(int*)> guard(host, [](int* p) { (void)cudaFreeHost(p); });
     *host = 1;
     LS_CUDA(cudaMemsetAsync(flag.get(), 0, sizeof(int), spin.get()));
@@ -192,8 +194,8 @@ PowerPhaseResult run_power_phase(World& w, PowerPhaseKind k, double seconds, dou
     }
     if (watts.empty())
         return {0, 0, 0,
-                samples.empty() ? "no NVML samples after the " + std::to_string(kSettle) + " s settling time (phase of " +
-                                      std::to_string(seconds) + " s)"
+                samples.empty() ? "no NVML samples after the " + std::to_string(kSettle) +
+                                      " s settling time (phase of " + std::to_string(seconds) + " s)"
                                 : "NVML power reads failed: " + last_error};
     out.watts = median(watts);
     out.utilization_pct = util.empty() ? 0.0 : median(util);

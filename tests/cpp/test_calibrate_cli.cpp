@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "cuda/cuda_backend.hpp"
 #include "harness/simulated.hpp"
 #include "libscale/calibrate/calibration_file.hpp"
 #include "libscale/calibrate/measurement.hpp"
@@ -169,6 +170,19 @@ TEST(CalibrateCli, BadArgumentsNameTheFlag) {
     r = run("--backend simulated --out " + dir.string());
     EXPECT_EQ(r.code, 2);
     EXPECT_TRUE(contains(r.output, "--model is required")) << r.output;
+}
+
+// Without a GPU (or a CUDA build) the default backend says so and runs nothing.
+TEST(CalibrateCli, NoGpuIsAClearErrorNotACrash) {
+    std::string name;
+    double memory = 0;
+    if (harness::count_gpus_without_cuda(&name, &memory) > 0) GTEST_SKIP() << "this machine has a GPU: " << name;
+    const fs::path dir = out_dir("nogpu");
+    const Result r = run("--model qwen3-32b --quick --out " + dir.string());
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "no NVIDIA GPU found") || contains(r.output, "built without CUDA")) << r.output;
+    EXPECT_TRUE(contains(r.output, "--backend simulated")) << r.output;
+    EXPECT_FALSE(fs::exists(dir / "measurements.json"));
 }
 
 #ifdef LIBSCALE_MPIEXEC
