@@ -37,6 +37,15 @@ PYBIND11_MODULE(_core, m) {
     py::module_ io = m.def_submodule("io", "The shipped catalog: models, hardware profiles, data files.");
     b::register_io_catalog(io);
 
+    // Before calibrate: its FitResult names triage's PowerBands in its signatures.
+    py::module_ triage =
+        m.def_submodule("triage", "GPU power traces, power bands, offline triage, live triage streams and NVML.");
+    b::register_triage_trace(triage);
+    b::register_triage_triage(triage);
+    b::register_triage_options(triage);
+    b::register_triage_stream(triage);
+    b::register_triage_nvml(triage);
+
     py::module_ calibrate =
         m.def_submodule("calibrate",
                         "Calibrations and their coefficient table, calibration files, measurements, the fitter, "
@@ -61,12 +70,4 @@ PYBIND11_MODULE(_core, m) {
     py::module_ gate = m.def_submodule("gate", "Sequence packing as trainers do it and the pre-launch packing gate.");
     b::register_gate_packing(gate);
     b::register_gate_gate(gate);
-
-    py::module_ triage =
-        m.def_submodule("triage", "GPU power traces, power bands, offline triage, live triage streams and NVML.");
-    b::register_triage_trace(triage);
-    b::register_triage_triage(triage);
-    b::register_triage_options(triage);
-    b::register_triage_stream(triage);
-    b::register_triage_nvml(triage);
 }

@@ -74,7 +74,7 @@ def test_names_tags_and_paths():
 
 
 OUTPUT_TAGS = ["projection", "sweep", "solution", "gate", "fit", "validation", "triage", "models", "hardware_list",
-               "watch_event", "pack"]
+               "watch_event", "pack", "calibration_report"]
 FILE_FORMATS = ["calibration-2", "calibration-1", "measurements-2", "hardware-1", "hf_config", "power_bands",
                 "lengths_record"]
 
@@ -802,3 +802,34 @@ def test_pack_output_validates(packing: str):
     assert doc["offsets"][-1] == len(doc["samples"]) == len(doc["entry_tokens"])
     assert len(doc["bin_tokens"]) == doc["num_bins"] == len(doc["offsets"]) - 1
     assert any("surprise" in e for e in errors("pack-1", dict(doc, surprise=1)))
+
+
+# --- the calibration harness's files (a C++ program: scripts/test.sh builds it first) ---------
+
+CALIBRATE = ROOT / "build" / "cpp" / "calibration" / "libscale-calibrate"
+HARNESS_RUNS = {
+    "four GPUs": ["--gpus", "4"],
+    "two pretended nodes": ["--gpus", "4", "--nodes", "2"],
+    "one GPU, no bands": ["--gpus", "1"],
+    "out of memory skips": ["--gpus", "2", "--fault", "oom@operations"],
+    "an NCCL error": ["--gpus", "2", "--fault", "error@collectives:1"],
+}
+
+
+@pytest.mark.parametrize("case", list(HARNESS_RUNS))
+def test_harness_files_validate(case: str, tmp_path: Path):
+    if not CALIBRATE.exists():
+        pytest.skip(f"{CALIBRATE.relative_to(ROOT)} is not built (scripts/test.sh builds it before the Python suite)")
+    out = subprocess.run([str(CALIBRATE), "--model", "qwen3-0.6b", "--hardware", "h100", "--backend", "simulated",
+                          "--quick", "--quiet", "--out", str(tmp_path), *HARNESS_RUNS[case]],
+                         capture_output=True, text=True, timeout=120, check=False)
+    failed = "error@" in " ".join(HARNESS_RUNS[case])
+    assert out.returncode == (3 if failed else 0), out.stderr
+    assert errors("measurements-2", read(tmp_path / "measurements.json")) == []
+    if failed:  # rank 0 stops every rank: the records so far, no calibration, no report
+        assert not (tmp_path / "calibration.json").exists()
+        return
+    report = read(tmp_path / "report.json")
+    assert errors("calibration_report-1", report) == []
+    assert errors("calibration-2", read(tmp_path / "calibration.json")) == []
+    assert ("power_bands" in report) != ("power_bands_not_written" in report)

@@ -10,7 +10,7 @@ import typing
 import numpy
 import numpy.typing
 
-from . import _Pybind11Type, spec
+from . import _Pybind11Type, spec, triage
 
 class LinkLevel(metaclass=_Pybind11Type):
     """Ring collective latency and bus bandwidth of one link level."""
@@ -557,7 +557,7 @@ class FitResult(metaclass=_Pybind11Type):
         """'name: reason' for what the data cannot pin down"""
 
     @property
-    def power_bands(self) -> ... | None:
+    def power_bands(self) -> triage.PowerBands | None:
         """from the power records of all five phases; None otherwise"""
 
     @property

@@ -132,29 +132,30 @@ void register_calibrate_fit(py::module_& m) {
     using R = FitResult;
     // No dynamic_attr: libscale.FitResult (results) holds this with the hardware and sources.
     py::class_<FitResult> fr(m, "FitResult", "A fitted calibration with its covariance and quality.");
-    def_fields(fr,
-               fields(field("calibration", &R::calibration, "the prior with the fitted values in place"),
-                      field("parameters", &R::parameters, "names with an uncertainty, covariance order"),
-                      output_field<Eigen::MatrixXd, FitResult>(
-                          "covariance", [](const FitResult& r) { return Eigen::MatrixXd(r.covariance); },
-                          "of `parameters`, natural units"),
-                      field("coefficients", &R::coefficients, "every coefficient, fitted or kept"),
-                      field("unidentified", &R::unidentified, "'name: reason' for what the data cannot pin down"),
-                      field("power_bands", &R::power_bands, "from the power records of all five phases; None otherwise"),
-                      field("power_bands_note", &R::power_bands_note,
-                            "why the power records gave no bands ('' when they did, or there were none)"),
-                      output_field<py::array_t<double>, FitResult>(
-                          "relative_residuals", [](const FitResult& r) { return to_numpy(r.relative_residuals); },
-                          "(pred − obs)/obs per record used, in input order"),
-                      field("rms_relative_error", &R::rms_relative_error),
-                      output_field<std::optional<double>, FitResult>(
-                          "loo_relative_error", [](const FitResult& r) { return nan_to_none(r.loo_relative_error); },
-                          "mean |leave-one-out relative error|; None when no stage has more points than parameters"),
-                      field("families", &R::families, "end-to-end step series only"),
-                      field("chosen_family", &R::chosen_family), field("family_reason", &R::family_reason),
-                      field("records_used", &R::records_used),
-                      field("prior_log_sd", &R::prior_log_sd, "the prior used (kept for later refits)")),
-               Access::read_only);
+    def_fields(
+        fr,
+        fields(field("calibration", &R::calibration, "the prior with the fitted values in place"),
+               field("parameters", &R::parameters, "names with an uncertainty, covariance order"),
+               output_field<Eigen::MatrixXd, FitResult>(
+                   "covariance", [](const FitResult& r) { return Eigen::MatrixXd(r.covariance); },
+                   "of `parameters`, natural units"),
+               field("coefficients", &R::coefficients, "every coefficient, fitted or kept"),
+               field("unidentified", &R::unidentified, "'name: reason' for what the data cannot pin down"),
+               field("power_bands", &R::power_bands, "from the power records of all five phases; None otherwise"),
+               field("power_bands_note", &R::power_bands_note,
+                     "why the power records gave no bands ('' when they did, or there were none)"),
+               output_field<py::array_t<double>, FitResult>(
+                   "relative_residuals", [](const FitResult& r) { return to_numpy(r.relative_residuals); },
+                   "(pred − obs)/obs per record used, in input order"),
+               field("rms_relative_error", &R::rms_relative_error),
+               output_field<std::optional<double>, FitResult>(
+                   "loo_relative_error", [](const FitResult& r) { return nan_to_none(r.loo_relative_error); },
+                   "mean |leave-one-out relative error|; None when no stage has more points than parameters"),
+               field("families", &R::families, "end-to-end step series only"),
+               field("chosen_family", &R::chosen_family), field("family_reason", &R::family_reason),
+               field("records_used", &R::records_used),
+               field("prior_log_sd", &R::prior_log_sd, "the prior used (kept for later refits)")),
+        Access::read_only);
     fr.def(
           "calibration_json",
           [](const FitResult& r, py::handle provenance) {
