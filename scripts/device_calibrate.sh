@@ -23,9 +23,10 @@ prepare() {
     local fe
     fe=$(compgen -G ".venv/lib/python3*/site-packages/include/cudnn_frontend.h" | head -1 || true)
     [ -n "$fe" ] || { echo "device_calibrate: no cudnn-frontend headers in .venv (run scripts/setup.sh)" >&2; exit 1; }
+    # Its headers include one another as "../include/...": the folder must be named include.
     rm -rf "$dev/cudnn_frontend"
-    mkdir -p "$dev/cudnn_frontend"
-    cp -R "$(dirname "$fe")"/. "$dev/cudnn_frontend/"
+    mkdir -p "$dev/cudnn_frontend/include"
+    cp -R "$(dirname "$fe")"/. "$dev/cudnn_frontend/include/"
     du -sh "$dev"
 }
 
@@ -44,7 +45,7 @@ run() {
     local args=()
     # The archives' file:// URLs, re-rooted at this copy of the tree.
     mapfile -t args < <(sed -E "s#file://.*/([^/]+)\$#file://$dev/deps/\\1#" "$dev/deps/cmake-args")
-    args+=(-DLIBSCALE_CUDNN_FRONTEND_INCLUDE="$dev/cudnn_frontend")
+    args+=(-DLIBSCALE_CUDNN_FRONTEND_INCLUDE="$dev/cudnn_frontend/include")
     # NCCL and cuDNN: the CUDA install's, else the nvidia-* wheels PyTorch brings.
     local libpath=""
     if [ ! -f /usr/local/cuda/include/nccl.h ]; then

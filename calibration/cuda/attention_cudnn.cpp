@@ -455,7 +455,7 @@ Timing time_attention(const AttentionCase& c, int warmup, int repeats) {
         for (int r = 0; r < repeats; ++r) {
             start.emplace_back(), stop.emplace_back();
             start.back().record(stream.get());
-            run(r);
+            run(warmup + r);  // continuing the warm-up's rotation: each repeat's copy is cold
             stop.back().record(stream.get());
         }
         // Forward: every copy's O and Stats are those of its own inputs, so copy 0 can be

@@ -4,6 +4,7 @@
 // BackendError (naming the case) for faults.
 #include <cublasLt.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "attention_cudnn.hpp"
@@ -55,11 +56,15 @@ public:
         if (e != cudaSuccess)
             throw BackendError("rank " + std::to_string(rank_) + ": no usable GPU: cudaGetDeviceCount failed with " +
                                cuda_error_text(e));
-        if (w.local_rank() >= count)
-            throw BackendError("rank " + std::to_string(rank_) + " needs GPU " + std::to_string(w.local_rank()) +
-                               " of its node, but CUDA sees " + std::to_string(count));
-        if (const cudaError_t s = cudaSetDevice(w.local_rank()); s != cudaSuccess)
-            throw BackendError("rank " + std::to_string(rank_) + ": cudaSetDevice(" + std::to_string(w.local_rank()) +
+        // A launcher that binds each task to its GPU (Slurm's --gpus-per-task, or
+        // CUDA_VISIBLE_DEVICES set per rank) leaves one device visible: it is this rank's.
+        const int device = count == 1 ? 0 : w.local_rank();
+        if (device >= count)
+            throw BackendError("rank " + std::to_string(rank_) + " needs GPU " + std::to_string(device) +
+                               " of its node, but CUDA sees " + std::to_string(count) +
+                               " (one process per GPU: launch as many ranks per node as GPUs)");
+        if (const cudaError_t s = cudaSetDevice(device); s != cudaSuccess)
+            throw BackendError("rank " + std::to_string(rank_) + ": cudaSetDevice(" + std::to_string(device) +
                                ") failed with " + cuda_error_text(s));
         LS_CUDA(cudaFree(nullptr));  // make the context now, so a broken GPU fails here
         lt_ = std::make_unique<Lt>();
@@ -113,16 +118,28 @@ public:
     Timing bandwidth(const BandwidthCase& c, int warmup, int repeats) override {
         return guarded("bandwidth " + std::to_string(c.bytes) + " B", [&] {
             const auto half = static_cast<std::size_t>(c.bytes / 2);
-            require_free(c.bytes);
-            DeviceBuffer src(half), dst(half);
+            // As the GEMM timing: rotate through copies whose total exceeds 2× L2. The plan's
+            // smaller cases (8 and 32 MiB) fit in an H100's 50 MB L2, and repeats of one pair
+            // would then time L2, not HBM, bandwidth.
+            const std::size_t per = std::max<std::size_t>(2 * half, 1);
+            const std::size_t copies = std::clamp<std::size_t>((2 * l2_bytes() + per - 1) / per, 1, 64);
+            require_free(static_cast<double>(per * copies));
+            std::vector<DeviceBuffer> src, dst;
             Stream s;
-            LS_CUDA(cudaMemsetAsync(src.get(), 1, half, s.get()));
-            for (int r = 0; r < warmup; ++r) LS_CUDA(copy_bandwidth(src.get(), dst.get(), 2 * half, s.get()));
+            for (std::size_t i = 0; i < copies; ++i) {
+                src.emplace_back(half), dst.emplace_back(half);
+                LS_CUDA(cudaMemsetAsync(src.back().get(), 1, half, s.get()));
+            }
+            const auto run = [&](int r) {
+                const auto i = static_cast<std::size_t>(r) % copies;
+                LS_CUDA(copy_bandwidth(src[i].get(), dst[i].get(), 2 * half, s.get()));
+            };
+            for (int r = 0; r < warmup; ++r) run(r);
             std::vector<Event> start, stop;
             for (int r = 0; r < repeats; ++r) {
                 start.emplace_back(), stop.emplace_back();
                 start.back().record(s.get());
-                LS_CUDA(copy_bandwidth(src.get(), dst.get(), 2 * half, s.get()));
+                run(warmup + r);  // continuing the warm-up's rotation: each repeat's copy is cold
                 stop.back().record(s.get());
             }
             wait_stream(s.get(), 600, "the bandwidth kernel");

@@ -203,7 +203,9 @@ Timing time_gemm(const Lt& lt, const GemmShape& s, int warmup, int repeats) {
     for (int r = 0; r < repeats; ++r) {
         start.emplace_back(), stop.emplace_back();
         start.back().record(stream.get());
-        run(static_cast<std::size_t>(r) % copies);
+        // The rotation continues from the warm-up's, so every repeat reads a copy last
+        // touched `copies` calls ago (cold), not one a warm-up call just left in L2.
+        run(static_cast<std::size_t>(warmup + r) % copies);
         stop.back().record(stream.get());
     }
     run(0);  // copy 0's output for the check, whatever the repeats' rotation left in it

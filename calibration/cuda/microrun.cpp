@@ -68,9 +68,12 @@ public:
         double b = static_cast<double>(max_a_ + max_b_ + max_d_) + 2.0 * kScratchElems * 2 + attention_bytes();
         if (n_ > 1) {
             const auto ag = collective_buffers(Collective::all_gather, std::max(layer_bytes_, root_bytes_), n_, 2);
+            const auto layer = collective_buffers(Collective::all_gather, layer_bytes_, n_, 2);
+            const auto root = collective_buffers(Collective::all_gather, root_bytes_, n_, 2);
             const auto rs =
                 collective_buffers(Collective::reduce_scatter, std::max(layer_params(), root_params()) * rb_, n_, rb_);
-            b += static_cast<double>(ag.send_bytes + 2 * ag.recv_bytes + rs.send_bytes + rs.recv_bytes);
+            b += static_cast<double>(ag.send_bytes + 2 * layer.recv_bytes + root.recv_bytes + rs.send_bytes +
+                                     rs.recv_bytes);
         }
         return b;
     }
@@ -87,7 +90,12 @@ public:
             const auto rs =
                 collective_buffers(Collective::reduce_scatter, std::max(layer_params(), root_params()) * rb_, n_, rb_);
             ag_send_ = DeviceBuffer(ag.send_bytes);
-            for (auto& s : slot_) s = DeviceBuffer(ag.recv_bytes);
+            // The root unit stays gathered for the whole step (the embedding's forward, the
+            // head's forward and backward, the embedding's backward), so it has its own
+            // buffer; the layers alternate between two slots.
+            for (auto& s : slot_)
+                s = DeviceBuffer(collective_buffers(Collective::all_gather, layer_bytes_, n_, 2).recv_bytes);
+            root_ = DeviceBuffer(collective_buffers(Collective::all_gather, root_bytes_, n_, 2).recv_bytes);
             rs_send_ = DeviceBuffer(rs.send_bytes), rs_recv_ = DeviceBuffer(rs.recv_bytes);
             LS_CUDA(cudaMemsetAsync(ag_send_.get(), 0, ag_send_.bytes(), cs_.get()));
             LS_CUDA(cudaMemsetAsync(rs_send_.get(), 0, rs_send_.bytes(), cs_.get()));
@@ -103,7 +111,7 @@ public:
         start.record(cs_.get());
         if (comm) {
             wait(ns_, start);
-            gather(root_bytes_, 0);  // the root unit, then layer 0: nothing to hide them under
+            gather_root();  // the root unit, then layer 0: nothing to hide them under
             ev_root_.record(ns_.get());
             gather(layer_bytes_, 0);
             ev_ag_[0].record(ns_.get());
@@ -333,6 +341,9 @@ private:
     void gather(double bytes, std::size_t slot) {
         nccl_.enqueue(comm_, Collective::all_gather, bytes, false, ag_send_.get(), slot_[slot].get(), ns_.get());
     }
+    void gather_root() {
+        nccl_.enqueue(comm_, Collective::all_gather, root_bytes_, false, ag_send_.get(), root_.get(), ns_.get());
+    }
     void reduce(double bytes) {
         nccl_.enqueue(comm_, Collective::reduce_scatter, bytes, rb_ == 4, rs_send_.get(), rs_recv_.get(), ns_.get());
     }
@@ -352,7 +363,7 @@ private:
     std::size_t max_a_ = 0, max_b_ = 0, max_d_ = 0;
     std::string unsupported_;
     Stream cs_, ns_;
-    DeviceBuffer a_, b_, d_, x_, y_, ag_send_, rs_send_, rs_recv_;
+    DeviceBuffer a_, b_, d_, x_, y_, ag_send_, rs_send_, rs_recv_, root_;
     DeviceBuffer slot_[2];
     std::vector<Event> ev_ag_, ev_fwd_, ev_agb_, ev_bwd_;
     AttentionShape attn_[2];  // global layers, sliding-window layers

@@ -71,14 +71,32 @@ void gemm_phase(const Lt& lt, double seconds, std::int64_t size, double busy_fra
 void nccl_phase(World& w, Nccl& nccl, double seconds, double timeout_s) {
     const double bytes = 256.0 * 1048576.0;
     void* comm = nccl.ring(w.size());
-    require_free(2 * bytes);
-    DeviceBuffer send(static_cast<std::size_t>(bytes)), recv(static_cast<std::size_t>(bytes));
+    // A rank that cannot allocate must not skip alone: its peers would wait inside NCCL
+    // until the deadline. The ranks agree first, as the collective cases do (device.hpp).
+    DeviceBuffer send, recv;
+    std::string skip;
+    try {
+        require_free(2 * bytes);
+        send = DeviceBuffer(static_cast<std::size_t>(bytes)), recv = DeviceBuffer(static_cast<std::size_t>(bytes));
+    } catch (const OutOfMemory& e) {
+        skip = e.what();
+    }
+    skip = agree_skip(w, skip, timeout_s, "power");
+    if (!skip.empty()) throw OutOfMemory(skip);
     Stream st;
     LS_CUDA(cudaMemsetAsync(send.get(), 0, send.bytes(), st.get()));
+    const auto round = [&] {
+        for (int i = 0; i < 4; ++i)
+            nccl.enqueue(comm, Collective::all_reduce, bytes, false, send.get(), recv.get(), st.get());
+        nccl.wait(comm, st.get(), timeout_s, "the power phase's all-reduce");
+    };
+    // An untimed round first: NCCL connects peers on a communicator's first collectives
+    // (NCCL_RUNTIME_CONNECT, default 1 since 2.22; NCCL docs, "Environment Variables"), which
+    // can take seconds, and timing it would size `count` far too small, so the phase would
+    // end long before the settling time and leave no samples.
+    round();
     const auto t0 = Clock::now();
-    for (int i = 0; i < 4; ++i)
-        nccl.enqueue(comm, Collective::all_reduce, bytes, false, send.get(), recv.get(), st.get());
-    nccl.wait(comm, st.get(), timeout_s, "the power phase's all-reduce");
+    round();
     const double each = std::chrono::duration<double>(Clock::now() - t0).count() / 4;
     const long long mine = std::max(1LL, std::llround(seconds / std::max(each, 1e-6)));
     const long long count = std::stoll(w.broadcast(std::to_string(mine), timeout_s, "the NCCL power phase's count"));
@@ -145,28 +163,33 @@ NvmlGpu::NvmlGpu(int local_rank) {
 PowerPhaseResult run_power_phase(World& w, PowerPhaseKind k, double seconds, double timeout_s, NvmlGpu& nvml,
                                  const Lt& lt, Nccl& nccl) {
     PowerPhaseResult out;
-    if (!nvml.source()) return {0, 0, 0, nvml.error()};
     if (k == PowerPhaseKind::nccl && (w.size() < 2 || !Nccl::built()))
         return {0, 0, 0, w.size() < 2 ? "the NCCL phase needs 2 or more GPUs" : "built without NCCL"};
+    // Without NVML on this rank there is nothing to sample, but the NCCL phase still runs:
+    // its peers (with NVML) would otherwise wait for this rank's all-reduces until the deadline.
+    const bool sampling = nvml.source() != nullptr;
+    if (!sampling && k != PowerPhaseKind::nccl) return {0, 0, 0, nvml.error()};
     constexpr double kSettle = 1.5;
     std::mutex mutex;
     std::vector<NvmlSample> samples;
     std::atomic<bool> stop{false};
     const auto start = Clock::now();
-    std::thread sampler([&] {
-        while (!stop.load()) {
-            std::vector<NvmlSample> s;
-            try {
-                s = nvml.source()->poll();
-            } catch (const std::exception&) {  // poll() reports failures in the sample; belt and braces
+    std::thread sampler;
+    if (sampling)
+        sampler = std::thread([&] {
+            while (!stop.load()) {
+                std::vector<NvmlSample> s;
+                try {
+                    s = nvml.source()->poll();
+                } catch (const std::exception&) {  // poll() reports failures in the sample; belt and braces
+                }
+                if (past(start, kSettle) && !s.empty()) {
+                    std::lock_guard lock(mutex);
+                    samples.push_back(s.front());
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
             }
-            if (past(start, kSettle) && !s.empty()) {
-                std::lock_guard lock(mutex);
-                samples.push_back(s.front());
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-    });
+        });
     const auto join = [&] {
         stop = true;
         if (sampler.joinable()) sampler.join();
@@ -185,6 +208,7 @@ PowerPhaseResult run_power_phase(World& w, PowerPhaseKind k, double seconds, dou
         throw;
     }
     join();
+    if (!sampling) return {0, 0, 0, nvml.error()};
     std::vector<double> watts, util;
     std::string last_error;
     for (const NvmlSample& s : samples) {

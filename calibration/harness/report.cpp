@@ -155,7 +155,7 @@ std::string summary(const json& r) {
     if (r.contains("failure")) s << "  FAILED: " << r["failure"].get<std::string>() << "\n";
     if (r.contains("fit_error")) s << "  fit failed: " << r["fit_error"].get<std::string>() << "\n";
     if (r.contains("power_bands_not_written"))
-        s << "  power bands not written: " << r["power_bands_not_written"].get<std::string>() << "\n";
+        s << "  " << r["power_bands_not_written"].get<std::string>() << "\n";
     if (r.contains("calibration")) s << "  wrote " << r["calibration"].get<std::string>() << "\n";
     return s.str();
 }
