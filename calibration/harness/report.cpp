@@ -154,8 +154,7 @@ std::string summary(const json& r) {
     for (const json& n : r["notes"]) s << "  note: " << n.get<std::string>() << "\n";
     if (r.contains("failure")) s << "  FAILED: " << r["failure"].get<std::string>() << "\n";
     if (r.contains("fit_error")) s << "  fit failed: " << r["fit_error"].get<std::string>() << "\n";
-    if (r.contains("power_bands_not_written"))
-        s << "  " << r["power_bands_not_written"].get<std::string>() << "\n";
+    if (r.contains("power_bands_not_written")) s << "  " << r["power_bands_not_written"].get<std::string>() << "\n";
     if (r.contains("calibration")) s << "  wrote " << r["calibration"].get<std::string>() << "\n";
     return s.str();
 }
