@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -38,7 +39,7 @@ process is one rank (across nodes).
   --hardware HW        catalog name or hardware JSON (default: from the GPU's name)
   --quick              a few shapes and short phases: one node in under 2 minutes
   --backend B          cuda (default) or simulated (no GPU: known coefficients + noise)
-  --gpus N             GPUs on this node without MPI (default: all; simulated: 1)
+  --gpus N             GPUs on this node without MPI, 1..64 (default: all; simulated: 1)
   --launcher L         auto (default: mpi when started by mpirun/srun), mpi or local
   --phases LIST        comma-separated subset of operations,collectives,microrun,power
   --timeout S          seconds a rank may go without progress before the run stops (300)
@@ -81,7 +82,7 @@ double number(const std::string& flag, const std::string& v, double lo, double h
     const double x = std::strtod(v.c_str(), &end);
     if (v.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(x) || x < lo || x > hi) {
         std::ostringstream s;
-        s << flag << " = '" << v << "'; valid: a number in [" << lo << ", " << hi << "]";
+        s << std::setprecision(12) << flag << " = '" << v << "'; valid: a number in [" << lo << ", " << hi << "]";
         usage_error(s.str());
     }
     return x;
@@ -115,7 +116,9 @@ Args parse(int argc, char** argv) {
         else if (f == "--nodes") a.nodes = static_cast<int>(integer(f, value(), 1, 1024));
         else if (f == "--backend") a.backend = value();
         else if (f == "--launcher") a.launcher = value();
-        else if (f == "--gpus") a.gpus = static_cast<int>(integer(f, value(), 1, 4096));
+        // One process per GPU on this node: 64 bounds it well above any node's GPUs
+        // (8 on HGX, 4 per GB200 tray) and keeps a typo from forking thousands.
+        else if (f == "--gpus") a.gpus = static_cast<int>(integer(f, value(), 1, 64));
         else if (f == "--timeout") a.timeout_s = number(f, value(), 1, 86400);
         else if (f == "--seq-len") a.seq_len = integer(f, value(), 1, 1 << 24);
         else if (f == "--micro-batch") a.micro_batch = integer(f, value(), 1, 1 << 16);

@@ -158,6 +158,9 @@ TEST(CalibrateCli, BadArgumentsNameTheFlag) {
     Result r = run("--model qwen3-32b --out " + dir.string() + " --backend simulated --gpus 0");
     EXPECT_EQ(r.code, 2);
     EXPECT_TRUE(contains(r.output, "--gpus = '0'")) << r.output;
+    r = run("--model qwen3-32b --out " + dir.string() + " --backend simulated --gpus 4096");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.output, "--gpus = '4096'; valid: a number in [1, 64]")) << r.output;
     r = run("--model no-such-model --backend simulated --out " + dir.string());
     EXPECT_EQ(r.code, 2);
     EXPECT_TRUE(contains(r.output, "no-such-model")) << r.output;
