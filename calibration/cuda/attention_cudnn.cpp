@@ -308,13 +308,6 @@ void run_attention(cudaStream_t stream, const AttentionShape& s, bool backward, 
 
 namespace {
 
-float bf16_to_float(std::uint16_t v) {
-    const std::uint32_t bits = static_cast<std::uint32_t>(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
 std::vector<double> read_bf16_rows(const void* base, std::size_t first_elem, std::size_t pitch_elems, std::size_t width,
                                    std::size_t rows) {
     std::vector<std::uint16_t> raw(width * rows);
@@ -450,21 +443,13 @@ Timing time_attention(const AttentionCase& c, int warmup, int repeats) {
         const auto run = [&](int r) {
             run_attention(stream.get(), s, c.backward, bufs[static_cast<std::size_t>(r) % copies]);
         };
-        for (int r = 0; r < warmup; ++r) run(r);
-        std::vector<Event> start, stop;
-        for (int r = 0; r < repeats; ++r) {
-            start.emplace_back(), stop.emplace_back();
-            start.back().record(stream.get());
-            run(warmup + r);  // continuing the warm-up's rotation: each repeat's copy is cold
-            stop.back().record(stream.get());
-        }
+        Timing t = time_calls(stream.get(), warmup, repeats, run, what);
         // Forward: every copy's O and Stats are those of its own inputs, so copy 0 can be
         // checked whatever the rotation. Rerun it if no repeat or warm-up touched it.
-        if (!c.backward && warmup == 0 && repeats == 0) run(0);
-        wait_stream(stream.get(), 600, what);
-        std::vector<double> secs;
-        for (std::size_t r = 0; r < start.size(); ++r) secs.push_back(elapsed_s(start[r], stop[r]));
-        Timing t = summarize(secs);
+        if (!c.backward && warmup == 0 && repeats == 0) {
+            run(0);
+            wait_stream(stream.get(), 600, what);
+        }
         // No check of the backward: a reference needs the full probability matrix of a
         // row's keys and dO·Vᵀ per key, and its accuracy is that of the same kernels'
         // recomputation from the Stats the forward check covers.

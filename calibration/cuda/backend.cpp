@@ -30,12 +30,6 @@ std::string cuda_backend_features() {
 namespace cuda {
 namespace {
 
-std::string describe(const GemmCase& g) {
-    std::ostringstream s;
-    s << "GEMM " << g.label << " m=" << g.m << " n=" << g.n << " k=" << g.k << (g.fp8 ? " fp8" : " bf16");
-    return s.str();
-}
-
 // Runs a case: out of memory becomes a skip, a fault a BackendError that names the case.
 template <class F>
 Timing guarded(const std::string& what, F&& f) {
@@ -134,18 +128,7 @@ public:
                 const auto i = static_cast<std::size_t>(r) % copies;
                 LS_CUDA(copy_bandwidth(src[i].get(), dst[i].get(), 2 * half, s.get()));
             };
-            for (int r = 0; r < warmup; ++r) run(r);
-            std::vector<Event> start, stop;
-            for (int r = 0; r < repeats; ++r) {
-                start.emplace_back(), stop.emplace_back();
-                start.back().record(s.get());
-                run(warmup + r);  // continuing the warm-up's rotation: each repeat's copy is cold
-                stop.back().record(s.get());
-            }
-            wait_stream(s.get(), 600, "the bandwidth kernel");
-            std::vector<double> secs;
-            for (std::size_t r = 0; r < start.size(); ++r) secs.push_back(elapsed_s(start[r], stop[r]));
-            return summarize(secs);
+            return time_calls(s.get(), warmup, repeats, run, "the bandwidth kernel");
         });
     }
 

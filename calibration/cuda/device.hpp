@@ -8,6 +8,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -69,6 +71,14 @@ public:
 private:
     cudaStream_t s_ = nullptr;
 };
+
+// A bf16 value read back from the device: its 16 bits are the top half of an fp32.
+inline float bf16_to_float(std::uint16_t v) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
 
 class Event {
 public:

@@ -119,13 +119,6 @@ void fill_operands(const GemmShape& s, void* a, void* b, std::uint64_t seed, cud
 
 namespace {
 
-float bf16_to_float(std::uint16_t v) {
-    const std::uint32_t bits = static_cast<std::uint32_t>(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
 // OCP 8-bit floating point specification (2023), E4M3: bias 7, no infinities, S.1111.111 NaN.
 float e4m3_to_float(std::uint8_t v) {
     const int sign = v >> 7, exp = (v >> 3) & 0xF, man = v & 0x7;
@@ -198,21 +191,10 @@ Timing time_gemm(const Lt& lt, const GemmShape& s, int warmup, int repeats) {
         fill_operands(s, a.back().get(), b.back().get(), 1234 + 2 * c, stream.get());
     }
     const auto run = [&](std::size_t c) { g.run(a[c].get(), b[c].get(), d[c].get(), stream.get()); };
-    for (int r = 0; r < warmup; ++r) run(static_cast<std::size_t>(r) % copies);
-    std::vector<Event> start, stop;
-    for (int r = 0; r < repeats; ++r) {
-        start.emplace_back(), stop.emplace_back();
-        start.back().record(stream.get());
-        // The rotation continues from the warm-up's, so every repeat reads a copy last
-        // touched `copies` calls ago (cold), not one a warm-up call just left in L2.
-        run(static_cast<std::size_t>(warmup + r) % copies);
-        stop.back().record(stream.get());
-    }
+    Timing t = time_calls(
+        stream.get(), warmup, repeats, [&](int i) { run(static_cast<std::size_t>(i) % copies); }, "the GEMM");
     run(0);  // copy 0's output for the check, whatever the repeats' rotation left in it
     wait_stream(stream.get(), 600, "the GEMM");
-    std::vector<double> secs;
-    for (std::size_t r = 0; r < start.size(); ++r) secs.push_back(elapsed_s(start[r], stop[r]));
-    Timing t = summarize(secs);
     t.check_error = check_sample(s, a[0].get(), b[0].get(), d[0].get());
     // bf16 output rounding is 2^-9 relative, times max/RMS of the sample (a few): 2e-2
     // leaves room; fp8 adds Hopper's reduced-precision fp8 accumulation (DeepSeek-V3

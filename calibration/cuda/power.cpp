@@ -1,4 +1,5 @@
 #include "power.hpp"
+#include "libscale/estimate/statistics.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -29,12 +30,6 @@ std::string cuda_uuid(int device) {
         if (i == 3 || i == 5 || i == 7 || i == 9) s += '-';
     }
     return s;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 bool past(Clock::time_point start, double seconds) {

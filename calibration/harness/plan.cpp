@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -30,6 +31,25 @@ const char* triage_phase(PowerPhaseKind k) {
         case PowerPhaseKind::spin: return "checkpoint_or_deadlock";
     }
     return "?";
+}
+
+std::string describe(const GemmCase& g) {
+    std::ostringstream s;
+    s << "GEMM " << g.label << " m=" << g.m << " n=" << g.n << " k=" << g.k << (g.fp8 ? " fp8" : " bf16");
+    return s.str();
+}
+std::string describe(const AttentionCase& a) {
+    std::ostringstream s;
+    s << "attention " << (a.backward ? "backward" : "forward") << " seq_len=" << a.seq_len << " batch=" << a.batch;
+    return s.str();
+}
+std::string describe(const CollectiveCase& c) {
+    std::ostringstream s;
+    s << to_string(c.op) << " " << c.bytes << " B over " << c.ranks << " ranks (" << c.label << ")";
+    return s.str();
+}
+std::string describe(const MicrorunCase& m) {
+    return "step micro-run " + std::to_string(m.layers) + " layers on " + std::to_string(m.config.gpus) + " GPUs";
 }
 
 namespace {

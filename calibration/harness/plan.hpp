@@ -46,6 +46,12 @@ struct MicrorunCase {
     std::int64_t layers = 0;
 };
 
+// A case in words, for progress lines, skips and errors ("GEMM head dgrad m=... bf16").
+std::string describe(const GemmCase& g);
+std::string describe(const AttentionCase& a);
+std::string describe(const CollectiveCase& c);
+std::string describe(const MicrorunCase& m);
+
 // The five phases of the power section, each produced on every GPU at once.
 enum class PowerPhaseKind { idle, gemm, nccl, host_starved, spin };
 const char* to_string(PowerPhaseKind k);

@@ -9,6 +9,7 @@
 #include "libscale/calibrate/calibration_file.hpp"
 #include "libscale/calibrate/fit.hpp"
 #include "libscale/estimate/compute_model.hpp"
+#include "libscale/estimate/statistics.hpp"
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/io/catalog.hpp"
 #include "libscale/io/json_io.hpp"
@@ -18,13 +19,6 @@ namespace libscale::harness {
 using nlohmann::json;
 
 namespace {
-
-double median(std::vector<double> v) {
-    if (v.empty()) return std::nan("");
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 json gemm_summary(const MeasurementSet& m) {
     std::vector<double> bf16, fp8;
@@ -82,10 +76,11 @@ json finish(const Plan& p, Collected& c, const std::filesystem::path& out_dir) {
     }
 
     const HardwareProfile& hw = p.hardware;
-    Calibration used = default_calibration(hw);
+    const Calibration prior = default_calibration(hw);
+    Calibration used = prior;
     try {
         // The power records make power.* and the bands in the fit, as `libscale fit` does.
-        const FitResult f = fit(c.records, hw, default_calibration(hw));
+        const FitResult f = fit(c.records, hw, prior);
         const json cal = calibration_to_json(f, c.provenance);
         if (f.power_bands) report["power_bands"] = cal["power_bands"];
         else report["power_bands_not_written"] = f.power_bands_note;

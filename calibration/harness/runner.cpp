@@ -165,25 +165,6 @@ json skip(const std::string& phase, const std::string& what, int rank, const std
     return {{"phase", phase}, {"case", what}, {"rank", rank}, {"why", why}};
 }
 
-std::string describe(const GemmCase& g) {
-    std::ostringstream s;
-    s << "GEMM " << g.label << " m=" << g.m << " n=" << g.n << " k=" << g.k << (g.fp8 ? " fp8" : " bf16");
-    return s.str();
-}
-std::string describe(const AttentionCase& a) {
-    std::ostringstream s;
-    s << "attention " << (a.backward ? "backward" : "forward") << " seq_len=" << a.seq_len << " batch=" << a.batch;
-    return s.str();
-}
-std::string describe(const CollectiveCase& c) {
-    std::ostringstream s;
-    s << to_string(c.op) << " " << c.bytes << " B over " << c.ranks << " ranks (" << c.label << ")";
-    return s.str();
-}
-std::string describe(const MicrorunCase& m) {
-    return "step micro-run " + std::to_string(m.layers) + " layers on " + std::to_string(m.config.gpus) + " GPUs";
-}
-
 // One rank's results of one phase, as sent to rank 0.
 struct Local {
     MeasurementSet records;
@@ -203,7 +184,7 @@ public:
 
     int run() {
         double total = 0;
-        for (const std::string& ph : o_.phases) total += predicted_work(p_, ph).total();
+        for (const std::string& ph : o_.phases) total += (work_[ph] = predicted_work(p_, ph)).total();
         Progress progress(o_.progress && w_.rank() == 0, total);
         progress_ = &progress;
         Watchdog dog(o_.timeout_s, [this](const std::string& what) { timed_out(what); });
@@ -278,7 +259,7 @@ private:
     }
 
     void operations(Local& mine) {
-        const PhaseWork work = predicted_work(p_, "operations");
+        const PhaseWork& work = work_["operations"];
         const int n = static_cast<int>(work.case_s.size());
         const int ng = static_cast<int>(p_.gemm.size()), na = static_cast<int>(p_.attention.size());
         const std::string& hw = p_.hardware.name;
@@ -312,7 +293,7 @@ private:
     }
 
     void collectives(Local& mine) {
-        const PhaseWork work = predicted_work(p_, "collectives");
+        const PhaseWork& work = work_["collectives"];
         for (std::size_t i = 0; i < p_.collectives.size(); ++i) {
             const CollectiveCase& c = p_.collectives[i];
             dog_->at("collectives: " + describe(c));
@@ -326,7 +307,7 @@ private:
     }
 
     void microruns(Local& mine) {
-        const PhaseWork work = predicted_work(p_, "microrun");
+        const PhaseWork& work = work_["microrun"];
         for (std::size_t i = 0; i < p_.microruns.size(); ++i) {
             const MicrorunCase& m = p_.microruns[i];
             dog_->at("microrun: " + describe(m));
@@ -351,7 +332,7 @@ private:
                                       {"utilization_pct", r.utilization_pct},
                                       {"samples", r.samples}});
             else mine.skipped.push_back(skip("power", to_string(k), w_.rank(), r.skipped));
-            progress_->advance("power", p_.power_phase_s + 0.5, static_cast<int>(i + 1),
+            progress_->advance("power", work_["power"].case_s[i], static_cast<int>(i + 1),
                                static_cast<int>(p_.power_phases.size()));
         }
     }
@@ -451,6 +432,7 @@ private:
     const Plan& p_;
     const RunOptions& o_;
     Collected collected_;
+    std::map<std::string, PhaseWork> work_;  // predicted, per phase (progress lines)
     std::mutex mutex_;
     Progress* progress_ = nullptr;
     Watchdog* dog_ = nullptr;

@@ -32,8 +32,8 @@ struct Result {
     std::string output;  // stdout and stderr
 };
 
-Result run(const std::string& args) {
-    const std::string cmd = std::string(LIBSCALE_CALIBRATE_BIN) + " " + args + " 2>&1";
+// A shell command line's status and output.
+Result run_shell(const std::string& cmd) {
     Result r;
     FILE* p = ::popen(cmd.c_str(), "r");
     if (!p) return r;
@@ -43,6 +43,8 @@ Result run(const std::string& args) {
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return r;
 }
+
+Result run(const std::string& args) { return run_shell(std::string(LIBSCALE_CALIBRATE_BIN) + " " + args + " 2>&1"); }
 
 fs::path out_dir(const std::string& name) {
     return test::temp_dir("calibrate_" + name + "_" + std::to_string(::getpid()));
@@ -196,15 +198,7 @@ std::string mpirun(int ranks) {
 }
 
 Result run_mpi(int ranks, const std::string& args) {
-    const std::string cmd = mpirun(ranks) + LIBSCALE_CALIBRATE_BIN + " " + args + " 2>&1";
-    Result r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf{};
-    while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.output.append(buf.data(), n);
-    const int status = ::pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
+    return run_shell(mpirun(ranks) + LIBSCALE_CALIBRATE_BIN + " " + args + " 2>&1");
 }
 
 TEST(CalibrateMpi, FourRanksGatherOneAtomicWrite) {

@@ -8,6 +8,7 @@
 
 #include "libscale/calibrate/fit.hpp"
 #include "libscale/calibrate/measurement.hpp"
+#include "libscale/estimate/statistics.hpp"
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/estimate/uncertainty.hpp"
 #include "libscale/io/catalog.hpp"
@@ -301,6 +302,23 @@ TEST(Uncertainty, FittedIntervalsCoverTheTruth) {
     EXPECT_LE(covered, 0.90 * trials);
     EXPECT_LE(below, 0.25 * trials);
     EXPECT_LE(trials - covered - below, 0.25 * trials);  // above P90
+}
+
+}  // namespace
+}  // namespace libscale
+
+namespace libscale {
+namespace {
+
+// The one median and quantile every reader of samples uses (estimate/statistics.hpp).
+TEST(Statistics, MedianAndLinearQuantiles) {
+    EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
+    EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+    EXPECT_TRUE(std::isnan(median({})));
+    const std::vector<double> ten = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    EXPECT_DOUBLE_EQ(quantile_sorted(ten, 0.9), 9);
+    EXPECT_DOUBLE_EQ(quantile_sorted({1, 2}, 0.25), 1.25);  // numpy.quantile([1, 2], 0.25)
+    EXPECT_DOUBLE_EQ(quantile_sorted(ten, 1.0), 10);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The fitter's entry point: sorts records by hardware and kind, resolves step records'
 // models, then runs the collective and compute stages (fit_detail.hpp).
 #include "libscale/calibrate/fit.hpp"
+#include "libscale/estimate/statistics.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -32,11 +33,6 @@ void apply_power(const MeasurementSet& data, const HardwareProfile& hw, Calibrat
     for (const PowerRecord& p : data.power)
         if (iequal(p.hardware, hw.name)) by_phase[p.phase].push_back(p.watts);
     if (by_phase.empty()) return;
-    const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        const std::size_t n = v.size();
-        return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    };
     for (const auto& [phase, name] : {std::pair{"compute", "power.compute_w"},
                                       std::pair{"communication", "power.comm_w"}, std::pair{"idle", "power.idle_w"}}) {
         const auto it = by_phase.find(phase);

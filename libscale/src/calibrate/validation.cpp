@@ -1,4 +1,5 @@
 #include "libscale/calibrate/validation.hpp"
+#include "libscale/estimate/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,8 +19,7 @@ ErrorSummary summarize(std::vector<double> errors) {
     if (errors.empty()) return s;
     for (double& e : errors) e = std::abs(e);
     std::sort(errors.begin(), errors.end());
-    const std::size_t n = errors.size();
-    s.median_abs = n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+    s.median_abs = quantile_sorted(errors, 0.5);
     s.max_abs = errors.back();
     return s;
 }
@@ -113,8 +113,7 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
     out.default_count = ratios.size();
     if (!ratios.empty()) {
         std::sort(ratios.begin(), ratios.end());
-        const std::size_t n = ratios.size();
-        out.default_ratio_median = n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
+        out.default_ratio_median = quantile_sorted(ratios, 0.5);
         out.default_ratio_min = ratios.front();
         out.default_ratio_max = ratios.back();
     }

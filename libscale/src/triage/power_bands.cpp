@@ -1,4 +1,5 @@
 #include "libscale/triage/power_bands.hpp"
+#include "libscale/estimate/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -102,13 +103,10 @@ PowerBands power_bands_from_phase_watts(const std::map<std::string, std::vector<
             throw std::invalid_argument("power phase '" + name +
                                         "' was not measured; bands need all five (idle, checkpoint_or_deadlock, "
                                         "data_starvation, communication, compute)");
-        std::vector<double> w = it->second;
-        for (const double x : w)
+        for (const double x : it->second)
             require(std::isfinite(x) && x > 0, ("power phase " + name + " watts").c_str(), x,
                     "it must be a finite number of watts > 0");
-        std::sort(w.begin(), w.end());
-        const std::size_t n = w.size();
-        median_w[i] = n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
+        median_w[i] = median(it->second);
         if (i > 0 && !(median_w[i] > median_w[i - 1])) {
             std::ostringstream msg;
             msg << "power phase '" << name << "' drew " << median_w[i] << " W (median), not more than '"
