@@ -97,6 +97,7 @@ from ._core.triage import (
     PowerTrace,
     TriageStream,
 )
+from .compare import Comparison, compare, read_prices
 from .fit_result import FitResult, Measurements
 from .gate_result import GateResult, PackResult
 from .plan import Plan, estimate_step, project, solve_budget, solve_deadline, sweep
@@ -138,6 +139,9 @@ __all__ = [
     "sweep",
     "solve_deadline",
     "solve_budget",
+    "compare",
+    "Comparison",
+    "read_prices",
     "describe_issue",
     "to_jsonable",
     # calibration

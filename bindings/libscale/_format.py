@@ -238,8 +238,10 @@ def projection_header(d: Mapping[str, Any]) -> str:
     parts.append(f"{d.get('scaling', 'strong')} scaling")
     if job:
         epochs = job["epochs"]
-        parts.append(f"job {_count(job['tokens'])} tokens × {epochs:g} epoch{'' if epochs == 1 else 's'} "
-                     f"at ${d.get('price_per_gpu_hour_usd', 0):,.2f}/GPU-h")
+        text = f"job {_count(job['tokens'])} tokens × {epochs:g} epoch{'' if epochs == 1 else 's'}"
+        if "price_per_gpu_hour_usd" in d:
+            text += f" at ${d['price_per_gpu_hour_usd']:,.2f}/GPU-h"
+        parts.append(text)
     if "calibration" in d:
         parts.append(f"calibration {calibration_label(d['calibration'])}")
     return ", ".join(parts)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Union, cast
+from typing import TYPE_CHECKING, Any, Union, cast
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from ._core import estimate as _estimate
 from ._core import spec as _spec
 from .catalog import CalibrationLike, HardwareLike, ModelLike
 from .results import Projection, Solution, Step, Sweep
+
+if TYPE_CHECKING:
+    from .compare import Comparison, PricesLike
 
 __all__ = ["Plan", "DEFAULT_CANDIDATES", "estimate_step", "project", "sweep", "solve_deadline", "solve_budget"]
 
@@ -212,6 +215,30 @@ class Plan:
             self._require_fit(counts, scaling, s.candidates)
         return Solution(s, self, counts, the_job, scaling,
                         {"max_gpu_hours": max_gpu_hours, "max_cost_usd": max_cost_usd})
+
+    def compare(self, hardware: Sequence[HardwareLike], gpus: int | Sequence[int] = (4, 8, 16), *,
+                calibration: Mapping[str, CalibrationLike] | None = None, job: JobLike = None,
+                prices: PricesLike = None, scaling: str = "strong", quantiles: bool = False, samples: int = 2000,
+                seed: int | None = None, require_fit: bool = False) -> Comparison:
+        """This plan's model, configuration and job on each hardware profile, side by side.
+        The plan's own hardware keeps its calibration; another takes ``calibration[name]``
+        or its default. prices: a ``libscale.prices/1`` file or {hardware name: USD per
+        GPU-hour} (see :mod:`libscale.compare`)."""
+        from .compare import _calibration_for, _names, compare_plans
+
+        given = {str(k).lower(): v for k, v in (calibration or {}).items()}
+        plans = []
+        for h in _names(hardware):
+            hw = catalog.hardware(h)
+            # the plan's own hardware by name: its calibration stays
+            own = isinstance(h, str) and hw.name == self._scenario.hardware.name and hw.name.lower() not in given
+            plans.append(self if own else self.with_(hardware=hw, calibration=_calibration_for(given, hw)))
+            given.pop(hw.name.lower(), None)
+        if given:
+            raise ValueError(f"calibration: no compared hardware is named {sorted(given)[0]!r}; compared: "
+                             f"{', '.join(p.hardware.name for p in plans)}")
+        return compare_plans(plans, gpus, job=job, prices=prices, scaling=scaling, quantiles=quantiles,
+                             samples=samples, seed=seed, require_fit=require_fit)
 
     def sweep(self, *, threads: int = 0, **axes: Any) -> Sweep:
         """Step estimates over arrays of gpus, gpus_per_node, micro_batch, seq_len and

@@ -74,9 +74,9 @@ def test_names_tags_and_paths():
 
 
 OUTPUT_TAGS = ["projection", "sweep", "solution", "gate", "fit", "validation", "triage", "models", "hardware_list",
-               "watch_event", "pack", "calibration_report"]
+               "watch_event", "pack", "calibration_report", "comparison"]
 FILE_FORMATS = ["calibration-2", "calibration-1", "measurements-2", "hardware-1", "hf_config", "power_bands",
-                "lengths_record"]
+                "lengths_record", "prices-1"]
 
 
 def test_every_format_and_output_has_a_schema_and_a_line_in_the_docs():
@@ -673,6 +673,13 @@ def _gap_trace(path: Path) -> Path:
     return path
 
 
+def _prices(path: Path) -> Path:
+    path.write_text(json.dumps({"schema": "libscale.prices/1", "source": "a test",
+                                "price_per_gpu_hour_usd": {"B300": 5.5, "h200": 3.25}}))
+    assert errors("prices-1", json.loads(path.read_text())) == []
+    return path
+
+
 def _commands(tmp: Path) -> dict[str, tuple[str, list[str], int]]:
     """name -> (schema, arguments, expected exit status)."""
     lengths = tmp / "lengths.jsonl"
@@ -687,6 +694,9 @@ def _commands(tmp: Path) -> dict[str, tuple[str, list[str], int]]:
         "project --quantiles": ("projection", ["project", "--model", "qwen3-32b", "--hardware", "b300", "--gpus",
                                                "8,16", "--calibration", "derived-b300-qwen3-32b", "--quantiles",
                                                "--samples", "100"], 0),
+        "project, hardware list": ("comparison", ["project", "--model", "qwen3-32b", "--hardware", "b300,h200",
+                                                  "--gpus", "8,16", "--prices", str(_prices(tmp / "prices.json")),
+                                                  "--calibration", "b300=derived-b300-qwen3-32b"], 0),
         "sweep": ("sweep", ["sweep", *small, "--gpus", "3,4", "--micro-batch", "1,2", "--seq-len", "8192",
                             "--global-batch-tokens", "65536"], 0),
         "solve deadline": ("solution", ["solve", *small, "--gpus", "1,8", "--deadline-h", "1000"], 0),
@@ -746,8 +756,8 @@ def cli_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str
     return out
 
 
-CLI_CASES = ["project", "project --quantiles", "sweep", "solve deadline", "solve budget, none", "models", "hardware",
-             "hardware h100", "gate", "fit", "validate", "triage"]
+CLI_CASES = ["project", "project --quantiles", "project, hardware list", "sweep", "solve deadline",
+             "solve budget, none", "models", "hardware", "hardware h100", "gate", "fit", "validate", "triage"]
 WATCH_CASES = ["watch, monitor", "watch, job", "watch, gap"]
 
 

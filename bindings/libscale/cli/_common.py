@@ -97,11 +97,13 @@ def add_format(p: argparse.ArgumentParser) -> None:
                    help="the same as --format json")
 
 
-def add_target(p: argparse.ArgumentParser) -> None:
+def add_target(p: argparse.ArgumentParser, *, many: bool = False) -> None:
     p.add_argument("--model", required=True,
                    help="catalog name (see `libscale models`), a Hugging Face config.json path or a Hub id org/name")
     p.add_argument("--hardware", required=True,
-                   help="catalog name (see `libscale hardware`) or a path to a libscale.hardware/1 JSON file")
+                   help="catalog name (see `libscale hardware`) or a path to a libscale.hardware/1 JSON file"
+                        + ("; a comma-separated list (b300,b200,h200,h100) compares them side by side" if many
+                           else ""))
 
 
 def add_calibration(p: argparse.ArgumentParser) -> None:

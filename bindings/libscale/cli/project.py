@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .. import catalog
+from ..compare import compare, read_prices
 from ..plan import Plan
 from ._common import (
     CliError,
@@ -36,11 +38,14 @@ def add_job(p: argparse.ArgumentParser) -> None:
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("project", help="throughput, wall time, GPU-hours, cost and energy per GPU count",
                        description="Project a training job over GPU counts.")
-    add_target(p)
+    add_target(p, many=True)
     p.add_argument("--gpus", type=int_list, required=True, metavar="LIST", help="GPU counts, e.g. 4,8,16")
     add_training(p, skip=["gpus"])
     add_job(p)
     add_calibration(p)
+    p.add_argument("--prices", default=None, metavar="PATH",
+                   help="a libscale.prices/1 JSON file of USD per GPU-hour by hardware name (with a --hardware "
+                        "list; overrides the catalog's prices)")
     p.add_argument("--quantiles", action="store_true",
                    help="P10 / P90 of each projected figure from the calibration's covariance")
     p.add_argument("--samples", type=integer, default=None, metavar="N",
@@ -60,7 +65,48 @@ def run(a: argparse.Namespace) -> int:
             extra["samples"] = a.samples
     elif a.seed is not None or a.samples is not None:
         raise CliError("--samples and --seed apply only with --quantiles")
-    plan = Plan(a.model, a.hardware, **calibration_kwargs(a), **training_values(a, skip=["gpus"]))
-    result = plan.project(a.gpus, job=checked(a, "job"), scaling=a.scaling, require_fit=a.require_fit, **extra)
+    result = projection(a, extra)
     emit(result, a.output_format)
     return 0
+
+
+def hardware_list(text: str) -> list[str]:
+    """--hardware: one name or path, or a comma-separated list of them."""
+    names = [s.strip() for s in text.split(",")]
+    if any(not n for n in names):
+        raise CliError(f"--hardware: '{text}' has an empty name; give e.g. b300 or b300,b200,h200")
+    return names
+
+
+def calibrations(text: str | None, hardware: list[str]) -> Any:
+    """--calibration: one calibration, or with a --hardware list, HW=CALIBRATION pairs
+    separated by commas (a hardware not named gets its default)."""
+    if text is None or len(hardware) == 1:
+        return text
+    pairs: dict[str, str] = {}
+    for item in text.split(","):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise CliError(f"--calibration: '{item}' with a --hardware list must be HARDWARE=CALIBRATION, e.g. "
+                           f"b300=derived-b300-qwen3-32b")
+        pairs[name.strip()] = value.strip()
+    return pairs
+
+
+def projection(a: argparse.Namespace, extra: dict[str, Any]) -> Any:
+    """A Projection, or a Comparison when --hardware lists several."""
+    hardware = hardware_list(a.hardware)
+    training = training_values(a, skip=["gpus"])
+    job = checked(a, "job")
+    if len(hardware) == 1:
+        if a.prices is not None:
+            prices = read_prices(a.prices)
+            name = catalog.hardware(hardware[0]).name.lower()
+            if name in prices:
+                if "price_per_gpu_hour_usd" in job:
+                    raise CliError("give --prices or --price-per-gpu-hour, not both")
+                job["price_per_gpu_hour_usd"] = prices[name]
+        plan = Plan(a.model, hardware[0], **calibration_kwargs(a), **training)
+        return plan.project(a.gpus, job=job, scaling=a.scaling, require_fit=a.require_fit, **extra)
+    return compare(a.model, hardware, gpus=a.gpus, calibration=calibrations(a.calibration, hardware),
+                   prices=a.prices, scaling=a.scaling, require_fit=a.require_fit, **extra, **training, **job)

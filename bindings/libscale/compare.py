@@ -1,0 +1,337 @@
+"""The same job on several hardware profiles, side by side.
+
+    >>> import libscale
+    >>> c = libscale.compare("qwen3-32b", ["b300", "h200"], gpus=[8, 16], gpus_per_node=8,
+    ...                      global_batch_tokens=1_048_576, tokens=1e9)
+    >>> [r["hardware"] for r in c.records()]
+    ['b300', 'b300', 'h200', 'h200']
+
+Each hardware is projected by its own :class:`~libscale.Plan` (the core computes every
+figure); a hardware gets its own default calibration unless one is given for it, and its
+catalog price per GPU-hour unless a price file (``prices=``) or the job names one. A price
+file is a ``libscale.prices/1`` JSON document::
+
+    {"schema": "libscale.prices/1", "source": "our contract, 2026-11",
+     "price_per_gpu_hour_usd": {"b300": 5.10, "h200": 2.80}}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Union
+
+from . import _format
+from . import catalog as _catalog
+from . import options as _options
+from ._core import spec as _spec
+from .catalog import CalibrationLike, HardwareLike, ModelLike
+from .results import Projection, Result, _pandas
+
+if TYPE_CHECKING:
+    from .plan import JobLike, Plan
+
+__all__ = ["Comparison", "PricesLike", "compare", "read_prices"]
+
+PricesLike = Union[None, str, "os.PathLike[str]", Mapping[str, float]]
+
+#: The largest price file read (a price list is a few hundred bytes).
+_MAX_PRICES_BYTES = 1 << 20
+_PRICES_TAG = "libscale.prices/1"
+
+
+def _price(where: str, value: Any) -> float:
+    """A price per GPU-hour, checked by the core as the job's price option is."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{where}: expected a number of USD per GPU-hour, got {type(value).__name__} {value!r}")
+    try:
+        _spec.check_option("job", "price_per_gpu_hour_usd", float(value))
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{where}: {e}") from None
+    return float(value)
+
+
+def read_prices(source: PricesLike) -> dict[str, float]:
+    """Prices per GPU-hour by hardware name, from a ``libscale.prices/1`` file or a mapping
+    (``{"b300": 5.1}``). Names are matched case-insensitively; every price is checked (finite,
+    not negative)."""
+    if source is None:
+        return {}
+    if isinstance(source, Mapping):
+        doc: Any = {"price_per_gpu_hour_usd": dict(source)}
+        origin = "prices"
+    elif isinstance(source, (str, os.PathLike)):
+        origin = os.fsdecode(source)
+        doc = _read_json(origin)
+        if not isinstance(doc, dict):
+            raise ValueError(f"{origin}: expected a JSON object ({_PRICES_TAG}), got a JSON {type(doc).__name__}")
+        unknown = sorted(set(doc) - {"schema", "source", "price_per_gpu_hour_usd"})
+        if unknown:
+            raise ValueError(f"{origin}: unknown field {unknown[0]!r}; valid: schema, source, price_per_gpu_hour_usd")
+        if doc.get("schema", _PRICES_TAG) != _PRICES_TAG:
+            raise ValueError(f"{origin}: schema {doc['schema']!r}; expected {_PRICES_TAG!r}")
+        if "source" in doc and not isinstance(doc["source"], str):
+            raise ValueError(f"{origin}: source: expected a string, got {doc['source']!r}")
+    else:
+        raise TypeError(f"prices: expected a price file path or a mapping of hardware name to USD per GPU-hour, "
+                        f"got {type(source).__name__}")
+    table = doc.get("price_per_gpu_hour_usd")
+    if not isinstance(table, dict) or not table:
+        raise ValueError(f"{origin}: price_per_gpu_hour_usd: expected a non-empty object of hardware name: "
+                         f"USD per GPU-hour, got {table!r}")
+    out: dict[str, float] = {}
+    for name, value in table.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"{origin}: price_per_gpu_hour_usd: hardware name {name!r} is not a name")
+        key = name.strip().lower()
+        if key in out:
+            raise ValueError(f"{origin}: price_per_gpu_hour_usd: {name!r} is given twice")
+        out[key] = _price(f"{origin}: price_per_gpu_hour_usd.{name}", value)
+    return out
+
+
+def _read_json(path: str) -> Any:
+    """A small JSON file: a regular file only, at most _MAX_PRICES_BYTES."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(f"{path}: not a regular file; expected a {_PRICES_TAG} JSON file")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(_MAX_PRICES_BYTES + 1)
+    if len(data) > _MAX_PRICES_BYTES:
+        raise ValueError(f"{path}: larger than {_MAX_PRICES_BYTES:,} bytes; a price file is a short JSON object")
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (byte offset {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply") from None
+    except ValueError as e:  # NaN / Infinity, refused by _no_constant
+        raise ValueError(f"{path}: {e}") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _names(hardware: Any) -> list[Any]:
+    if isinstance(hardware, (str, os.PathLike, _spec.HardwareProfile)):
+        return [hardware]
+    if not isinstance(hardware, Sequence) or isinstance(hardware, bytes):
+        raise TypeError(f"hardware: expected a hardware name or a list of them, got {type(hardware).__name__}")
+    if not hardware:
+        raise ValueError("hardware is empty; give at least one hardware profile (e.g. ['b300', 'h200'])")
+    return list(hardware)
+
+
+class Comparison(Result):
+    """One projection per hardware profile (``projections``, keyed by hardware name in the
+    order given), the job and GPU counts the same for all."""
+
+    SCHEMA: ClassVar[str] = "libscale.comparison/1"
+
+    def __init__(self, projections: Mapping[str, Projection], *, prices_source: str | None = None) -> None:
+        super().__init__(dict(projections))
+        self.projections: dict[str, Projection] = dict(projections)
+        self.prices_source = prices_source
+
+    @property
+    def hardware_names(self) -> list[str]:
+        return list(self.projections)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"Comparison has no attribute {name!r}")
+
+    def __getitem__(self, hardware: str) -> Projection:
+        return self.projections[hardware]
+
+    def to_dict(self) -> dict[str, Any]:
+        """schema, the hardware names, where prices came from, and each hardware's projection
+        (a ``libscale.projection/1`` document)."""
+        return {"schema": self.SCHEMA, "hardware": self.hardware_names, "prices_source": self.prices_source,
+                "projections": [p.to_dict() for p in self.projections.values()]}
+
+    def records(self) -> list[dict[str, Any]]:
+        """One flat row per hardware and GPU count: hardware, calibration kind, price, then the
+        projection's row."""
+        rows = []
+        for name, p in self.projections.items():
+            price = p.raw.price_per_gpu_hour_usd
+            kind = p.plan.calibration.calibration.kind
+            rows += [{"hardware": name, "calibration": kind, "price_per_gpu_hour_usd": price, **r}
+                     for r in p.records()]
+        return rows
+
+    def to_pandas(self) -> Any:
+        rows = self.records()
+        first = ["hardware", "calibration", "price_per_gpu_hour_usd"]
+        table = first + [c.key for c in _format.PROJECTION_COLUMNS if c.key in rows[0]]
+        return _pandas().DataFrame(rows, columns=table + [k for k in rows[0] if k not in table])
+
+    _COLUMNS: ClassVar[list[_format.Column]] = [
+        _format.Column("hardware", "hardware", _format.text, "<"),
+        _format.Column("price_per_gpu_hour_usd", "$/GPU-h", _format.fixed(2)),
+        *_format.PROJECTION_COLUMNS]
+
+    def _rows(self) -> list[dict[str, Any]]:
+        """Table rows ordered by GPU count, then hardware as given."""
+        rows = []
+        for name, p in self.projections.items():
+            price = p.raw.price_per_gpu_hour_usd
+            rows += [dict(r, hardware=name, price_per_gpu_hour_usd=price) for r in _format.with_fit(p.rows_dicts())]
+        order = {n: i for i, n in enumerate(self.projections)}
+        return sorted(rows, key=lambda r: (r["gpus"], order[r["hardware"]]))
+
+    def header(self) -> str:
+        """The job once, then each hardware's calibration and price."""
+        first = next(iter(self.projections.values())).to_dict()
+        # the job without a price: each hardware's is on its own line
+        common = {k: v for k, v in first.items() if k not in ("hardware", "calibration", "price_per_gpu_hour_usd")}
+        lines = [_format.projection_header(common)]
+        for name, p in self.projections.items():
+            d = p.to_dict()
+            lines.append(f"  {name}: calibration {_format.calibration_label(d['calibration'])}, "
+                         f"${d['price_per_gpu_hour_usd']:,.2f}/GPU-h")
+        if self.prices_source:
+            lines.append(f"  prices from {self.prices_source}")
+        return "\n".join(lines)
+
+    def summary(self) -> list[str]:
+        """Per GPU count: the fastest and the cheapest hardware among those that fit."""
+        by_gpus: dict[int, list[dict[str, Any]]] = {}
+        for r in self._rows():
+            by_gpus.setdefault(r["gpus"], []).append(r)
+        out = []
+        for gpus, rows in by_gpus.items():
+            fitting = [r for r in rows if r["fits"]]
+            if not fitting:
+                out.append(f"{gpus} GPUs: fits on none of {', '.join(r['hardware'] for r in rows)}")
+                continue
+            fast = max(fitting, key=lambda r: r["tokens_per_s"])
+            cheap = min(fitting, key=lambda r: r["cost_usd"])
+            line = f"{gpus} GPUs: fastest {fast['hardware']} ({fast['wall_time_h']:,.2f} h)"
+            others = [r for r in fitting if r is not fast]
+            if others:
+                slowest = min(others, key=lambda r: r["tokens_per_s"])
+                line += f", {fast['tokens_per_s'] / slowest['tokens_per_s']:.2f}× {slowest['hardware']}"
+            line += f"; cheapest {cheap['hardware']} (${cheap['cost_usd']:,.2f})"
+            missing = [r["hardware"] for r in rows if not r["fits"]]
+            if missing:
+                line += f"; does not fit on {', '.join(missing)}"
+            out.append(line)
+        kinds = {p.plan.calibration.calibration.kind for p in self.projections.values()}
+        if len(kinds) > 1:
+            out.append("the calibrations differ in kind (" + ", ".join(
+                f"{n} {p.plan.calibration.calibration.kind}" for n, p in self.projections.items())
+                + "): a measured or derived calibration and a default one are not equally certain")
+        return out
+
+    def _columns(self) -> list[_format.Column]:
+        if any(p.quantiles for p in self.projections.values()):
+            return self._COLUMNS[:2] + _format.QUANTILE_PROJECTION_COLUMNS
+        return self._COLUMNS
+
+    def text(self) -> str:
+        rows = [_format.quantile_ranges(r) for r in self._rows()]
+        parts = [self.header(), "", _format.text_table(self._columns(), rows), "", *self.summary()]
+        if any(p.quantiles for p in self.projections.values()):
+            parts.append(_format.uncertainty_sentence(next(iter(self.projections.values())).to_dict()).replace(
+                "calibration's covariance", "each calibration's covariance", 1))
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        rows = [_format.quantile_ranges(r) for r in self._rows()]
+        return _format.html_table(self._columns(), rows, caption=self.header(),
+                                  footer=" ".join(self.summary()))
+
+    def __repr__(self) -> str:
+        return f"Comparison(hardware={self.hardware_names!r}, gpus={self._gpus()!r})"
+
+    def _gpus(self) -> list[int]:
+        return list(next(iter(self.projections.values())).gpus_requested)
+
+    def plot(self, kind: str = "costs", *, ax: Any = None, **kwargs: Any) -> Any:
+        """``libscale.plot.costs`` (kind "costs") or ``libscale.plot.scaling`` ("scaling")."""
+        from . import plot
+
+        if kind == "costs":
+            return plot.costs(self, ax=ax, **kwargs)
+        if kind == "scaling":
+            return plot.scaling(self, ax=ax, **kwargs)
+        raise ValueError(f"kind = {kind!r}; valid: costs, scaling")
+
+
+def compare_plans(plans: Sequence[Plan], gpus: int | Sequence[int], *, job: JobLike = None,
+                  prices: PricesLike = None, scaling: str = "strong", quantiles: bool = False,
+                  samples: int = 2000, seed: int | None = None, require_fit: bool = False) -> Comparison:
+    """Each plan projected over the same GPU counts and job; prices by hardware name."""
+    from .plan import _job
+
+    table = read_prices(prices)
+    the_job = _job(job)
+    names = [p.hardware.name for p in plans]
+    seen: set[str] = set()
+    for n in names:
+        if n.lower() in seen:
+            raise ValueError(f"hardware: {n!r} is given twice")
+        seen.add(n.lower())
+    known = {n.lower() for n in _catalog.hardware_names()} | seen
+    unknown = sorted(k for k in table if k not in known)
+    if unknown:
+        raise ValueError(f"prices: no hardware named {unknown[0]!r}; compared: {', '.join(names)}; "
+                         f"catalog: {', '.join(_catalog.hardware_names())}")
+    if table and the_job.price_per_gpu_hour_usd is not None:
+        raise ValueError("give prices per hardware (prices=) or one price for every hardware "
+                         "(price_per_gpu_hour_usd), not both")
+    out: dict[str, Projection] = {}
+    for plan, name in zip(plans, names, strict=True):
+        job_h = the_job
+        if name.lower() in table:
+            job_h = _spec.make_options("job", dict(_spec.option_values("job", the_job),
+                                                   price_per_gpu_hour_usd=table[name.lower()]))
+        out[name] = plan.project(gpus, job=job_h, scaling=scaling, quantiles=quantiles, samples=samples,
+                                 seed=seed, require_fit=require_fit)
+    source = os.fsdecode(prices) if isinstance(prices, (str, os.PathLike)) else ("given" if prices else None)
+    return Comparison(out, prices_source=source)
+
+
+def _calibration_for(calibration: Any, hw: _spec.HardwareProfile) -> CalibrationLike:
+    if isinstance(calibration, Mapping):
+        by_name = {str(k).lower(): v for k, v in calibration.items()}
+        return by_name.get(hw.name.lower())
+    return calibration  # type: ignore[no-any-return]
+
+
+@_options.with_options_doc("training", "job")
+def compare(model: ModelLike = "qwen3-32b", hardware: HardwareLike | Sequence[HardwareLike] = ("b300", "h200"),
+            *, gpus: int | Sequence[int] = (4, 8, 16), scaling: str = "strong",
+            calibration: CalibrationLike | Mapping[str, CalibrationLike] = None, prices: PricesLike = None,
+            quantiles: bool = False, samples: int = 2000, seed: int | None = None, require_fit: bool = False,
+            **options: Any) -> Comparison:
+    """The same job projected on each hardware profile: ``Plan(model, h, ...).project(...)`` per
+    hardware. calibration: one for all, or a mapping of hardware name to calibration (a hardware
+    not named gets its default). prices: a ``libscale.prices/1`` file or a mapping of hardware
+    name to USD per GPU-hour (else the job's price_per_gpu_hour_usd, else the catalog's)."""
+    from .plan import Plan
+
+    job, config = _options.split(options, "job")
+    unknown = set()
+    if isinstance(calibration, Mapping):
+        unknown = {str(k).lower() for k in calibration}
+    plans = []
+    for h in _names(hardware):
+        hw = _catalog.hardware(h)
+        unknown.discard(hw.name.lower())
+        plans.append(Plan(model, hw, calibration=_calibration_for(calibration, hw), **config))
+    if unknown:
+        raise ValueError(f"calibration: no compared hardware is named {sorted(unknown)[0]!r}; compared: "
+                         f"{', '.join(p.hardware.name for p in plans)}")
+    return compare_plans(plans, gpus, job=job, prices=prices, scaling=scaling, quantiles=quantiles,
+                         samples=samples, seed=seed, require_fit=require_fit)
