@@ -8,10 +8,13 @@ from __future__ import annotations
 import datetime
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _core, _format
 from .results import Result, struct_to_dict, to_jsonable
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["Measurements", "FitResult", "default_provenance"]
 
@@ -171,6 +174,13 @@ class FitResult(Result):
         return _format.html_table(_format.COEFFICIENT_COLUMNS,
                                   [_format.coefficient_row(c) for c in self._raw.coefficients],
                                   caption=caption, footer=_format.fit_error_sentence(d))
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """The error per record used, with the rms and leave-one-out errors
+        (libscale.plot.residuals; matplotlib: pip install 'libscale[plot]')."""
+        from . import plot  # matplotlib only when a figure is asked for
+
+        return plot.residuals(self, ax=ax)
 
     def __repr__(self) -> str:
         return repr(self._raw)

@@ -4,12 +4,15 @@ tables and the verdict."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _core, _format
 from .results import Result, _pandas, struct_to_dict
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["GateResult", "PackResult"]
 
@@ -62,6 +65,13 @@ class GateResult(Result):
         d = self.to_dict()
         return _format.html_table(_format.GATE_COLUMNS, _format.gate_rank_rows(d), caption=_format.gate_header(d),
                                   footer=_format.gate_verdict(d))
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Micro-batches per rank with the verdict (libscale.plot.gate_ranks; matplotlib:
+        pip install 'libscale[plot]')."""
+        from . import plot  # matplotlib only when a figure is asked for
+
+        return plot.gate_ranks(self, ax=ax)
 
     def __repr__(self) -> str:
         return repr(self._raw)

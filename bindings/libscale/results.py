@@ -23,6 +23,8 @@ from . import _format
 from ._core import estimate as _estimate
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
     from .plan import Plan
 
 __all__ = ["Result", "Step", "Projection", "Solution", "Sweep", "to_jsonable", "struct_to_dict", "rows_csv"]
@@ -306,6 +308,14 @@ class Projection(_OfPlan, Result):
             parts += ["", "\n".join(notes)]
         parts += ["", _format.comm_sentence(d)]
         return "\n".join(parts)
+
+    def plot(self, kind: str = "scaling", ax: Axes | None = None, **kw: Any) -> Any:
+        """A figure (matplotlib: pip install 'libscale[plot]'): kind "scaling", "breakdown" or
+        "costs", drawn by the libscale.plot function of that name with kw. Returns its Axes
+        (costs without ax: the array of its panels' Axes)."""
+        from . import plot  # matplotlib only when a figure is asked for
+
+        return plot.projection(self, kind, ax=ax, **kw)
 
     def _repr_html_(self) -> str:
         d = self.to_dict()

@@ -4,12 +4,15 @@ trace and the power bands it was classified with (nothing is set on the compiled
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _core, _format
 from .results import Result, _pandas, struct_to_dict
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["TriageResult"]
 
@@ -109,6 +112,13 @@ class TriageResult(Result):
         alerts = [_format.alert_line(struct_to_dict(a), self.first_start_s) for a in self._raw.alerts]
         return _format.html_table(_format.TRIAGE_COLUMNS, self.records(), caption=self._header(),
                                   footer="alerts: " + ("; ".join(alerts) if alerts else "none"))
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """The power trace with its phases, band edges and alerts
+        (libscale.plot.power_timeline; matplotlib: pip install 'libscale[plot]')."""
+        from . import plot  # matplotlib only when a figure is asked for
+
+        return plot.power_timeline(self, ax=ax)
 
     def __repr__(self) -> str:
         return (f"TriageResult(gpus={len(self.trace.gpus)}, alerts={len(self._raw.alerts)}, "
