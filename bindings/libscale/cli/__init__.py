@@ -3,11 +3,11 @@
 
 Every command prints a table for people by default (every column header carries its unit),
 one JSON object with ``--format json`` (or ``--json``; ``watch``: one JSON line per event)
-and CSV rows with ``--format csv``. Exit status: 0 ok; 1 ``gate`` FAIL or ``solve`` with no
-GPU count meeting the target; 2 bad input, one line on stderr ``libscale: error: ...``
-(``fit`` then writes no file); 3 ``watch`` terminated the job after an alert (else the job's
-own status); 130 interrupted. A GPU count that does not fit in memory is not bad input
-unless ``--require-fit`` is given.
+and CSV rows with ``--format csv``; ``report`` writes an HTML page and prints one line.
+Exit status: 0 ok; 1 ``gate`` FAIL or ``solve`` with no GPU count meeting the target; 2 bad
+input, one line on stderr ``libscale: error: ...`` (``fit`` then writes no file); 3
+``watch`` terminated the job after an alert (else the job's own status); 130 interrupted.
+A GPU count that does not fit in memory is not bad input unless ``--require-fit`` is given.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .. import _core, _progress
-from . import fit, gate, hardware, models, project, solve, sweep, triage, validate, watch
+from . import fit, gate, hardware, models, project, report, solve, sweep, triage, validate, watch
 from ._common import PROG, CliError, Parser, fail
 
 __all__ = ["PROG", "CliError", "build_parser", "main"]
 
 #: The subcommands in the order `libscale --help` lists them.
-COMMANDS = (project, sweep, gate, solve, models, hardware, triage, watch, fit, validate)
+COMMANDS = (project, report, sweep, gate, solve, models, hardware, triage, watch, fit, validate)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2: bad input)."""
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # `report` shows the command line that made it
     run: Callable[[argparse.Namespace], int] = args.run
     previous = _progress.set_progress(False) if args.quiet else None
     try:
