@@ -172,3 +172,20 @@ def test_example_trace_is_what_its_script_writes(tmp_path: Path):
     spec.loader.exec_module(mod)
     mod.write(tmp_path / "x.csv", mod.NCCL_HANG)
     assert (tmp_path / "x.csv").read_text() == (ROOT / "examples" / "traces" / "nccl-hang.csv").read_text()
+
+
+def test_readme_figures_are_what_make_figures_draws(tmp_path: Path):
+    # every image the README shows is drawn by scripts/make_figures.py from today's code
+    pytest.importorskip("matplotlib")
+    linked = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", README)
+    assert linked, "the README shows no figure"
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_figures.py"), str(tmp_path)], cwd=ROOT,
+                         env=env(), capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    drawn = {Path(line).name for line in out.stdout.split()}
+    for link in linked:
+        shipped = ROOT / link
+        assert shipped.is_file(), link
+        assert shipped.name in drawn, f"{link} is not drawn by scripts/make_figures.py"
+        # the same picture size: PNG's IHDR width and height
+        assert shipped.read_bytes()[16:24] == (tmp_path / shipped.name).read_bytes()[16:24]
