@@ -23,13 +23,12 @@ import io
 import json
 import math
 import os
-import stat
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _core, _format
 from . import options as _options
+from ._files import check_target, write_atomic
 from .compare import Comparison
 from .results import Projection, struct_to_dict, to_jsonable
 
@@ -746,73 +745,11 @@ def html_report(result: Result, *, title: str | None = None, command: str | None
 # --- writing it -------------------------------------------------------------------------
 
 
-def check_target(path: str | os.PathLike[str]) -> str:
-    """The file to write for ``path``: path itself, or the regular file a symbolic link
-    points to (the link is kept). ValueError for an empty path, a directory, a FIFO, a
-    device, a socket or a link to one (or to nothing)."""
-    target = os.fspath(path)
-    if not target:
-        raise ValueError("report path is empty; give a file name such as plan.html")
-    try:
-        st = os.lstat(target)
-    except FileNotFoundError:
-        return target
-    if stat.S_ISLNK(st.st_mode):
-        try:
-            st = os.stat(target)
-        except FileNotFoundError:
-            raise ValueError(f"{target}: is a symbolic link to nothing; refusing to write the report through it") \
-                from None
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError(f"{target}: is a symbolic link to something that is not a regular file; refusing to "
-                             "replace it with the report")
-        return os.path.realpath(target)
-    if not stat.S_ISREG(st.st_mode):
-        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise ValueError(f"{target}: is {what}; refusing to replace it with the report")
-    return target
-
-
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """data written to path all at once: a temporary file in the same directory, flushed and
-    synced, then renamed over path, so a reader never sees half a page; no temporary file is
-    left behind on failure."""
-    target = check_target(path)
-    directory = os.path.dirname(os.path.abspath(target))
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = 0o644  # a report is meant to be shared; mkstemp's 0600 would hide it
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)  # the rename itself survives a crash
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
-
-
 def write_report(result: Result, path: str | os.PathLike[str], *, title: str | None = None,
                  command: str | None = None, price_source: str | None = None) -> None:
-    """:func:`html_report` written to path atomically (see :func:`write_atomic`). The path
+    """:func:`html_report` written to path atomically (see :func:`libscale._files.write_atomic`). The path
     is checked before anything is computed: ValueError for a directory or another file that
     is not regular."""
-    check_target(path)
-    write_atomic(path, html_report(result, title=title, command=command, price_source=price_source).encode("utf-8"))
+    check_target(path, "the report")
+    write_atomic(path, html_report(result, title=title, command=command, price_source=price_source).encode("utf-8"),
+                 what="the report", mode=0o644)

@@ -35,6 +35,12 @@ def add_job(p: argparse.ArgumentParser) -> None:
     add_group(g, "job")
 
 
+def add_prices(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--prices", default=None, metavar="PATH",
+                   help="a libscale.prices/1 JSON file of USD per GPU-hour by hardware name (with a --hardware "
+                        "list; overrides the catalog's prices)")
+
+
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("project", help="throughput, wall time, GPU-hours, cost and energy per GPU count",
                        description="Project a training job over GPU counts.")
@@ -43,9 +49,7 @@ def add_parser(sub: Any) -> None:
     add_training(p, skip=["gpus"])
     add_job(p)
     add_calibration(p)
-    p.add_argument("--prices", default=None, metavar="PATH",
-                   help="a libscale.prices/1 JSON file of USD per GPU-hour by hardware name (with a --hardware "
-                        "list; overrides the catalog's prices)")
+    add_prices(p)
     p.add_argument("--quantiles", action="store_true",
                    help="P10 / P90 of each projected figure from the calibration's covariance")
     p.add_argument("--samples", type=integer, default=None, metavar="N",

@@ -19,7 +19,7 @@ from ._common import (
     int_list,
     integer,
 )
-from .project import add_job, hardware_list, projection
+from .project import add_job, add_prices, hardware_list, projection
 
 
 def add_parser(sub: Any) -> None:
@@ -31,9 +31,7 @@ def add_parser(sub: Any) -> None:
     add_training(p, skip=["gpus"])
     add_job(p)
     add_calibration(p)
-    p.add_argument("--prices", default=None, metavar="PATH",
-                   help="a libscale.prices/1 JSON file of USD per GPU-hour by hardware name (with a --hardware "
-                        "list; overrides the catalog's prices)")
+    add_prices(p)
     p.add_argument("--no-quantiles", dest="quantiles", action="store_false",
                    help="leave out the P10 / P90 intervals (by default each projected figure gets its 80%% interval "
                         "from the calibration's covariance)")

@@ -31,7 +31,6 @@ from .loop import (
                       Watcher,
                       prometheus_text,
                       watch_options,
-                      write_atomic,
 )
 from .sources import (
                       DcgmSource,
@@ -44,5 +43,4 @@ from .sources import (
 )
 
 __all__ = ["EXIT_TERMINATED", "Actions", "DcgmSource", "FollowCsvSource", "Job", "NvmlPollSource", "Poll",
-           "PowerSource", "ReplaySource", "Watcher", "catalog_hardware_of", "prometheus_text", "watch_options",
-           "write_atomic"]
+           "PowerSource", "ReplaySource", "Watcher", "catalog_hardware_of", "prometheus_text", "watch_options"]

@@ -12,7 +12,6 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any
 from .. import _core
 from .. import options as _options
 from .._core import spec as _spec
+from .._files import write_atomic
 from .job import Job
 from .sources import Poll, PowerSource
 
@@ -77,23 +77,6 @@ def prometheus_text(stream: _core.triage.TriageStream, *, source: str, now_s: fl
               "# TYPE libscale_watch_last_sample_seconds gauge",
               f'libscale_watch_last_sample_seconds{{source="{src}"}} {now_s:.6f}']
     return "\n".join(lines) + "\n"
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Temporary file in the same directory, then rename: a reader never sees half a file."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".libscale-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 @dataclass(frozen=True)
@@ -244,7 +227,9 @@ class Watcher:
             return
         self._last_prom = mono
         try:
-            write_atomic(path, prometheus_text(self.stream, source=self.source.name, now_s=now_s))
+            # rewritten every poll: atomic, but not synced to disk each time
+            write_atomic(path, prometheus_text(self.stream, source=self.source.name, now_s=now_s).encode("utf-8"),
+                         what="the metrics file", sync=False)
         except OSError as e:
             self._emit("prometheus_error", now_s, error=str(e))
 
