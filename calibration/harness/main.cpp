@@ -35,7 +35,7 @@ One process per GPU: without MPI it forks them on this node; under mpirun or sru
 process is one rank (across nodes).
 
   --model MODEL        catalog name (libscale models) or config.json path (required)
-  --out DIR            output folder, created if missing (required)
+  -o, --out DIR        output folder, created if missing (required)
   --hardware HW        catalog name or hardware JSON (default: from the GPU's name)
   --quick              a few shapes and short phases: one node in under 2 minutes
   --backend B          cuda (default) or simulated (no GPU: known coefficients + noise)
@@ -107,7 +107,7 @@ Args parse(int argc, char** argv) {
             return argv[++i];
         };
         if (f == "--model") a.model = value();
-        else if (f == "--out") a.out = value();
+        else if (f == "--out" || f == "-o") a.out = value();
         else if (f == "--hardware") a.hardware = value();
         else if (f == "--quick") a.quick = true;
         else if (f == "--quiet") a.quiet = true;

@@ -80,7 +80,8 @@ TEST(CalibrateCli, SimulatedRunFeedsProjections) {
 // Two pretended nodes of two GPUs: rings that cross nodes, and the network level fitted.
 TEST(CalibrateCli, PretendedNodesMeasureTheNetworkLevel) {
     const fs::path dir = out_dir("nodes");
-    const Result r = run(kSimulated + "--gpus 4 --nodes 2 --out " + dir.string());
+    // -o: the short spelling libscale fit and report take as well
+    const Result r = run(kSimulated + "--gpus 4 --nodes 2 -o " + dir.string());
     ASSERT_EQ(r.code, 0) << r.output;
     const MeasurementSet m = read_measurements((dir / "measurements.json").string());
     std::size_t crossing = 0;
