@@ -190,7 +190,7 @@ def test_scaling_weak_title_and_bad_metric(proj):
     assert "weak scaling" in lp.scaling(weak).get_title()
     with pytest.raises(ValueError, match="metric"):
         lp.scaling(proj, metric="mfu")
-    with pytest.raises(TypeError, match="Projection or Comparison"):
+    with pytest.raises(TypeError, match="Projection, a Comparison or a dict"):
         lp.scaling(object())
 
 

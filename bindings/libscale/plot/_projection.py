@@ -27,7 +27,8 @@ class HasProjections(Protocol):
     def projections(self) -> Mapping[str, Projection]: ...
 
 
-ProjectionLike = Projection | HasProjections
+#: A Projection, a Comparison, or {label: Projection} (one curve / bar per label).
+ProjectionLike = Projection | HasProjections | Mapping[str, Projection]
 
 #: metric -> (what it is, axis label with unit, factor from the row's value to the axis')
 SCALING_METRICS: dict[str, tuple[str, str, float]] = {
@@ -45,15 +46,17 @@ COST_METRICS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def by_hardware(result: ProjectionLike) -> dict[str, Projection]:
-    """{hardware name: projection}: one entry for a Projection, a Comparison's projections."""
+def by_hardware(result: ProjectionLike | Mapping[str, Projection]) -> dict[str, Projection]:
+    """{label: projection}: the hardware's name for a Projection, a Comparison's projections,
+    or a dict of labelled projections as given (e.g. one hardware under two calibrations)."""
     if isinstance(result, Projection):
         return {str(result.plan.hardware.name): result}
-    projections = getattr(result, "projections", None)
+    projections = result if isinstance(result, Mapping) else getattr(result, "projections", None)
     if isinstance(projections, Mapping) and projections and all(
             isinstance(p, Projection) for p in projections.values()):
         return {str(k): v for k, v in projections.items()}
-    raise TypeError(f"expected a libscale Projection or Comparison, got {type(result).__name__}")
+    raise TypeError(f"expected a libscale Projection, a Comparison or a dict of label: Projection, got "
+                    f"{type(result).__name__}")
 
 
 def _model_name(projs: Mapping[str, Projection]) -> str:
@@ -94,7 +97,8 @@ def scaling(result: ProjectionLike, *, metric: str = "tokens_per_s", ax: Axes | 
     log2 axis: the projection, the ideal (linear from the smallest count; dashed), the
     P10–P90 band when the projection has quantiles, where communication stops hiding under
     compute (dotted vertical line) and the counts that do not fit in memory (hollow
-    markers). One curve per hardware for a Comparison. Returns the Axes."""
+    markers). One curve per hardware for a Comparison, per label for a dict of projections.
+    Returns the Axes."""
     if metric not in SCALING_METRICS:
         raise ValueError(f"metric: {metric!r} is not one of {', '.join(SCALING_METRICS)}")
     projs = by_hardware(result)
