@@ -159,9 +159,14 @@ class FitResult(Result):
         if d["unidentified"]:
             lines += ["not identified by the data (they stay at or near their prior):"]
             lines += [f"  - {u}" for u in d["unidentified"]] + [""]
-        lines += [_format.fit_error_sentence(d), "", "model families (leave-one-out relative error):",
-                  _format.text_table(_format.FAMILY_COLUMNS, d["families"]),
-                  f"chosen: {d['chosen_family']} ({d['family_reason']})"]
+        lines.append(_format.fit_error_sentence(d))
+        if d["families"]:
+            lines += ["", "model families (leave-one-out relative error):",
+                      _format.text_table(_format.FAMILY_COLUMNS, d["families"]),
+                      f"chosen: {d['chosen_family']} ({d['family_reason']})"]
+        else:  # the families are scaling laws of step records: kernel micro-runs alone have none to compare
+            lines += ["", "model families: not compared (no step records: the scaling laws are fitted to end-to-end "
+                          f"step timings); the step model is {d['chosen_family']}"]
         if self.output:
             lines += ["", f"wrote {self.output} (libscale.calibration/2, kind {self._raw.calibration.kind}, "
                           f"hardware {self.hardware.name})"]

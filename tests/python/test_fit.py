@@ -432,3 +432,13 @@ def test_fit_prior_log_sd_option_moves_the_fit():
     assert abs(math.log(looser / prior)) > abs(math.log(value / prior))
     with pytest.raises(ValueError, match="unknown calibration coefficient 'hbm'"):
         libscale.fit(bandwidth, "b300", prior_log_sd={"hbm": 1.0})
+
+
+def test_kernel_records_alone_say_the_families_were_not_compared():
+    records, _ = _kernel_records()
+    r = libscale.fit(records)
+    assert r.to_dict()["families"] == []
+    text = r.text()
+    assert "model families: not compared (no step records" in text and "chosen: " not in text
+    steps = libscale.fit(libscale.read_measurements(MEASUREMENTS))
+    assert steps.to_dict()["families"] and f"chosen: {steps.to_dict()['chosen_family']}" in steps.text()
