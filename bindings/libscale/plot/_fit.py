@@ -101,7 +101,8 @@ def residuals(fit_result: FitResult, *, ax: Axes | None = None) -> Axes:
     else:
         labels, kinds = named
     labels = [f"#{i} {lab}" for i, lab in enumerate(labels)]
-    ax = st.new_axes(ax, (12.0, max(4.0, 1.8 + 0.34 * n)))
+    # a bar per record, but no taller than a screen and a half: many records get thinner bars
+    ax = st.new_axes(ax, (12.0, max(4.0, min(18.0, 1.8 + 0.34 * n))))
     y = np.arange(n, dtype=float)
     colors = [st.KIND_COLORS.get(k, st.GREY) for k in kinds]
     ax.barh(y, res, height=0.7, color=colors, gid="residuals:bars")
@@ -111,7 +112,7 @@ def residuals(fit_result: FitResult, *, ax: Axes | None = None) -> Axes:
             ax.annotate(f"{v:+.1f} %", (v, yi), xytext=(3 if v >= 0 else -3, 0), textcoords="offset points",
                         ha="left" if v >= 0 else "right", va="center", fontsize="xx-small" if small else "x-small")
     ax.set_yticks(y)
-    ax.set_yticklabels(labels, fontsize="x-small" if small else "small")
+    ax.set_yticklabels(labels, fontsize="xx-small" if n > 60 else "x-small" if small else "small")
     ax.invert_yaxis()  # record 0 at the top, as listed
     if n:
         ax.set_ylim(n - 0.5, -0.5)
