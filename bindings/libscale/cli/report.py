@@ -8,7 +8,7 @@ import os
 import shlex
 from typing import Any
 
-from .. import catalog
+from .. import _files, catalog
 from ._common import (
     PROG,
     CliError,
@@ -75,7 +75,7 @@ def run(a: argparse.Namespace) -> int:
         report._plot_module()
     except ImportError as e:
         raise CliError(str(e)) from None
-    report.check_target(a.output)  # before the projection and figures are computed
+    _files.check_target(a.output, "the report")  # before the projection and figures are computed
     extra: dict[str, Any] = {}
     if a.quantiles:
         extra = dict(quantiles=True, seed=a.seed)
