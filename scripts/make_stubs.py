@@ -93,11 +93,24 @@ class _Generics(ast.NodeTransformer):
         return self._replace(node)
 
 
+def _takes_none(annotation: ast.expr) -> bool:
+    return ast.unparse(annotation) == "typing.Any" or any(
+        isinstance(n, ast.Constant) and n.value is None for n in ast.walk(annotation))
+
+
 def fix_annotations(fn: ast.FunctionDef) -> None:
     a = fn.args
     for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
         if arg is not None and arg.annotation is not None:
             arg.annotation = _Generics(memo=fn.name == "__deepcopy__").visit(arg.annotation)
+    # A pointer parameter defaulting to nullptr (an optional libscale._core.Progress) is
+    # written with its class alone: it takes None too.
+    positional = [*a.posonlyargs, *a.args]
+    defaults = [*[None] * (len(positional) - len(a.defaults)), *a.defaults, *a.kw_defaults]
+    for arg, default in zip([*positional, *a.kwonlyargs], defaults, strict=True):
+        if (isinstance(default, ast.Constant) and default.value is None and arg.annotation is not None
+                and not _takes_none(arg.annotation)):
+            arg.annotation = ast.BinOp(left=arg.annotation, op=ast.BitOr(), right=ast.Constant(None))
     if fn.returns is not None:
         fn.returns = _Generics(memo=False).visit(fn.returns)
 
@@ -271,11 +284,15 @@ def convert(path: pathlib.Path) -> str:
     text = text.replace("typing.SupportsInt | typing.SupportsIndex", "int")
     text = text.replace("typing.SupportsFloat | typing.SupportsIndex", "float")
     text = re.sub(r"\blibscale\._core\.(\w+)\.", lambda m: m.group(1) + ".", text)
+    # Classes of libscale._core itself (Progress, which several submodules take).
+    top = sorted(set(re.findall(r"\blibscale\._core\.([A-Z]\w*)\b", text)))
+    text = re.sub(r"\blibscale\._core\.([A-Z]\w*)\b", lambda m: m.group(1), text)
     text = re.sub(r"(\) -> [^\n]*:|\):)\n\s+\.\.\.\n", lambda m: m.group(1) + " ...\n", text)
     imports = list(HEADER_IMPORTS)
     imports += [f"from . import {s}" for s in SUBS if s != path.stem and re.search(rf"\b{s}\.[A-Z]", text)]
     if "_Pybind11Type" in text:
         imports.append("from . import _Pybind11Type")
+    imports += [f"from . import {name}" for name in top]
     header = ""
     if isinstance(mod_doc, ast.Expr) and isinstance(mod_doc.value, ast.Constant):
         header = f'"""{str(mod_doc.value.value).strip()}"""\n\n'

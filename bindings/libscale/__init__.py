@@ -97,6 +97,7 @@ from ._core.triage import (
     PowerTrace,
     TriageStream,
 )
+from ._progress import set_progress
 from .compare import Comparison, compare, read_prices
 from .fit_result import FitResult, Measurements
 from .gate_result import GateResult, PackResult
@@ -205,6 +206,8 @@ __all__ = [
     "CalibrationFile",
     "Quantiles",
     "RowQuantiles",
+    # progress bars
+    "set_progress",
     # errors
     "LibscaleError",
     "UnknownNameError",

@@ -14,7 +14,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from . import _core
+from . import _core, _progress
 from . import catalog as _catalog
 from . import options as _options
 from ._core.calibrate import Calibration, CalibrationFile
@@ -223,7 +223,10 @@ def fit(
         fit_overhead=bool(fit_overhead), relative_error=_float("relative_error", relative_error),
         prior_log_sd={_core.calibrate.coefficient_info(str(k))["name"]: _float(f"prior_log_sd[{k!r}]", v)
                       for k, v in (prior_log_sd or {}).items()})  # unknown names: ValueError listing the valid
-    return FitResult(_core.calibrate.fit(data.raw, hw, prior_cal, options), hw, data, options.relative_error)
+    # In optimizer iterations: a fit cannot know its work ahead, only max_iterations per solve.
+    with _progress.watch_counter(_core.Progress(), f"fit ({len(data):,} records)", unit="iterations") as counter:
+        raw = _core.calibrate.fit(data.raw, hw, prior_cal, options, progress=counter)
+    return FitResult(raw, hw, data, options.relative_error)
 
 
 # --- sequence packing and the pre-launch packing gate --------------------------------
@@ -307,9 +310,11 @@ def pack(
     llamafactory / knapsack, none). The bins come back as numpy CSR arrays: bin b holds
     samples[offsets[b]:offsets[b+1]] with entry_tokens alongside; bin_tokens per bin.
     map_batch_size / num_proc: datasets.map's batching (TRL, LLaMA-Factory)."""
-    return PackResult(_core.gate.pack(_packer(packing), _lengths(lengths, dtype, field, format),
-                                      _int("seq_len", seq_len), _int("map_batch_size", map_batch_size),
-                                      _int("num_proc", num_proc)))
+    packer, values = _packer(packing), _lengths(lengths, dtype, field, format)
+    with _progress.watch_counter(_core.Progress(), f"pack ({packer})", unit="samples") as counter:
+        raw = _core.gate.pack(packer, values, _int("seq_len", seq_len), _int("map_batch_size", map_batch_size),
+                              _int("num_proc", num_proc), progress=counter)
+    return PackResult(raw)
 
 
 def _gate_config(*, packing: Any, shuffle_seed: Any, drop_last: Any, **options: Any) -> _core.gate.GateConfig:
@@ -344,10 +349,16 @@ def gate(
     dtype: str | None = None,
     field: str = "length",
     format: str = "auto",
+    remedy: bool = False,
     **options: Any,
 ) -> GateResult:
     """The pre-launch packing gate: pack the lengths as the trainer does, shard them as
     DistributedSampler does and check that every rank runs the same number of micro-batches.
+
+    remedy=True judges the run with the gate's remedy applied: every rank keeps its first
+    min(micro-batches) micro-batches (what a FAIL's ``.micro_batches_dropped`` counts), so
+    that ranks agree; the result then passes and its per-rank arrays are those the trainer
+    would run.
 
     lengths: a numpy array (uint32 is used without a copy), a list of ints, or a path to a
     .npy, raw (give dtype) or .jsonl (field) file. world_size and seq_len are required.
@@ -361,7 +372,16 @@ def gate(
     .to_dict(), .to_pandas() (one row per rank) and a Jupyter table."""
     config = _gate_config(world_size=world_size, seq_len=seq_len, packing=packing, shuffle_seed=shuffle_seed,
                           drop_last=drop_last, **options)
-    return GateResult(_core.gate.gate(_lengths(lengths, dtype, field, format), config))
+    values = _lengths(lengths, dtype, field, format)
+    if not isinstance(remedy, bool):
+        raise TypeError(f"remedy: expected True or False, got {remedy!r}")
+    with _progress.watch_counter(_core.Progress(), f"gate ({config.packer})", unit="samples") as counter:
+        if remedy:
+            rows = _core.gate.shard_and_pack(values, config, progress=counter)
+            raw = _core.gate.judge(_core.gate.equalize_to_minimum(rows, config), config)
+        else:
+            raw = _core.gate.gate(values, config, progress=counter)
+    return GateResult(raw)
 
 
 # --- power triage --------------------------------------------------------------------

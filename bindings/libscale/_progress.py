@@ -33,6 +33,9 @@ __all__ = ["Progress", "set_progress", "progress_enabled", "watch_counter"]
 
 _enabled: bool | None = None  # None: decided by the environment
 
+#: How long work runs before its bar appears (a Progress's default delay_s).
+DELAY_S = 1.0
+
 
 def set_progress(enabled: bool | None) -> bool | None:
     """Turn progress bars on (True), off (False) or back to the default (None: on where
@@ -85,14 +88,14 @@ class Progress:
     the ``with`` block) ends the bar. Thread-safe: updates may come from any thread."""
 
     def __init__(self, total: float, what: str, *, unit: str = "", quiet: bool = False,
-                 delay_s: float = 1.0, interval_s: float = 0.1) -> None:
+                 delay_s: float | None = None, interval_s: float = 0.1) -> None:
         self.total = float(total) if total and total > 0 else 0.0
         self.what = what
         self.unit = unit
         self.done = 0.0
         self._where = None if quiet else progress_enabled()
         self._start = time.monotonic()
-        self._delay_s = delay_s
+        self._delay_s = DELAY_S if delay_s is None else delay_s
         self._interval_s = interval_s
         self._last_draw = 0.0
         self._drawn = False
@@ -151,8 +154,9 @@ class Progress:
         self._drawn = True
 
     def close(self) -> None:
-        """End the bar: its last state is drawn once when it was shown at all."""
-        if self._where is not None and self._drawn:
+        """End the bar: its last state is drawn once when it was shown at all, or when the
+        work outlasted the delay between two draws (a watched call polled at intervals)."""
+        if self._where is not None and (self._drawn or time.monotonic() - self._start >= self._delay_s):
             with self._lock:
                 self._draw(time.monotonic(), final=True)
         self._where = None

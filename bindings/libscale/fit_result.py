@@ -135,6 +135,8 @@ class FitResult(Result):
                 "calibration": struct_to_dict(r.calibration), "parameters": list(r.parameters),
                 "covariance": r.covariance.tolist(), "coefficients": [struct_to_dict(c) for c in r.coefficients],
                 "unidentified": list(r.unidentified), "relative_residuals": r.relative_residuals.tolist(),
+                "loo_relative_errors": r.loo_relative_errors.tolist(), "record_kinds": list(r.record_kinds),
+                "record_indices": r.record_indices.tolist(),
                 "rms_relative_error": r.rms_relative_error, "loo_relative_error": r.loo_relative_error,
                 "families": [struct_to_dict(f) for f in r.families], "chosen_family": r.chosen_family,
                 "family_reason": r.family_reason, "records_used": r.records_used,

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, Union, cast
 
 import numpy as np
 
-from . import catalog
+from . import _progress, catalog
 from . import options as _options
+from ._core import Progress as _Progress
 from ._core import calibrate as _calibrate
 from ._core import estimate as _estimate
 from ._core import spec as _spec
@@ -257,7 +258,8 @@ class Plan:
             shapes = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
             raise ValueError(f"sweep inputs do not broadcast together: {shapes}") from e
         inputs = {k: np.asarray(a, dtype=np.int64, order="C") for k, a in zip(arrays, broadcast, strict=True)}
-        outputs = _estimate.sweep(self._scenario, threads=threads, **inputs)
+        with _progress.watch_counter(_Progress(), "sweep", unit="configurations") as counter:
+            outputs = _estimate.sweep(self._scenario, threads=threads, progress=counter, **inputs)
         shape = broadcast[0].shape if broadcast else ()
         cfg, hw = self._scenario.config, self._scenario.hardware
         base = {"gpus": cfg.gpus, "gpus_per_node": cfg.gpus_per_node or hw.gpus_per_node,

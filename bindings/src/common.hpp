@@ -45,10 +45,12 @@ inline double none_to_nan(std::optional<double> v) { return v ? *v : std::numeri
 
 // One register function per binding file, each taking its submodule; module.cpp calls them
 // in dependency order (a type is registered before any signature names it).
-void register_errors(py::module_& core);  // libscale._core itself
+void register_errors(py::module_& core);    // libscale._core itself
+void register_progress(py::module_& core);  // libscale._core.Progress, taken by long calls of several submodules
 
 // libscale._core.io
 void register_io_catalog(py::module_& io);
+void register_io_trainer_log(py::module_& io);
 
 // libscale._core.spec
 void register_spec_model(py::module_& spec);

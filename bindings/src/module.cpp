@@ -3,9 +3,10 @@
 // C++ core, one submodule per capability of the core (libscale/src/<capability>), each
 // bound by the files of bindings/src/<capability>:
 //
-//   libscale._core            __version__ and the exception types (errors.cpp)
+//   libscale._core            __version__, the exception types (errors.cpp) and Progress
+//                             (progress.cpp), which the long calls of several submodules take
 //   libscale._core.spec       models, hardware, training configurations, FLOP counting
-//   libscale._core.io         the shipped catalog
+//   libscale._core.io         the shipped catalog, the torchtitan log scanner
 //   libscale._core.calibrate  calibrations, calibration files, measurements, the fitter, validation
 //   libscale._core.estimate   compute laws, the step model, projections, solvers, sweeps, uncertainty
 //   libscale._core.gate       sequence packing and the pre-launch packing gate
@@ -26,6 +27,7 @@ PYBIND11_MODULE(_core, m) {
         "spec, io, calibrate, estimate, gate, triage.";
     m.attr("__version__") = LIBSCALE_VERSION;
     b::register_errors(m);
+    b::register_progress(m);
 
     // def_submodule also enters each in sys.modules, so `import libscale._core.spec` works.
     py::module_ spec = m.def_submodule("spec", "Models, hardware profiles, training configurations, FLOP counting.");
@@ -34,8 +36,10 @@ PYBIND11_MODULE(_core, m) {
     b::register_spec_training_config(spec);
     b::register_spec_options(spec);
 
-    py::module_ io = m.def_submodule("io", "The shipped catalog: models, hardware profiles, data files.");
+    py::module_ io = m.def_submodule(
+        "io", "The shipped catalog: models, hardware profiles, data files; the torchtitan log scanner.");
     b::register_io_catalog(io);
+    b::register_io_trainer_log(io);
 
     // Before calibrate: its FitResult names triage's PowerBands in its signatures.
     py::module_ triage =

@@ -458,6 +458,34 @@ TEST(Fit, StepsOfSeveralConfigurationsRecoverFrameworkEfficiencyAndOverhead) {
     expect_posterior_covariance(r);
 }
 
+TEST(Fit, ReportsItsIterationsToAProgress) {
+    // Eight step records (two series of four GPU counts): the fit, its eight leave-one-out
+    // refits and the mechanistic family's four, max_iterations each at most.
+    Synth s;
+    s.sigma = 0;
+    Calibration trainer = s.prior;
+    trainer.framework_efficiency = 0.7;
+    MeasurementSet m;
+    for (std::int64_t mb : {1, 2})
+        for (std::int64_t gpus : {8, 16, 32, 64}) m.steps.push_back(s.step("llama-3.1-8b", gpus, mb, 1 << 21, trainer));
+    FitOptions o;
+    o.max_iterations = 40;
+    Progress p;
+    const FitResult with = fit(m, s.hw, s.prior, o, &p);
+    EXPECT_EQ(p.total.load(), (1u + 8u + 4u) * 40u);
+    EXPECT_EQ(p.done.load(), p.total.load());
+    const FitResult without = fit(m, s.hw, s.prior, o);
+    EXPECT_EQ(with.parameters, without.parameters);
+    EXPECT_EQ(with.relative_residuals, without.relative_residuals);
+    EXPECT_EQ(with.loo_relative_error, without.loo_relative_error);
+    for (const std::string& name : with.parameters)
+        EXPECT_EQ(get_parameter(with.calibration, name), get_parameter(without.calibration, name)) << name;
+
+    Progress cancelled;
+    cancelled.cancel = true;
+    EXPECT_THROW(fit(m, s.hw, s.prior, o, &cancelled), Cancelled);
+}
+
 TEST(Fit, KernelAndStepRecordsTogether) {
     // Kernel micro-runs pin the laws; step records then measure the trainer against them.
     Synth s;
@@ -478,6 +506,78 @@ TEST(Fit, KernelAndStepRecordsTogether) {
             << name;
     EXPECT_TRUE(coef(r, "framework_efficiency").identified);
     EXPECT_EQ(r.records_used, m.size());
+}
+
+TEST(Fit, LeaveOneOutPerRecordIsTheRefitWithoutIt) {
+    // Noisy collectives (one level), bandwidth micro-runs and five step records, each list
+    // led by a record of other hardware that the fit skips. A step's leave-one-out error is
+    // the prediction of the fit without it; a collective's, r/(1 − leverage), equals that
+    // too, its fit being linear; micro-runs get none.
+    Synth s;
+    Calibration trainer = s.prior;
+    trainer.framework_efficiency = 0.7;
+    trainer.step_overhead_s = 0.05;
+    MeasurementSet m;
+    s.collectives(m, false);
+    s.bandwidth(m);
+    for (std::int64_t gpus : {8, 16, 32, 64}) m.steps.push_back(s.step("llama-3.1-8b", gpus, 1, 1 << 21, trainer));
+    m.steps.push_back(s.step("llama-3.1-8b", 16, 2, 1 << 21, trainer));
+    m.collectives.insert(m.collectives.begin(), m.collectives.front());
+    m.collectives.front().hardware = "a100";
+    m.steps.insert(m.steps.begin(), m.steps.front());
+    m.steps.front().hardware = "a100";
+    const FitResult r = fit(m, s.hw, s.prior);
+
+    const std::size_t n = r.relative_residuals.size();
+    ASSERT_EQ(n, 9u + 4u + 5u);
+    ASSERT_EQ(r.loo_relative_errors.size(), n);
+    ASSERT_EQ(r.record_kinds.size(), n);
+    ASSERT_EQ(r.record_indices.size(), n);
+    std::map<std::string, std::vector<std::size_t>> by_kind;
+    for (std::size_t i = 0; i < n; ++i) by_kind[r.record_kinds[i]].push_back(r.record_indices[i]);
+    EXPECT_EQ(by_kind["collective"], (std::vector<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    EXPECT_EQ(by_kind["bandwidth"], (std::vector<std::size_t>{0, 1, 2, 3}));
+    EXPECT_EQ(by_kind["step"], (std::vector<std::size_t>{1, 2, 3, 4, 5}));
+    EXPECT_EQ(by_kind.size(), 3u);
+    EXPECT_EQ(r.record_kinds.front(), "collective");
+    EXPECT_EQ(r.record_kinds.back(), "step");
+
+    double sum = 0;
+    std::size_t finite = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double loo = r.loo_relative_errors[i];
+        const std::size_t at = r.record_indices[i];
+        if (r.record_kinds[i] == "bandwidth") {
+            EXPECT_TRUE(std::isnan(loo)) << i;
+            continue;
+        }
+        ASSERT_TRUE(std::isfinite(loo)) << i;
+        sum += std::abs(loo);
+        ++finite;
+        MeasurementSet rest = m;
+        double predicted = 0, observed = 0;
+        if (r.record_kinds[i] == "step") {
+            rest.steps.erase(rest.steps.begin() + static_cast<std::ptrdiff_t>(at));
+            const StepRun& left = m.steps[at];
+            const ModelSpec model = find_model(left.model);
+            predicted = estimate_step_unchecked(model, count_parameters(model), s.hw,
+                                                fit(rest, s.hw, s.prior).calibration, left.config)
+                            .step_time_s;
+            observed = left.step_time_s;
+        } else {
+            rest.collectives.erase(rest.collectives.begin() + static_cast<std::ptrdiff_t>(at));
+            const CollectiveRun& left = m.collectives[at];
+            const Calibration cal = fit(rest, s.hw, s.prior).calibration;
+            predicted = ring_time_s(left.op, left.bytes, left.ranks, ring_link(left.ranks, left.ranks_per_node, cal));
+            observed = left.seconds;
+        }
+        EXPECT_NEAR(loo, predicted / observed - 1.0, 1e-9) << r.record_kinds[i] << " " << at;
+        if (r.record_kinds[i] == "collective") {  // leverage in [0, 1): never below the residual
+            EXPECT_GE(std::abs(loo), std::abs(r.relative_residuals[i])) << i;
+        }
+    }
+    EXPECT_EQ(finite, 9u + 5u);
+    EXPECT_NEAR(sum / static_cast<double>(finite), r.loo_relative_error, 1e-12);
 }
 
 // Over seeded trials the 80% interval (value ± 1.2816 σ) covers the truth in 70–90%.

@@ -109,6 +109,71 @@ TEST(Sweep, EqualsEstimateStepElementWise) {
     EXPECT_EQ(valid, n - 1);
 }
 
+TEST(Sweep, ReportsItsElementsToAProgress) {
+    // Enough elements to report along the way (ProgressLoop::kEvery), valid and not.
+    const ModelSpec m = find_model("qwen3-8b");
+    const HardwareProfile hw = find_hardware("h100");
+    const Calibration cal = default_calibration(hw);
+    TrainingConfig base;
+    base.seq_len = 4096;
+    const std::size_t n = 3 * ProgressLoop::kEvery + 5;
+    std::vector<std::int64_t> gpus(n), mb(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        gpus[i] = std::int64_t{1} << (i % 8);
+        mb[i] = static_cast<std::int64_t>(i % 3);  // 0: invalid
+    }
+    SweepInputs in;
+    in.n = n;
+    in.gpus = gpus.data();
+    in.micro_batch = mb.data();
+    const Scenario s = test::scenario(m, hw, cal, base);
+    Columns with(n), without(n);
+    Progress p;
+    sweep(s, in, with.outputs(), &p);
+    EXPECT_EQ(p.total.load(), n);
+    EXPECT_EQ(p.done.load(), n);
+    sweep(s, in, without.outputs());
+    EXPECT_EQ(with.issue, without.issue);
+    EXPECT_EQ(with.accum, without.accum);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!std::isnan(without.step[i])) {
+            EXPECT_EQ(with.step[i], without.step[i]) << i;
+        }
+    }
+
+    // Split in two calls, as the bindings' threads do: the caller's total stands.
+    Progress q;
+    progress_start(&q, n);
+    SweepInputs head = in, tail = in;
+    head.n = n / 2;
+    tail.n = n - n / 2;
+    tail.gpus += n / 2;
+    tail.micro_batch += n / 2;
+    SweepOutputs tail_out = with.outputs();
+    tail_out.step_time_s += n / 2;
+    tail_out.tokens_per_s += n / 2;
+    tail_out.tokens_per_s_per_gpu += n / 2;
+    tail_out.mfu += n / 2;
+    tail_out.hfu += n / 2;
+    tail_out.compute_s += n / 2;
+    tail_out.comm_s += n / 2;
+    tail_out.exposed_comm_s += n / 2;
+    tail_out.memory_gib += n / 2;
+    tail_out.grad_accum += n / 2;
+    tail_out.fits += n / 2;
+    tail_out.issue += n / 2;
+    sweep(s, head, with.outputs(), &q);
+    EXPECT_EQ(q.done.load(), n / 2);
+    sweep(s, tail, tail_out, &q);
+    EXPECT_EQ(q.total.load(), n);
+    EXPECT_EQ(q.done.load(), n);
+    EXPECT_EQ(with.issue, without.issue);
+
+    Progress cancelled;
+    cancelled.cancel = true;
+    EXPECT_THROW(sweep(s, in, with.outputs(), &cancelled), Cancelled);
+}
+
 TEST(Sweep, InvalidElementsGetNaNAndTheirIssue) {
     const ModelSpec m = test::tiny_model();  // max_position_embeddings 4096
     const HardwareProfile hw = test::tiny_hardware();

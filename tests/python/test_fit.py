@@ -59,6 +59,27 @@ def test_read_measurements_merges_files_and_records():
             raw["gpus"], raw.get("precision", "bf16"), raw.get("torch_compile", False))
 
 
+def test_fit_per_record_leave_one_out_and_origin():
+    """Per record, as relative_residuals: the leave-one-out error (NaN for kernel micro-runs),
+    the measurement schema's kind and the index among the records of that kind."""
+    r = libscale.fit(MEASUREMENTS)
+    n = len(r.relative_residuals)
+    assert len(r.loo_relative_errors) == len(r.record_kinds) == len(r.record_indices) == n == r.records_used
+    schema = json.loads((ROOT / "bindings" / "libscale" / "schemas" / "measurements-2.json").read_text())
+    assert set(r.record_kinds) <= set(schema["$defs"]["record"]["properties"]["kind"]["enum"])
+    assert r.record_indices.tolist() == list(range(n))   # every record of the file a step, all used
+    finite = np.isfinite(r.loo_relative_errors)
+    assert finite.all()
+    assert float(np.mean(np.abs(r.loo_relative_errors))) == pytest.approx(r.loo_relative_error, rel=1e-12)
+    d = r.to_dict()
+    assert d["record_kinds"] == ["step"] * n and d["record_indices"] == list(range(n))
+
+    k = libscale.fit(_kernel_records()[0])
+    assert k.record_kinds == ["gemm"] * 3 + ["attention"] * 3 + ["bandwidth"] * 3
+    assert k.record_indices.tolist() == [0, 1, 2] * 3
+    assert np.isnan(k.loo_relative_errors).all() and k.loo_relative_error is None
+
+
 def test_fit_python_result():
     r = libscale.fit(MEASUREMENTS)  # hardware from the records
     steps = _steps()

@@ -129,6 +129,12 @@ def test_imbalanced_fails_and_remedy_passes():
     fixed = _core.gate.judge(_core.gate.equalize_to_minimum(rows, cfg), cfg)
     assert fixed.passed and fixed.micro_batches.tolist() == [1, 1]
     assert g.total_tokens - fixed.total_tokens == g.tokens_dropped
+    # the same through the public call
+    public = libscale.gate(IMBALANCED, world_size=2, seq_len=10, packing="multipack", runtime_equalize=False,
+                           remedy=True)
+    assert public.passed and public.micro_batches.tolist() == [1, 1] and public.total_tokens == fixed.total_tokens
+    with pytest.raises(TypeError, match="remedy"):
+        libscale.gate(IMBALANCED, world_size=2, seq_len=10, remedy="yes")
     # Axolotl's own run-time equalization: no hang (PASS), the same drop.
     a = libscale.gate(IMBALANCED, world_size=2, seq_len=10, packing="multipack")
     assert a.passed and a.trainer_equalizes and a.tokens_dropped == 30

@@ -429,3 +429,205 @@ def test_errors_about_a_keyword_name_it_as_field():
     with pytest.raises(libscale.ParseError, match="but activation_checkpointing='none' was given") as clash:
         logs.parse_torchtitan(DATA / "torchtitan.log", activation_checkpointing="off", **CFG)
     assert clash.value.field == "activation_checkpointing"
+
+
+# --- large logs: the whole-log scans give what reading line by line gives ---------------
+# No timing here: bench/bench_logs.py measures the speed.
+
+
+def _torchtitan_lines(n: int, seed: int = 0) -> tuple[list[str], list[int]]:
+    """A torchtitan run of N logged steps (log_freq 10) as the trainer prints it, and the
+    tps it printed for each."""
+    rng = np.random.default_rng(seed)
+    tps = rng.integers(5000, 6500, n).tolist()
+    head = ["[rank0]:[titan] 2025-06-03 14:02:12,640 - root - INFO - Building 1-D device mesh with ['dp_shard'], [8]",
+            "[rank0]:[titan] 2025-06-03 14:02:16,131 - root - INFO - Applied selective activation checkpointing "
+            "to the model",
+            "[rank0]:[titan] 2025-06-03 14:02:16,302 - root - INFO - Applied FSDP to the model",
+            "[rank0]:[titan] 2025-06-03 14:02:16,545 - root - INFO - Trainer is initialized with local batch size 1, "
+            "global batch size 8, gradient accumulation steps 1, sequence length 8192, total steps 80"]
+    prefix = "[rank0]:[titan] 2025-06-03 14:02:29,970 - root - INFO - "
+    lines = head + [f"{prefix}step: {10 * i + 1:2}  loss: {7 + i % 3:7.4f}  grad_norm:  1.2000  "
+                    f"memory: {50 + i % 7:5.2f}GiB(55.65%)  tps: {t:,}  tflops: {t / 20:,.2f}  mfu: {t / 200:.2f}%"
+                    for i, t in enumerate(tps)]
+    return lines, tps
+
+
+def test_torchtitan_large_log_gives_every_step(tmp_path):
+    lines, tps = _torchtitan_lines(200_000)
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n")
+    r = logs.parse_log(path, **CFG)[0]
+    kept = tps[2:]
+    assert r["samples"] == len(kept) == 199_998
+    assert r["tokens_per_s_per_gpu"] == pytest.approx(np.median(kept))
+    assert r["p10_tokens_per_s_per_gpu"] == pytest.approx(np.percentile(kept, 10))
+    assert r["p90_tokens_per_s_per_gpu"] == pytest.approx(np.percentile(kept, 90))
+    assert r["reported_mfu"] == pytest.approx(np.median([t / 200 for t in kept]) / 100, abs=1e-4)
+    assert r["memory_gib"] == 56.0 and r["step_range"] == [21, 10 * 199_999 + 1]
+    assert (r["gpus"], r["seq_len"], r["strategy"], r["activation_checkpointing"]) == (8, 8192, "fsdp", "selective")
+    assert r["source"].endswith(f"train.log: lines 7-{len(lines)}, median tps of 199998 logged steps")
+    recs = logs.parse_log(path, per_step=True, **CFG)
+    assert [x["tokens_per_s_per_gpu"] for x in recs] == kept
+    assert recs[-1]["source"].endswith(f"train.log:{len(lines)}: step {10 * 199_999 + 1} tps")
+    assert all(x.keys() == recs[0].keys() for x in recs)
+
+
+def test_torchtitan_scan_agrees_with_the_line_by_line_reading(monkeypatch):
+    # Lines the compiled scanner reads and lines it leaves to Python, mixed: colours, other
+    # ranks, a restart, validation steps, non-ASCII, a step line with an odd field, CRLF
+    # and form-feed line breaks, and a cut last line.
+    lines, _ = _torchtitan_lines(3000, seed=1)
+    rng = np.random.default_rng(2)
+    odd = ["[rank1]:[titan] x - root - INFO - step: 5  loss:  7.0000  memory: 10.00GiB(10.00%)  tps: 1,234  mfu: 1.00%",
+           "[rank0]:[titan] x - root - INFO - \x1b[31mstep: 7  \x1b[32mloss:  7.0000  "
+           "\x1b[33mmemory: 10.00GiB(10.00%)  \x1b[34mtps: 2,345  \x1b[35mmfu: 1.00%\x1b[39m",
+           "[rank0]:[titan] x - root - INFO - validate step: 40  loss:  6.9911  memory: 52.91GiB(55.69%)  tps: 17,340",
+           "[rank0]:[titan] x - root - INFO - step: 8  loss: 7.0  memory: 1.5GB  tps: 3,456  tflops: 1,2.5",
+           "[rank0]:[titan] x - root - INFO - step: 9  loss: 7.0  mémoire  tps: 4,567",
+           "[rank0]:[titan] x - root - INFO - step: 1  loss: 9.0  memory: 1.00GiB(1.00%)  TPS: 999  tflops: nan",
+           "[rank0]:[titan] x - root - INFO - substep: 3  loss: 1.0  tps: 1"]
+    for at in sorted(rng.choice(len(lines), 60, replace=False).tolist(), reverse=True):
+        lines.insert(at, odd[at % len(odd)])
+    text = "\r\n".join(lines[:1500]) + "\f" + "\n".join(lines[1500:]) + "\n" + lines[-1][:80]
+    fast = [logs.parse_torchtitan(text, per_step=p, skip_first=s, **CFG) for p in (False, True) for s in (0, 2)]
+    monkeypatch.setattr(libscale._core.io, "scan_torchtitan_log", None, raising=False)
+    slow = [logs.parse_torchtitan(text, per_step=p, skip_first=s, **CFG) for p in (False, True) for s in (0, 2)]
+    for a, b in zip(fast, slow, strict=True):
+        assert list(a) == list(b) and a.notes == b.notes
+    assert any("half-written" in n for n in fast[0].notes) and any("ranks [0, 1]" in n for n in fast[0].notes)
+
+
+def test_torchtitan_error_in_a_large_log_names_its_line():
+    lines, _ = _torchtitan_lines(50_000)
+    bad = 31_337
+    lines[bad - 1] = lines[bad - 1].replace("tps: ", "tps: -")
+    with pytest.raises(libscale.ParseError, match=rf"<text>:{bad}: tps = '-[\d,]+'; a time or rate must be"):
+        logs.parse_log("\n".join(lines) + "\n", **CFG)
+
+
+def _hf_tqdm_log(steps: int) -> str:
+    """A Trainer run printed through tqdm: a carriage-return redraw of the bar per step, a
+    metrics dict (cleared bar first, as tqdm.write does) every 10 steps, the final dict."""
+    bar = "{p:3d}%|{b:<10}| {n}/{t} [00:{n:02d}<01:00,  2.00s/it]"
+    out = ["[INFO|trainer.py:2405] >> ***** Running training *****",
+           "[INFO|trainer.py:2408] >>   Instantaneous batch size per device = 2",
+           "[INFO|trainer.py:2411] >>   Total train batch size (w. parallel, distributed & accumulation) = 64",
+           "[INFO|trainer.py:2412] >>   Gradient Accumulation steps = 4",
+           f"[INFO|trainer.py:2413] >>   Total optimization steps = {steps:,}\n"]
+    for n in range(1, steps + 1):
+        b = bar.format(p=100 * n // steps, b="█" * (10 * n // steps), n=n % 60, t=steps)
+        out.append("\r" + b)
+        if n % 10 == 0:
+            out.append("\r" + " " * len(b) + "\r" + str({"loss": f"{1 + 1 / n:.4g}", "grad_norm": "0.5",
+                                                         "learning_rate": "1e-05", "epoch": f"{n / steps:.4g}"}) + "\n")
+    final = {"train_runtime": f"{2.0 * steps:.4g}", "train_steps_per_second": "0.5", "epoch": "1"}
+    out.append("\r" + str(final) + "\n")
+    return "\n".join(out[:5]) + "".join(out[5:])
+
+
+def test_hf_large_tqdm_log(tmp_path):
+    text = _hf_tqdm_log(100_000)
+    path = tmp_path / "train.log"
+    path.write_text(text, encoding="utf-8")
+    r = logs.parse_log(path, seq_len=4096, **CFG)[0]
+    assert r["step_time_s"] == pytest.approx(2.0 * 100_000 / 100_000) and r["steps"] == 100_000
+    assert (r["gpus"], r["micro_batch"], r["grad_accum"]) == (64 // (2 * 4), 2, 4)
+    # str.splitlines() numbering: every carriage return starts a line
+    assert r["source"] == f"{path}:{len(text.splitlines())}"
+    # a malformed dict deep in the file names its line; cut at the end, it is skipped
+    at = text.index("{'loss'", len(text) // 2)
+    broken = text[:at] + "{'loss': 1.2, 'lear" + text[text.index("\n", at):]
+    with pytest.raises(libscale.ParseError, match=rf"<text>:{len(text[:at].splitlines()) + 1}: a Trainer metrics line"):
+        logs.parse_hf(broken, seq_len=4096, **CFG)
+    unfinished = text[:text.rindex("{'train_runtime'")]
+    with pytest.raises(libscale.ParseError, match="10000 logging-step lines but no final"):
+        logs.parse_hf(unfinished, seq_len=4096, **CFG)
+    recs = logs.parse_hf(text + "{'loss': 1.2, 'lear", seq_len=4096, **CFG)
+    assert len(recs) == 1 and any("skipped the half-written last line" in n for n in recs.notes)
+
+
+def test_csv_large_file_column_by_column_agrees_with_row_by_row():
+    rng = np.random.default_rng(3)
+    rows = ["gpus,micro_batch,step_time_s,tokens_per_s_per_gpu,source"]
+    for i in range(20_000):
+        timing = f"{rng.uniform(1, 3):.4f}," if i % 3 else f",{rng.uniform(4000, 6000):.1f}"
+        rows.append(f"{8 << (i % 4)},{1 + i % 2},{timing},{'' if i % 5 else f'run-{i}'}")
+    text = "\n".join(rows) + "\n"
+    bulk = logs.parse_csv(text, seq_len=8192, **CFG)
+    # a quote anywhere sends every row through the csv module, one row at a time
+    by_row = logs.parse_csv(text + '# "quoted" comment\n', seq_len=8192, **CFG)
+    assert len(bulk) == 20_000 and list(bulk) == list(by_row)
+    assert bulk[1]["source"] == "<text>:3" and bulk[5]["source"] == "run-5"
+    assert [list(r) for r in bulk[:3]] == [list(r) for r in by_row[:3]]  # same key order
+    rows[12_345] = rows[12_345].replace(",", ",,", 1)
+    with pytest.raises(libscale.ParseError, match="<text>:12346: 6 fields, the header has 5"):
+        logs.parse_csv("\n".join(rows) + "\n", seq_len=8192, **CFG)
+
+
+def test_reading_a_large_log_reports_progress(tmp_path, monkeypatch):
+    from libscale.logs import _common
+
+    bars = []
+
+    class Bar:  # records what _read_file tells the bar
+        active = True
+
+        def __init__(self, total, what, *, unit=""):
+            self.total, self.what, self.unit, self.done = total, what, unit, 0
+            bars.append(self)
+
+        def update(self, n):
+            self.done += n
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+    monkeypatch.setattr(_common, "Progress", Bar)
+    lines, tps = _torchtitan_lines(60_000)
+    path = tmp_path / "big.log"
+    path.write_text("\n".join(lines) + "\n")
+    size = path.stat().st_size
+    assert size > 8 << 20  # more than one chunk
+    assert logs.parse_log(path, **CFG)[0]["samples"] == len(tps) - 2
+    assert [(b.total, b.done, b.unit, b.what) for b in bars] == [(size, size, "B", "reading big.log")]
+
+
+def test_reading_in_chunks_checks_utf8_as_one_read_does(tmp_path, monkeypatch):
+    from libscale.logs import _common
+
+    chunk = _common._CHUNK
+    # a BOM, a 3-byte character across the first chunk boundary, then a stray byte
+    data = "\ufeff".encode() + b"x" * (chunk - 4) + "█".encode() + b"\n" * 1000 + b"ok \xff\n" + b"y" * chunk
+    path = tmp_path / "mixed.log"
+    path.write_bytes(data)
+    with pytest.raises(libscale.ParseError) as whole:
+        logs.parse_log(path, **CFG)
+
+    class Bar:
+        active = True
+
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def update(self, n):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+    monkeypatch.setattr(_common, "Progress", Bar)
+    with pytest.raises(libscale.ParseError) as chunked:
+        logs.parse_log(path, **CFG)
+    at = data.index(b"\xff")
+    assert str(chunked.value) == str(whole.value) == (
+        f"{path}:1001: not UTF-8 text (byte 0xff at offset {at}); expected {logs._ALL_EXPECTED}")
+    path.write_bytes(data.replace(b"\xff", b"!"))  # valid: the character split by the chunks is fine
+    with pytest.raises(libscale.ParseError, match="not a recognised trainer log"):
+        logs.parse_log(path, **CFG)

@@ -303,8 +303,18 @@ def test_residuals_per_record(fitted, tmp_path):
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert len(labels) == fitted.records_used == 7
     # the file's step records by what tells them apart: GPUs, precision, compile...
-    assert labels[0] == "#0 8 GPUs, seq 8,192, mb 2, AC selective, bf16, eager"
-    assert labels[6].startswith("#6 8 GPUs, seq 32,768, mb 1, AC full, fp8, compile")
+    # labelled by kind and index in the measurements
+    assert [lab.split(":")[0] for lab in labels] == [f"step #{i}" for i in fitted.record_indices]
+    assert labels[0] == "step #0: 8 GPUs, seq 8,192, mb 2, AC selective, bf16, eager"
+    assert labels[6].startswith("step #6: 8 GPUs, seq 32,768, mb 1, AC full, fp8, compile")
+    # each record's leave-one-out error, a hollow diamond on its bar
+    each = 100 * fitted.loo_relative_errors
+    finite = np.isfinite(each)
+    assert finite.any()
+    markers = one(ax, "residuals:loo_records")
+    np.testing.assert_allclose(markers.get_xdata(), each[finite], rtol=1e-12)
+    np.testing.assert_array_equal(markers.get_ydata(), np.arange(len(each))[finite])
+    assert markers.get_marker() == "D" and markers.get_markerfacecolor() == "none"
     loo = 100 * fitted.loo_relative_error
     assert one(ax, "residuals:loo+").get_xdata()[0] == pytest.approx(loo)
     assert one(ax, "residuals:loo-").get_xdata()[0] == pytest.approx(-loo)
@@ -318,6 +328,16 @@ def test_residual_labels_fall_back_when_the_order_is_unknown(fitted, monkeypatch
     monkeypatch.setattr(lp._fit, "record_labels", lambda _fit: None)
     ax = lp.residuals(fitted)
     assert ax.get_yticklabels()[0].get_text() == "#0 record 0"
+
+
+def test_residuals_say_which_kinds_have_no_leave_one_out():
+    kernels = [{"kind": "bandwidth", "hardware": "h100", "bytes": b, "seconds": b / 3.0e12 * (1 + e)}
+               for b, e in ((1e9, 0.01), (4e9, -0.02), (16e9, 0.005))]
+    fit = libscale.fit(kernels)
+    ax = lp.residuals(fit)
+    assert not by_gid(ax, "residuals:loo_records")
+    assert "bandwidth records: no leave-one-out error" in legend_texts(ax)
+    assert [t.get_text() for t in ax.get_yticklabels()][1] == "bandwidth #1: 3.81e+03 MiB"
 
 
 # --- power triage ---------------------------------------------------------------------

@@ -33,3 +33,23 @@ class NvmlError(LibscaleError):
 class _Pybind11Type(type):
     """Stands for pybind11_builtins.pybind11_type, the metaclass of every class bound with
     pybind11 (not importable by that name)."""
+
+# --- progress of the long calls (progress.cpp) ------------------------------------------
+
+class Progress(metaclass=_Pybind11Type):
+    """Work done and total of a long compiled call, read while it runs from another thread.
+    Pass a new one as progress= to each call; the unit is the call's own (gate and pack:
+    samples; sweep: elements; fit: optimizer iterations, an upper bound). With one, Ctrl-C
+    interrupts the call (KeyboardInterrupt)."""
+
+    def __init__(self) -> None: ...
+
+    @property
+    def done(self) -> int:
+        """work done so far"""
+
+    @property
+    def total(self) -> int:
+        """the call's work; 0 until it starts"""
+
+    def __repr__(self) -> str: ...

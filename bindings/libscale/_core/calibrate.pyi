@@ -10,7 +10,7 @@ import typing
 import numpy
 import numpy.typing
 
-from . import _Pybind11Type, spec, triage
+from . import Progress, _Pybind11Type, spec, triage
 
 class LinkLevel(metaclass=_Pybind11Type):
     """Ring collective latency and bus bandwidth of one link level."""
@@ -566,7 +566,26 @@ class FitResult(metaclass=_Pybind11Type):
 
     @property
     def relative_residuals(self) -> numpy.typing.NDArray[numpy.float64]:
-        """(pred − obs)/obs per record used, in input order"""
+        """(pred − obs)/obs per record used: intra-node collectives, cross-node collectives, GEMM, attention, bandwidth,
+        steps, each in input order
+        """
+
+    @property
+    def loo_relative_errors(self) -> numpy.typing.NDArray[numpy.float64]:
+        """per record, as relative_residuals: (pred − obs)/obs with the record left out (steps: refit up to 32, else
+        leverage; collectives: leverage, exact for their linear fit); NaN where none (GEMM, attention, bandwidth
+        micro-runs; an unfitted collective level; a single step)
+        """
+
+    @property
+    def record_kinds(self) -> list[str]:
+        """per record, as relative_residuals: its measurement kind ('collective', 'gemm', 'attention', 'bandwidth',
+        'step')
+        """
+
+    @property
+    def record_indices(self) -> numpy.typing.NDArray[numpy.uint64]:
+        """per record, as relative_residuals: its index in its kind's list of the MeasurementSet"""
 
     @property
     def rms_relative_error(self) -> float: ...
@@ -862,9 +881,12 @@ def fit(
     hardware: spec.HardwareProfile,
     prior: Calibration | None = None,
     options: FitOptions = ...,
+    *,
+    progress: Progress | None = None,
 ) -> FitResult:
     """Fit a calibration to the records for this hardware, by maximum a posteriori (prior None: the hardware's default;
-    options.prior_log_sd empty: its default file's prior).
+    options.prior_log_sd empty: its default file's prior). progress counts Levenberg-Marquardt iterations,
+    max_iterations per planned solve (an upper bound: a solve that converges early adds the rest at once).
     """
 
 def get_parameter(calibration: Calibration, name: str) -> float:

@@ -10,7 +10,7 @@ import typing
 import numpy
 import numpy.typing
 
-from . import _Pybind11Type, calibrate, spec
+from . import Progress, _Pybind11Type, calibrate, spec
 
 class ComputeTimes(metaclass=_Pybind11Type):
     """Compute time of one micro-batch per GPU, by part (compute_times())."""
@@ -659,12 +659,13 @@ def sweep(
     seq_len: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
     global_batch_tokens: typing.Annotated[numpy.typing.ArrayLike, numpy.int64] | None = None,
     threads: int = 0,
+    progress: Progress | None = None,
 ) -> dict[str, typing.Any]:
     """Estimate one step per element of the given int64 arrays (one common shape; None: the scenario config's value).
     Returns a dict of numpy arrays of that shape: step_time_s, tokens_per_s, tokens_per_s_per_gpu, mfu, hfu, compute_s,
     comm_s, exposed_comm_s, memory_gib (float64, NaN where invalid), grad_accum (int64), fits (bool), issue (uint8 code,
     0: valid; see describe_issue). Invalid configurations are flagged, not raised. threads 0: one per core for large
-    sweeps.
+    sweeps. progress counts elements.
     """
 
 def validate_calibration_for(calibration: calibrate.Calibration, config: spec.TrainingConfig) -> None:

@@ -8,7 +8,7 @@ import typing
 import numpy
 import numpy.typing
 
-from . import _Pybind11Type
+from . import Progress, _Pybind11Type
 
 class OverflowCounts(metaclass=_Pybind11Type):
     """What happened to samples longer than seq_len."""
@@ -355,8 +355,10 @@ def equalize_to_minimum(
 ) -> list[typing.Any]:
     """The remedy applied: every rank keeps its first min(micro-batches) × micro_batch rows."""
 
-def gate(lengths: typing.Any, config: GateConfig) -> GateResult:
-    """Pack, shard and judge: the pre-launch packing gate (run_gate)."""
+def gate(lengths: typing.Any, config: GateConfig, *, progress: Progress | None = None) -> GateResult:
+    """Pack, shard and judge: the pre-launch packing gate (run_gate). progress counts samples (per-rank packing: the
+    samples of every rank's shard).
+    """
 
 def judge(rank_bin_tokens: collections.abc.Sequence[typing.Any], config: GateConfig) -> GateResult:
     """Judge given per-rank packed rows (their token counts, in order)."""
@@ -367,8 +369,11 @@ def pack(
     seq_len: int,
     map_batch_size: int = 1000,
     num_proc: int = 1,
+    *,
+    progress: Progress | None = None,
 ) -> PackResult:
-    """Pack lengths as the named trainer does (not axolotl_multipack: see pack_axolotl_rank)."""
+    """Pack lengths as the named trainer does (not axolotl_multipack: see pack_axolotl_rank). progress counts samples.
+    """
 
 def pack_axolotl_rank(
     lengths: typing.Any,
@@ -391,6 +396,11 @@ def read_lengths(
     array.
     """
 
-def shard_and_pack(lengths: typing.Any, config: GateConfig) -> list[typing.Any]:
-    """Per rank, the tokens of each packed row in the order the trainer feeds them."""
+def shard_and_pack(
+    lengths: typing.Any,
+    config: GateConfig,
+    *,
+    progress: Progress | None = None,
+) -> list[typing.Any]:
+    """Per rank, the tokens of each packed row in the order the trainer feeds them. progress: as gate's."""
 NCCL_DEFAULT_TIMEOUT_S: float

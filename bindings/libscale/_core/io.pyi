@@ -1,4 +1,4 @@
-"""The shipped catalog: models, hardware profiles, data files."""
+"""The shipped catalog: models, hardware profiles, data files; the torchtitan log scanner."""
 
 from __future__ import annotations
 
@@ -25,6 +25,14 @@ def hardware_names() -> list[str]:
 
 def model_names() -> list[str]:
     """Names of the shipped models."""
+
+def scan_torchtitan_log(text: bytes) -> tuple[typing.Any, ...]:
+    """The step lines of a torchtitan log (UTF-8 bytes), for libscale.logs: (lines, ints, floats, deferred) with lines =
+    len(text.splitlines()); one row per parsed step line of ints (line, rank or -1, step, 1 for wps else 0) and floats
+    (tps, memory GiB, mfu %, tflops; NaN when absent); and one row per line left to the caller, (line, begin, end) byte
+    offsets: lines that name the configuration and step lines not read here. Lines are numbered from 1 as
+    str.splitlines() splits them.
+    """
 
 def supported_model_types() -> list[str]:
     """The Hugging Face model_type values the config.json reader supports, sorted."""

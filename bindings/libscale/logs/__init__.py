@@ -52,6 +52,13 @@ parseable) is skipped with a note when earlier lines parsed.
 Layout: ``_common`` (reading the input; the configuration keywords, ``CONFIG_KEYS``, derived
 from the core's training option table and the measurements schema; building records),
 one module per format (``hf``, ``torchtitan``, ``csv_table``), and here the dispatch.
+
+Logs of long runs are tens to hundreds of megabytes, so no parser goes through a log line
+by line in Python: each finds the lines that can matter by byte search over the whole file
+and reads only those with the per-line rules (torchtitan's step lines are read by the
+compiled scanner, libscale._core.io.scan_torchtitan_log); a record per CSV row or per
+torchtitan step is built column by column. A file larger than a chunk is read with a
+progress bar (libscale._progress). bench/bench_logs.py measures the throughput.
 """
 
 from __future__ import annotations
@@ -61,7 +68,20 @@ import re
 from typing import Any
 
 from .._core import ParseError
-from ._common import _ANSI, _TIMING_KEYS, CONFIG_KEYS, CSV_COLUMNS, FORMATS, Records, _read, _with_config_doc
+from ._common import (
+    _ANSI,
+    _ANSI_BYTES,
+    _TIMING_KEYS,
+    CONFIG_KEYS,
+    CSV_COLUMNS,
+    FORMATS,
+    Records,
+    _Lines,
+    _no_gc,
+    _read,
+    _Text,
+    _with_config_doc,
+)
 from .csv_table import _CSV_EXPECTED, parse_csv
 from .hf import _HF_EXPECTED, parse_hf
 from .torchtitan import _TT_EXPECTED, _TT_RATE, _TT_STEP_SIMPLE, parse_torchtitan
@@ -78,36 +98,72 @@ _ALL_EXPECTED = f"{_HF_EXPECTED}; {_TT_EXPECTED}; or {_CSV_EXPECTED}"
 
 def detect_format(text: str) -> str | None:
     """"hf", "torchtitan", "csv" or None, from a log's content."""
-    body = _ANSI.sub("", text)
-    stripped = body.lstrip()
-    if stripped.startswith("{") and not stripped.startswith("{'"):
+    return _detect(text if isinstance(text, _Text) else _Text(text.encode("utf-8", "surrogatepass"), "<text>", text))
+
+
+def _detect(src: _Text) -> str | None:
+    # The rules apply to the text without ANSI escapes; they look at the lines that can
+    # matter (found by byte search) rather than at every line of a large log.
+    head = src.first_chars(keep_ansi=False)
+    if head.startswith("{") and not head.startswith("{'"):
+        body = _ANSI.sub("", src.text) if b"\x1b" in src.data else src.text
+        stripped = body.lstrip()
         try:
             doc = json.loads(stripped)
         except json.JSONDecodeError:
             doc = None
+        if doc is not None and body is src.text and not body[:len(body) - len(stripped)].strip(" \t\n\r"):
+            src.cache["json"] = doc  # what parse_hf's json.loads(text) gives too
         if isinstance(doc, dict) and ("log_history" in doc or "train_runtime" in doc):
             return "hf"
         if doc is None and ('"log_history"' in body or '"train_runtime"' in body):
             return "hf"  # truncated trainer_state.json: let parse_hf say where
         return None
-    for line in body.splitlines():
-        m = _TT_STEP_SIMPLE.search(line)
-        if m and "validate" not in m.group("pre") and _TT_RATE.search(line):
-            return "torchtitan"
-    if ("'train_runtime'" in body or "***** Running training *****" in body
-            or re.search(r"\{'loss': ", body)):
+    scan = src.scan(keep_ansi=True)
+    data = scan.data
+    if _has_torchtitan_step(scan, (b"step:", b"\x1b"), 1000):
+        return "torchtitan"
+    plain = data if b"\x1b" not in data else src.scan(keep_ansi=False).data
+    if b"***** Running training *****" in plain or b"{'loss': " in plain or b"'train_runtime'" in plain:
         return "hf"
-    for line in body.splitlines():
+    start = 0
+    while start < len(data):
+        start, end = scan.bounds(start)
+        line = _ANSI.sub("", data[start:end].decode("utf-8", "surrogatepass"))
         if line.strip() and not line.lstrip().startswith("#"):
             cols = [c.strip().lower() for c in re.split(r"[,\t]", line)]
             if "gpus" in cols or any(c in _TIMING_KEYS for c in cols):
                 return "csv"
             break
-    if re.search(r"(?<!validate )\bstep:\s*\d+\s+loss:", body):
+        start = end + (2 if data[end:end + 2] == b"\r\n" else 1)
+    if re.search(r"(?<!validate )\bstep:\s*\d+\s+loss:", _ANSI.sub("", src.text)):
         return "torchtitan"  # step lines without a rate: parse_torchtitan names the line
     return None
 
 
+def _has_torchtitan_step(scan: _Lines, anchors: tuple[bytes, ...], limit: int | None) -> bool:
+    """Whether a line of SCAN is a torchtitan step line with a rate. Only a line with
+    "step:" can be one, or a line with an escape that may split it: the lines with one of
+    ANCHORS are read, in order. Past LIMIT lines (a log coloured throughout), the escapes
+    are removed from the whole text once and only "step:" is looked for."""
+    data = scan.data
+    at = {a: data.find(a) for a in anchors}
+    read = 0
+    while any(p >= 0 for p in at.values()):
+        if limit is not None and read == limit:
+            plain = _Lines(_ANSI_BYTES.sub(b"", data))
+            return _has_torchtitan_step(plain, (b"step:",), None)
+        start, end = scan.bounds(min(p for p in at.values() if p >= 0))
+        line = _ANSI.sub("", data[start:end].decode("utf-8", "surrogatepass"))
+        m = _TT_STEP_SIMPLE.search(line)
+        if m and "validate" not in m.group("pre") and _TT_RATE.search(line):
+            return True
+        at = {a: data.find(a, end) if 0 <= p < end else p for a, p in at.items()}
+        read += 1
+    return False
+
+
+@_no_gc
 @_with_config_doc
 def parse_log(path: Any, *, format: str = "auto", skip_first: int | None = None, per_step: bool = False,
               **config: Any) -> Records:
@@ -127,12 +183,12 @@ def parse_log(path: Any, *, format: str = "auto", skip_first: int | None = None,
     notes: list[str] = []
     if format == "auto":
         src = _read(path, _ALL_EXPECTED)
-        format = detect_format(src.text) or ""
+        format = _detect(src) or ""
         if not format:
             first = next((i for i, ln in enumerate(src.lines, 1) if ln.strip()), 1)
             raise src.error(first, f"not a recognised trainer log ({len(src.lines)} lines, no "
                                    f"step or metrics lines); expected {_ALL_EXPECTED}")
-        text_or_path: Any = src.text if src.origin == "<text>" else path
+        text_or_path: Any = src  # read once: the parser takes the text as read
     else:
         text_or_path = path
     kwargs = dict(config)

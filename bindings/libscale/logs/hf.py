@@ -9,11 +9,11 @@ from typing import Any
 
 from .._core import ParseError
 from ._common import (
-    _ANSI,
     Records,
     _check_config,
     _Found,
     _int_text,
+    _no_gc,
     _read,
     _record,
     _Text,
@@ -35,6 +35,26 @@ _HF_BANNER = {
 }
 _HF_DICT_START = re.compile(r"\{\s*'[A-Za-z_]\w*'\s*:")
 _HF_NONFINITE = re.compile(r"(?<=[:\s\[,])(-?)(nan|inf)(?=\s*[,}\]])")
+
+# The whole-log scan. A console log is mostly tqdm redraws (carriage returns: one "line"
+# each) and the Trainer's metrics dicts; the lines _hf_line has to read are found by byte
+# search instead of one by one: a line with a "{" (a metrics dict), and a banner line --
+# each _HF_BANNER expression holds " = " except the resume line ("Continuing training"),
+# and the new-run line says "Running training": candidates are the lines with a "=", "C"
+# or "R" (single bytes: memchr, where a search for a word stops at every space or letter
+# of a progress bar), kept when they hold one of _HF_BANNER_WORDS.
+# A dict as ProgressCallback prints it -- str() of a dict of numbers or short strings
+# (the newer f"{v:.4g}" style), alone to the end of its line -- is read right here: such
+# a dict parses (ast.literal_eval) by construction, so counting it and noting "loss" is
+# all _hf_line would do with it. Its string values hold none of : , [ or whitespace, so
+# _HF_NONFINITE never rewrites inside them; its integers have no leading zeros (which
+# Python rejects). Every other line found goes to _hf_line.
+_HF_KEY = rb"'[A-Za-z_][A-Za-z0-9_]*': "
+_HF_VALUE = (rb"(?:'[^'\\\x00-\x20\x7f-\xff:,\[]*'|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+             rb"|-?nan|-?inf)")
+_HF_DICT = re.compile(rb"\{(" + _HF_KEY + _HF_VALUE + rb"(?:, " + _HF_KEY + _HF_VALUE + rb")*\}[ \t]*(?=[\r\n]|\Z))?")
+_HF_BANNER_BYTES = (b"=", b"C", b"R")
+_HF_BANNER_WORDS = (b" = ", b"Continuing training", b"Running training")
 
 
 def _hf_dict(segment: str) -> str | None:
@@ -88,6 +108,7 @@ def _hf_record(src: _Text, line: int | None, metrics: dict[str, Any], banner: di
     return _record(src, found, given, timing, source, extra, line)
 
 
+@_no_gc
 @_with_config_doc
 def parse_hf(text_or_path: Any, **config: Any) -> Records:
     """Step records from a Hugging Face Trainer / accelerate console log, a
@@ -105,15 +126,15 @@ def parse_hf(text_or_path: Any, **config: Any) -> Records:
     """
     given = _check_config(config, "parse_hf")
     src = _read(text_or_path, _HF_EXPECTED)
-    stripped = src.text.lstrip()
-    if stripped.startswith("{") and not stripped.startswith("{'"):
+    head = src.first_chars()
+    if head.startswith("{") and not head.startswith("{'"):
         return _parse_hf_json(src, given)
     return _parse_hf_console(src, given)
 
 
 def _parse_hf_json(src: _Text, given: dict[str, Any]) -> Records:
     try:
-        doc = json.loads(src.text)
+        doc = src.cache["json"] if "json" in src.cache else json.loads(src.text)
     except json.JSONDecodeError as e:
         raise src.error(e.lineno, f"not valid JSON ({e.msg}, column {e.colno}); the file may be "
                                   f"truncated; expected {_HF_EXPECTED}") from None
@@ -148,60 +169,107 @@ def _parse_hf_json(src: _Text, given: dict[str, Any]) -> Records:
     return out
 
 
-def _parse_hf_console(src: _Text, given: dict[str, Any]) -> Records:
-    notes: list[str] = []
-    out = Records(notes=notes, format="hf")
-    found = _Found()
-    banner: dict[str, int] = {}
-    logging_steps = 0
-    parsed_any = False
-    for lineno, raw in enumerate(src.lines, 1):
-        line = _ANSI.sub("", raw)
-        for name, rx in _HF_BANNER.items():
-            m = rx.search(line)
-            if m:
-                banner[name] = _int_text(m.group(1))
-                if name == "max_steps":  # a new train() call starts a new banner
-                    banner.pop("resumed_at", None)
-                parsed_any = True
-        if "Running training" in line:
-            banner.clear()
-            found = _Found()
-        if "micro_batch" in banner and "micro_batch" not in found.values:
-            found.set("micro_batch", banner["micro_batch"], "the Trainer banner")
-        if "grad_accum" in banner and "grad_accum" not in found.values:
-            found.set("grad_accum", banner["grad_accum"], "the Trainer banner")
-        if ("total_batch" in banner and "micro_batch" in banner and "grad_accum" in banner
-                and "gpus" not in found.values):
-            per_rank = banner["micro_batch"] * banner["grad_accum"]
-            if per_rank > 0 and banner["total_batch"] % per_rank == 0:
-                found.set("gpus", banner["total_batch"] // per_rank,
-                          "the Trainer banner's total train batch size / (batch per device x "
-                          "gradient accumulation)")
-        for segment in line.split("\r"):
-            text = _hf_dict(segment)
-            if text is None:
+class _HFState:
+    """What _parse_hf_console has read so far."""
+
+    def __init__(self, src: _Text, given: dict[str, Any]) -> None:
+        self.src = src
+        self.given = given
+        self.notes: list[str] = []
+        self.out = Records(notes=self.notes, format="hf")
+        self.found = _Found()
+        self.banner: dict[str, int] = {}
+        self.logging_steps = 0
+        self.parsed_any = False
+
+
+def _hf_line(st: _HFState, lineno: int, line: str) -> None:
+    """Line LINENO (ANSI escapes removed): banner values, metrics dicts, train_runtime records."""
+    src, banner = st.src, st.banner
+    for name, rx in _HF_BANNER.items():
+        m = rx.search(line)
+        if m:
+            banner[name] = _int_text(m.group(1))
+            if name == "max_steps":  # a new train() call starts a new banner
+                banner.pop("resumed_at", None)
+            st.parsed_any = True
+    if "Running training" in line:
+        banner.clear()
+        st.found = _Found()
+    found = st.found
+    if "micro_batch" in banner and "micro_batch" not in found.values:
+        found.set("micro_batch", banner["micro_batch"], "the Trainer banner")
+    if "grad_accum" in banner and "grad_accum" not in found.values:
+        found.set("grad_accum", banner["grad_accum"], "the Trainer banner")
+    if ("total_batch" in banner and "micro_batch" in banner and "grad_accum" in banner
+            and "gpus" not in found.values):
+        per_rank = banner["micro_batch"] * banner["grad_accum"]
+        if per_rank > 0 and banner["total_batch"] % per_rank == 0:
+            found.set("gpus", banner["total_batch"] // per_rank,
+                      "the Trainer banner's total train batch size / (batch per device x "
+                      "gradient accumulation)")
+    for segment in line.split("\r"):
+        text = _hf_dict(segment)
+        if text is None:
+            continue
+        try:
+            metrics = _hf_literal(text)
+        except (ValueError, SyntaxError):
+            if src.is_half_written(lineno) and st.parsed_any:
+                st.notes.append(f"{src.origin}:{lineno}: skipped the half-written last line")
                 continue
-            try:
-                metrics = _hf_literal(text)
-            except (ValueError, SyntaxError):
-                if src.is_half_written(lineno) and parsed_any:
-                    notes.append(f"{src.origin}:{lineno}: skipped the half-written last line")
-                    continue
-                raise src.error(lineno, f"a Trainer metrics line that does not parse: "
-                                        f"{text[:80]!r}; expected a Python dict such as "
-                                        f"{{'loss': 1.23, 'learning_rate': 1e-05, 'epoch': 0.1}}") from None
-            parsed_any = True
-            if "loss" in metrics:
-                logging_steps += 1
-            if "train_runtime" in metrics:
-                out.append(_hf_record(src, lineno, metrics, banner, found, given, notes,
-                                      f"{src.origin}:{lineno}"))
-    if not out:
-        if logging_steps:
-            raise src.error(None, f"{logging_steps} logging-step lines but no final "
+            raise src.error(lineno, f"a Trainer metrics line that does not parse: "
+                                    f"{text[:80]!r}; expected a Python dict such as "
+                                    f"{{'loss': 1.23, 'learning_rate': 1e-05, 'epoch': 0.1}}") from None
+        st.parsed_any = True
+        if "loss" in metrics:
+            st.logging_steps += 1
+        if "train_runtime" in metrics:
+            st.out.append(_hf_record(src, lineno, metrics, banner, found, st.given, st.notes,
+                                     f"{src.origin}:{lineno}"))
+
+
+def _parse_hf_console(src: _Text, given: dict[str, Any]) -> Records:
+    st = _HFState(src, given)
+    scan = src.scan(keep_ansi=False)
+    data = scan.data
+    banner_lines = set()
+    for byte in _HF_BANNER_BYTES:
+        at = data.find(byte)
+        while at >= 0:
+            start, end = scan.bounds(at)
+            if any(word in data[start:end] for word in _HF_BANNER_WORDS):
+                banner_lines.add((start, end))
+            at = data.find(byte, end)
+    pending = sorted(banner_lines, reverse=True)  # popped from the end: in file order
+    done = 0  # every line before this offset has been read
+
+    def read_line(start: int, end: int) -> None:
+        nonlocal done
+        done = end
+        _hf_line(st, scan.line_of(start), data[start:end].decode("utf-8", "surrogatepass"))
+
+    for m in _HF_DICT.finditer(data):
+        while pending and pending[-1][0] <= m.start():
+            start, end = pending.pop()
+            if start >= done:
+                read_line(start, end)
+        if m.start() < done:
+            continue
+        body = m.group(1)
+        if body is not None and b"'train_runtime': " not in body:
+            st.parsed_any = True
+            st.logging_steps += b"'loss': " in body
+            continue
+        read_line(*scan.bounds(m.start()))
+    for start, end in reversed(pending):
+        if start >= done:
+            read_line(start, end)
+    if not st.out:
+        if st.logging_steps:
+            raise src.error(None, f"{st.logging_steps} logging-step lines but no final "
                                   f"{{'train_runtime': ...}} line: the run did not finish or the "
                                   f"log is truncated; expected {_HF_EXPECTED}")
-        raise src.error(None, f"no Trainer metrics lines in {len(src.lines)} lines; expected "
+        raise src.error(None, f"no Trainer metrics lines in {src.line_count()} lines; expected "
                               f"{_HF_EXPECTED}")
-    return out
+    return st.out

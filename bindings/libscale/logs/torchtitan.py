@@ -1,20 +1,36 @@
-"""torchtitan console logs -> step records (the median tokens/s per GPU, or one per step)."""
+"""torchtitan console logs -> step records (the median tokens/s per GPU, or one per step).
+
+A long run's log is hundreds of thousands of step lines: the compiled scanner
+(libscale._core.io.scan_torchtitan_log) reads those and hands back every other line that
+matters, which _tt_line reads here; without the scanner (a module built before it), every
+line goes through _tt_line."""
 
 from __future__ import annotations
 
+import collections
+import itertools
 import math
+import operator
 import re
+from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
+from .. import _core
 from ._common import (
     _ANSI,
     Records,
     _ac_mode,
     _check_config,
     _Found,
-    _percentile,
+    _no_gc,
+    _percentiles,
     _read,
     _record,
+    _record_template,
+    _Text,
     _time_value,
     _with_config_doc,
 )
@@ -37,11 +53,93 @@ _TT_INIT = {
 }
 _TT_MESH = re.compile(r"Building \d+-D device mesh with \[([^\]]*)\], \[([\d,\s]+)\]")
 _TT_AC = re.compile(r"Applied (\w+) activation checkpointing to the model")
-#: A logged torchtitan step: line number, step, tokens/s per GPU, memory GiB, MFU %, TFLOPS.
-_TTRow = tuple[int, int, float, float | None, float | None, float | None]
+#: A step line read by _tt_line: (line, rank, step, 1 for wps else 0), (tokens/s per GPU,
+#: memory GiB, MFU %, TFLOPS; NaN where absent): the scanner's columns.
+_TTRow = tuple[tuple[int, int, int, int], tuple[float, float, float, float]]
 _TT_DP = re.compile(r"Applied (FSDP|HSDP|DDP) to the model")
 
 
+def _tt_line(src: _Text, lineno: int, raw: str, found: _Found, notes: list[str], rows_before: bool) -> _TTRow | None:
+    """What line LINENO says: configuration (into FOUND) and a step row. ROWS_BEFORE:
+    whether a step line came before it (a cut last line is then skipped, not an error)."""
+    line = _ANSI.sub("", raw)
+    mr = _TT_RANK.match(line)
+    rank = int(mr.group(1)) if mr else -1
+    for name, rx in _TT_INIT.items():
+        if "batch size" in line or "sequence length" in line or "accumulation" in line:
+            m = rx.search(line)
+            if m and name != "global_batch":
+                found.set(name, int(m.group(1)), f"line {lineno}")
+    m = _TT_MESH.search(line)
+    if m:
+        sizes = [int(s) for s in m.group(2).replace(" ", "").split(",") if s]
+        n = 1
+        for s in sizes:
+            n *= s
+        found.set("gpus", n, f"line {lineno}, device mesh {sizes}")
+    m = _TT_AC.search(line)
+    mode = _ac_mode(m.group(1)) if m else None
+    if mode is not None:
+        found.set("activation_checkpointing", mode, f"line {lineno}")
+    m = _TT_DP.search(line)
+    if m:
+        found.set("strategy", m.group(1).lower(), f"line {lineno}")
+    m = _TT_STEP_SIMPLE.search(line)
+    if not m or "validate" in m.group("pre"):
+        return None
+    rm = _TT_RATE.search(line, m.end())
+    if not rm:
+        if src.is_half_written(lineno) and rows_before:
+            notes.append(f"{src.origin}:{lineno}: skipped the half-written last line")
+            return None
+        raise src.error(lineno, f"a step line without tps/wps: {line.strip()[:100]!r}; "
+                                f"expected {_TT_EXPECTED}")
+    rate_name = rm.group("key").lower()
+    tps = _time_value(src, lineno, rate_name, rm.group("val"))
+    mem = _TT_MEM.search(line)
+    mfu = _TT_MFU.search(line)
+    tfl = _TT_TFLOPS.search(line)
+    nan = math.nan
+    return ((lineno, rank, int(m.group("step")), int(rate_name == "wps")),
+            (tps, float(mem.group(1)) if mem else nan, float(mfu.group(1)) if mfu else nan,
+             float(tfl.group(1).replace(",", "")) if tfl else nan))
+
+
+def _tt_rows(src: _Text, found: _Found, notes: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Every step line in line order: ints (line, rank, step, wps) and floats (tps, memory,
+    mfu, tflops) per row."""
+    scanner = getattr(_core.io, "scan_torchtitan_log", None)
+    lines: Iterable[tuple[int, str]]
+    if scanner is not None:
+        count, ints, floats, deferred = scanner(src.data)
+        src.set_line_count(count)
+        data = src.data
+        lines = ((int(k), data[b:e].decode("utf-8", "surrogatepass")) for k, b, e in deferred.tolist())
+        first_scanned = int(ints[0, 0]) if len(ints) else None
+    else:
+        ints, floats = np.empty((0, 4), np.int64), np.empty((0, 4), np.float64)
+        lines = enumerate(src.lines, 1)
+        first_scanned = None
+    read: list[_TTRow] = []
+    for lineno, raw in lines:
+        row = _tt_line(src, lineno, raw, found, notes,
+                       bool(read) or (first_scanned is not None and first_scanned < lineno))
+        if row is not None:
+            read.append(row)
+    if read:
+        try:
+            more = np.array([r[0] for r in read], np.int64)
+        except OverflowError:  # a step or rank beyond int64: Python's ints, as the logs says them
+            more = np.array([r[0] for r in read], object)
+        ints = np.concatenate([ints, more])
+        floats = np.concatenate([floats, np.array([r[1] for r in read], np.float64)])
+        if first_scanned is not None:
+            order = np.argsort(ints[:, 0], kind="stable")
+            ints, floats = ints[order], floats[order]
+    return ints, floats
+
+
+@_no_gc
 @_with_config_doc
 def parse_torchtitan(text_or_path: Any, *, skip_first: int = 2, per_step: bool = False,
                      **config: Any) -> Records:
@@ -64,105 +162,64 @@ def parse_torchtitan(text_or_path: Any, *, skip_first: int = 2, per_step: bool =
     src = _read(text_or_path, _TT_EXPECTED)
     notes: list[str] = []
     found = _Found()
-    # rank -> list of (lineno, step, tps, mem, mfu, tflops)
-    by_rank: dict[int, list[_TTRow]] = {}
-    rate_name = None
-    for lineno, raw in enumerate(src.lines, 1):
-        line = _ANSI.sub("", raw)
-        mr = _TT_RANK.match(line)
-        rank = int(mr.group(1)) if mr else -1
-        for name, rx in _TT_INIT.items():
-            if "batch size" in line or "sequence length" in line or "accumulation" in line:
-                m = rx.search(line)
-                if m and name != "global_batch":
-                    found.set(name, int(m.group(1)), f"line {lineno}")
-        m = _TT_MESH.search(line)
-        if m:
-            sizes = [int(s) for s in m.group(2).replace(" ", "").split(",") if s]
-            n = 1
-            for s in sizes:
-                n *= s
-            found.set("gpus", n, f"line {lineno}, device mesh {sizes}")
-        m = _TT_AC.search(line)
-        mode = _ac_mode(m.group(1)) if m else None
-        if mode is not None:
-            found.set("activation_checkpointing", mode, f"line {lineno}")
-        m = _TT_DP.search(line)
-        if m:
-            found.set("strategy", m.group(1).lower(), f"line {lineno}")
-        m = _TT_STEP_SIMPLE.search(line)
-        if not m or "validate" in m.group("pre"):
-            continue
-        rm = _TT_RATE.search(line, m.end())
-        if not rm:
-            if src.is_half_written(lineno) and any(by_rank.values()):
-                notes.append(f"{src.origin}:{lineno}: skipped the half-written last line")
-                continue
-            raise src.error(lineno, f"a step line without tps/wps: {line.strip()[:100]!r}; "
-                                    f"expected {_TT_EXPECTED}")
-        rate_name = rm.group("key").lower()
-        tps = _time_value(src, lineno, rate_name, rm.group("val"))
-        mem = _TT_MEM.search(line)
-        mfu = _TT_MFU.search(line)
-        tfl = _TT_TFLOPS.search(line)
-        by_rank.setdefault(rank, []).append((
-            lineno, int(m.group("step")), tps,
-            float(mem.group(1)) if mem else None,
-            float(mfu.group(1)) if mfu else None,
-            float(tfl.group(1).replace(",", "")) if tfl else None))
-    if not by_rank:
-        raise src.error(None, f"no training step lines in {len(src.lines)} lines; expected "
+    ints, floats = _tt_rows(src, found, notes)
+    if not len(ints):
+        raise src.error(None, f"no training step lines in {src.line_count()} lines; expected "
                               f"{_TT_EXPECTED}")
-    rank = min(by_rank)
-    if len(by_rank) > 1:
-        notes.append(f"{src.origin}: step lines from ranks {sorted(by_rank)}; used rank {rank}'s")
-    rows = by_rank[rank]
-    # Split at restarts, skip each segment's warm-up.
-    kept: list[_TTRow] = []
-    segments = 0
-    seg: list[_TTRow] = []
-    for row in rows + [None]:
-        if row is None or (seg and row[1] <= seg[-1][1]):
-            segments += 1
-            kept.extend(seg[skip_first:])
-            seg = []
-        if row is not None:
-            seg.append(row)
+    rate_name = "wps" if ints[-1, 3] else "tps"  # the last step line's
+    ranks = ints[:, 1]
+    rank = int(ranks.min())
+    if (ranks != rank).any():
+        notes.append(f"{src.origin}: step lines from ranks {sorted(set(ranks.tolist()))}; used rank {rank}'s")
+        ints, floats = ints[ranks == rank], floats[ranks == rank]
+    # Split at restarts (a step number not above the one before), skip each segment's warm-up.
+    steps = ints[:, 2]
+    bounds = [0, *(np.flatnonzero(steps[1:] <= steps[:-1]) + 1).tolist(), len(steps)]
+    segments = len(bounds) - 1
+    keep = np.zeros(len(steps), bool)
+    for a, b in itertools.pairwise(bounds):
+        keep[a + skip_first:b] = True
     if segments > 1:
         notes.append(f"{src.origin}: {segments} runs in one log (step numbers restart); skipped the "
                      f"first {skip_first} logged steps of each")
-    if not kept:
-        raise src.error(None, f"{len(rows)} step lines, all within the first skip_first="
+    kept_ints, kept = ints[keep], floats[keep]
+    if not len(kept):
+        raise src.error(None, f"{len(ints)} step lines, all within the first skip_first="
                               f"{skip_first} (warm-up); need at least {skip_first + 1}, or pass "
                               f"a smaller skip_first")
-    rates = sorted(r[2] for r in kept)
-    median = _percentile(rates, 50)
+    p10, median, p90 = _percentiles(kept[:, 0], (10, 50, 90))
+    first_line, last_line = int(kept_ints[0, 0]), int(kept_ints[-1, 0])
     extra: dict[str, Any] = {
         "samples": len(kept),
-        "p10_tokens_per_s_per_gpu": _percentile(rates, 10),
-        "p90_tokens_per_s_per_gpu": _percentile(rates, 90),
-        "step_range": [kept[0][1], kept[-1][1]],
+        "p10_tokens_per_s_per_gpu": p10,
+        "p90_tokens_per_s_per_gpu": p90,
+        "step_range": [int(kept_ints[0, 2]), int(kept_ints[-1, 2])],
     }
-    mems = [r[3] for r in kept if r[3] is not None]
-    if mems:
-        extra["memory_gib"] = max(mems)
-    mfus = sorted(r[4] for r in kept if r[4] is not None and not math.isnan(r[4]))
-    if mfus:
-        extra["reported_mfu"] = _percentile(mfus, 50) / 100.0
-    tflops = sorted(r[5] for r in kept if r[5] is not None and not math.isnan(r[5]))
-    if tflops:
-        extra["reported_tflops"] = _percentile(tflops, 50)
+    mems = kept[:, 1][~np.isnan(kept[:, 1])]
+    if len(mems):
+        extra["memory_gib"] = float(mems.max())
+    mfus = kept[:, 2][~np.isnan(kept[:, 2])]
+    if len(mfus):
+        extra["reported_mfu"] = _percentiles(mfus, (50,))[0] / 100.0
+    tflops = kept[:, 3][~np.isnan(kept[:, 3])]
+    if len(tflops):
+        extra["reported_tflops"] = _percentiles(tflops, (50,))[0]
     if skip_first:
         notes.append(f"{src.origin}: skipped the first {skip_first} logged steps as warm-up")
     if per_step:
         # One record per logged step: the fitter then sees the step-to-step scatter and
         # gives the efficiency an interval, where one summarized record is solved exactly.
-        return Records([_record(src, found, given, ("tokens_per_s_per_gpu", r[2]),
-                                f"{src.origin}:{r[0]}: step {r[1]} {rate_name}", line=r[0])
-                        for r in kept], notes=notes, format="torchtitan")
-    first_line, last_line = kept[0][0], kept[-1][0]
+        template, fixed = _record_template(src, found, given, "tokens_per_s_per_gpu", first_line)
+        n = len(kept)
+        sources = (itertools.repeat(fixed, n) if fixed else
+                   map(f"{src.origin}:{{}}: step {{}} {rate_name}".format, kept_ints[:, 0].tolist(),
+                       kept_ints[:, 2].tolist()))
+        records = list(map(dict.copy, itertools.repeat(template, n)))
+        collections.deque(map(operator.setitem, records, itertools.repeat("tokens_per_s_per_gpu"),
+                              kept[:, 0].tolist()), maxlen=0)
+        collections.deque(map(operator.setitem, records, itertools.repeat("source"), sources), maxlen=0)
+        return Records(records, notes=notes, format="torchtitan")
     where = (f"{src.origin}: lines {first_line}-{last_line}, median {rate_name} of "
              f"{len(kept)} logged steps")
-    out = Records([_record(src, found, given, ("tokens_per_s_per_gpu", median), where, extra)],
-                  notes=notes, format="torchtitan")
-    return out
+    return Records([_record(src, found, given, ("tokens_per_s_per_gpu", median), where, extra)],
+                   notes=notes, format="torchtitan")

@@ -11,22 +11,10 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .. import _core
 from ..fit_result import FitResult
 from . import _style as st
 
 __all__ = ["residuals", "record_labels"]
-
-
-def _mine(record_hw: str, hw: str) -> bool:
-    if record_hw.lower() == hw.lower():
-        return True
-    if ".json" in record_hw:
-        try:
-            return str(_core.io.find_hardware(record_hw).name).lower() == hw.lower()
-        except (ValueError, OSError):
-            return False
-    return False
 
 
 def _mib(b: float) -> str:
@@ -49,58 +37,78 @@ def _step_labels(steps: Sequence[Any]) -> list[str]:
     return [", ".join(f(s) for f in varying) for s in steps]
 
 
+#: The fit's record kinds (measurement schema names) as the plots show them.
+_KIND_NAMES = {"gemm": "GEMM"}
+
+
+def _describe(data: Any, kind: str, indices: Sequence[int]) -> list[str]:
+    """What tells each record of one kind apart (IndexError: not in these measurements)."""
+    if kind == "step":
+        return _step_labels([data.steps[i] for i in indices])
+    out: list[str] = []
+    for i in indices:
+        if kind == "collective":
+            c = data.collectives[i]
+            out.append(f"{c.op} {c.ranks} ranks {_mib(c.bytes)}")
+        elif kind == "gemm":
+            g = data.gemm[i]
+            out.append(f"{g.m:,.0f}×{g.n:,.0f}×{g.k:,.0f}" + (" fp8" if g.fp8 else ""))
+        elif kind == "attention":
+            a = data.attention[i]
+            out.append(f"{'bwd' if a.backward else 'fwd'} seq {a.seq_len:,.0f} hd {a.head_dim:,.0f}")
+        elif kind == "bandwidth":
+            out.append(_mib(data.bandwidth[i].bytes))
+        else:
+            out.append("")
+    return out
+
+
 def record_labels(fit: FitResult) -> tuple[list[str], list[str]] | None:
     """(label, kind) of each record the fit used, in the order of relative_residuals: the
-    fitter's order (intra-node collectives, cross-node collectives, GEMM, attention and
-    bandwidth micro-runs, steps) of the records on the fitted hardware. None when that
-    reconstruction does not give records_used records (e.g. a stage that fitted nothing)."""
-    data = fit.measurements.raw
-    hw = str(fit.hardware.name)
-    labels: list[str] = []
-    kinds: list[str] = []
-    collectives = [c for c in data.collectives if c.hardware.lower() == hw.lower()]
-    for inter in (False, True):
-        for c in collectives:
-            if (c.ranks > c.ranks_per_node) == inter:
-                labels.append(f"{c.op} {c.ranks} ranks {_mib(c.bytes)}")
-                kinds.append("collective")
-    for g in data.gemm:
-        if _mine(g.hardware, hw):
-            labels.append(f"GEMM {g.m:,.0f}×{g.n:,.0f}×{g.k:,.0f}" + (" fp8" if g.fp8 else ""))
-            kinds.append("GEMM")
-    for a in data.attention:
-        if _mine(a.hardware, hw):
-            labels.append(f"attention {'bwd' if a.backward else 'fwd'} seq {a.seq_len:,.0f} hd {a.head_dim:,.0f}")
-            kinds.append("attention")
-    for b in data.bandwidth:
-        if _mine(b.hardware, hw):
-            labels.append(f"bandwidth {_mib(b.bytes)}")
-            kinds.append("bandwidth")
-    steps = [s for s in data.steps if _mine(s.hardware, hw)]
-    labels += _step_labels(steps)
-    kinds += ["step"] * len(steps)
-    if len(labels) != len(fit.raw.relative_residuals):
+    fit's record_kinds and record_indices, each label "kind #index: what tells it apart".
+    None when the fit's measurements do not hold those records."""
+    r = fit.raw
+    raw_kinds = [str(k) for k in r.record_kinds]
+    raw_indices = [int(i) for i in r.record_indices]
+    if not len(raw_kinds) == len(raw_indices) == len(r.relative_residuals):
         return None
+    data = fit.measurements.raw
+    described: dict[int, str] = {}
+    for kind in dict.fromkeys(raw_kinds):
+        pos = [p for p, k in enumerate(raw_kinds) if k == kind]
+        try:
+            texts = _describe(data, kind, [raw_indices[p] for p in pos])
+        except IndexError:
+            return None
+        described.update(zip(pos, texts, strict=True))
+    kinds = [_KIND_NAMES.get(k, k) for k in raw_kinds]
+    labels = [f"{kinds[p]} #{raw_indices[p]}" + (f": {described[p]}" if described[p] else "")
+              for p in range(len(kinds))]
     return labels, kinds
 
 
 def residuals(fit_result: FitResult, *, ax: Axes | None = None) -> Axes:
     """The fit's relative error (predicted − measured) / measured per record used, in %,
-    as horizontal bars coloured by record kind, with the zero line and the fit's
-    leave-one-out error (mean |LOO|, ±, dashed) and rms error (±, dotted). The compiled
-    result has no per-record leave-one-out error, so the LOO error is the fit's one mean.
-    Returns the Axes."""
+    as horizontal bars coloured by record kind, each with its leave-one-out error (the
+    record's error when the fit leaves it out: a hollow diamond; none where the fit computes
+    none, e.g. kernel micro-runs), the zero line, and the fit's mean |leave-one-out| error
+    (±, dashed) and rms error (±, dotted). Records are labelled by kind and index in the
+    measurements. Returns the Axes."""
     if not isinstance(fit_result, FitResult):
         raise TypeError(f"fit_result: expected a libscale FitResult, got {type(fit_result).__name__}")
     r = fit_result.raw
     res = np.asarray(r.relative_residuals, dtype=float) * 100.0
     n = len(res)
+    loo_each = np.asarray(r.loo_relative_errors, dtype=float) * 100.0
+    if len(loo_each) != n:
+        loo_each = np.full(n, np.nan)
     named = record_labels(fit_result)
     if named is None:
-        labels, kinds = [f"record {i}" for i in range(n)], ["record"] * n
+        kinds = ([_KIND_NAMES.get(str(k), str(k)) for k in r.record_kinds] if len(r.record_kinds) == n
+                 else ["record"] * n)
+        labels = [f"#{i} record {i}" for i in range(n)]
     else:
         labels, kinds = named
-    labels = [f"#{i} {lab}" for i, lab in enumerate(labels)]
     # a bar per record, but no taller than a screen and a half: many records get thinner bars
     ax = st.new_axes(ax, (12.0, max(4.0, min(18.0, 1.8 + 0.34 * n))))
     y = np.arange(n, dtype=float)
@@ -111,6 +119,11 @@ def residuals(fit_result: FitResult, *, ax: Axes | None = None) -> Axes:
         if math.isfinite(v):
             ax.annotate(f"{v:+.1f} %", (v, yi), xytext=(3 if v >= 0 else -3, 0), textcoords="offset points",
                         ha="left" if v >= 0 else "right", va="center", fontsize="xx-small" if small else "x-small")
+    finite = np.isfinite(loo_each)
+    marker: dict[str, Any] = {"marker": "D", "markerfacecolor": "none", "markeredgecolor": st.DARK, "linestyle": "none",
+              "markersize": 4 if small else 6}
+    if finite.any():
+        ax.plot(loo_each[finite], y[finite], markeredgewidth=1.2, gid="residuals:loo_records", **marker)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize="xx-small" if n > 60 else "x-small" if small else "small")
     ax.invert_yaxis()  # record 0 at the top, as listed
@@ -119,15 +132,21 @@ def residuals(fit_result: FitResult, *, ax: Axes | None = None) -> Axes:
     ax.axvline(0, color="black", linewidth=1.0, gid="residuals:zero")
     handles: list[Any] = [Patch(color=st.KIND_COLORS.get(k, st.GREY), label=f"{k} record")
                           for k in dict.fromkeys(kinds)]
+    if finite.any():
+        handles.append(Line2D([], [], label="leave-one-out error of the record\n(the fit without it)", **marker))
+    for k in dict.fromkeys(kinds):
+        if not finite[[i for i in range(n) if kinds[i] == k]].any():
+            handles.append(Line2D([], [], linestyle="none", label=f"{k} records: no leave-one-out error"))
     reach = float(np.nanmax(np.abs(res))) if n and np.isfinite(res).any() else 1.0
+    if finite.any():
+        reach = max(reach, float(np.max(np.abs(loo_each[finite]))))
     loo = r.loo_relative_error
     if loo is not None and math.isfinite(loo):
         for s in (-1, 1):
             ax.axvline(s * loo * 100, color=st.VERMILLION, linestyle="--", linewidth=1.3,
                        gid=f"residuals:loo{'+' if s > 0 else '-'}")
         handles.append(Line2D([], [], color=st.VERMILLION, linestyle="--",
-                              label=f"± leave-one-out error {loo * 100:.2f} %\n"
-                                    "(mean |LOO| of the fit; not per record)"))
+                              label=f"± mean |leave-one-out error| {loo * 100:.2f} %"))
         reach = max(reach, loo * 100)
     else:
         handles.append(Line2D([], [], linestyle="none", label="leave-one-out error: n/a\n(too few records)"))
@@ -139,7 +158,7 @@ def residuals(fit_result: FitResult, *, ax: Axes | None = None) -> Axes:
         handles.append(Line2D([], [], color=st.DARK, linestyle=":", label=f"± rms error {rms * 100:.2f} %"))
         reach = max(reach, rms * 100)
     if named is None:
-        handles.append(Line2D([], [], linestyle="none", label="records unnamed: their order\ncould not be matched"))
+        handles.append(Line2D([], [], linestyle="none", label="records unnamed: not found\nin the fit's measurements"))
     lim = reach * 1.35 if reach > 0 else 1.0
     ax.set_xlim(-lim, lim)
     ax.set_xlabel("relative error of the fitted model, (predicted − measured) / measured (%)")

@@ -1,17 +1,20 @@
 // libscale._core.calibrate: FitOptions, Coefficient, FamilyScore, FitResult and fit
-// (calibrate/fit.hpp; the fit runs with the GIL released), and the fitted calibration
-// file's JSON (calibrate/calibration_file.hpp).
+// (calibrate/fit.hpp; the fit runs with the GIL released, reporting to an optional
+// Progress), and the fitted calibration file's JSON (calibrate/calibration_file.hpp).
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "../common.hpp"
 #include "../fields.hpp"
 #include "../json_py.hpp"
+#include "../progress.hpp"
 #include "libscale/calibrate/calibration_file.hpp"
 #include "libscale/calibrate/fit.hpp"
 #include "libscale/io/catalog.hpp"
@@ -23,8 +26,9 @@ using namespace libscale;
 
 namespace {
 
-py::array_t<double> to_numpy(const std::vector<double>& v) {
-    py::array_t<double> a(static_cast<py::ssize_t>(v.size()));
+template <class T>
+py::array_t<T> to_numpy(const std::vector<T>& v) {
+    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
     std::copy(v.begin(), v.end(), a.mutable_data());
     return a;
 }
@@ -146,7 +150,23 @@ void register_calibrate_fit(py::module_& m) {
                      "why the power records gave no bands ('' when they did, or there were none)"),
                output_field<py::array_t<double>, FitResult>(
                    "relative_residuals", [](const FitResult& r) { return to_numpy(r.relative_residuals); },
-                   "(pred − obs)/obs per record used, in input order"),
+                   "(pred − obs)/obs per record used: intra-node collectives, cross-node collectives, GEMM, "
+                   "attention, bandwidth, steps, each in input order"),
+               output_field<py::array_t<double>, FitResult>(
+                   "loo_relative_errors", [](const FitResult& r) { return to_numpy(r.loo_relative_errors); },
+                   "per record, as relative_residuals: (pred − obs)/obs with the record left out (steps: "
+                   "refit up to 32, else leverage; collectives: leverage, exact for their linear fit); NaN "
+                   "where none (GEMM, attention, bandwidth micro-runs; an unfitted collective level; a "
+                   "single step)"),
+               field("record_kinds", &R::record_kinds,
+                     "per record, as relative_residuals: its measurement kind ('collective', 'gemm', "
+                     "'attention', 'bandwidth', 'step')"),
+               output_field<py::array_t<std::uint64_t>, FitResult>(
+                   "record_indices",
+                   [](const FitResult& r) {
+                       return to_numpy(std::vector<std::uint64_t>(r.record_indices.begin(), r.record_indices.end()));
+                   },
+                   "per record, as relative_residuals: its index in its kind's list of the MeasurementSet"),
                field("rms_relative_error", &R::rms_relative_error),
                output_field<std::optional<double>, FitResult>(
                    "loo_relative_error", [](const FitResult& r) { return nan_to_none(r.loo_relative_error); },
@@ -170,13 +190,17 @@ void register_calibrate_fit(py::module_& m) {
     m.def(
         "fit",
         [](const MeasurementSet& data, const HardwareProfile& hardware, const std::optional<Calibration>& prior,
-           const FitOptions& options) {
-            return fit(data, hardware, prior ? *prior : default_calibration(hardware), options);
+           const FitOptions& options, Progress* progress) {
+            return run_released(progress, [&] {
+                return fit(data, hardware, prior ? *prior : default_calibration(hardware), options, progress);
+            });
         },
         py::arg("data"), py::arg("hardware"), py::arg("prior") = py::none(), py::arg("options") = FitOptions{},
-        py::call_guard<py::gil_scoped_release>(),
+        py::kw_only(), py::arg("progress") = nullptr,
         "Fit a calibration to the records for this hardware, by maximum a posteriori (prior None: the "
-        "hardware's default; options.prior_log_sd empty: its default file's prior).");
+        "hardware's default; options.prior_log_sd empty: its default file's prior). progress counts "
+        "Levenberg-Marquardt iterations, max_iterations per planned solve (an upper bound: a solve that "
+        "converges early adds the rest at once).");
 
     m.def(
         "write_fit_calibration",

@@ -1,7 +1,7 @@
 // libscale._core.estimate: the vectorized sweep (estimate/sweep.hpp): numpy int64 inputs
 // (already broadcast to one shape by the Python layer), numpy outputs allocated here and
 // filled in place through SweepOutputs pointers with the GIL released, split across
-// threads for large sweeps; and the configuration issue codes.
+// threads for large sweeps that report into one Progress; and the configuration issue codes.
 #include <algorithm>
 #include <exception>
 #include <stdexcept>
@@ -11,6 +11,7 @@
 #include <pybind11/numpy.h>
 
 #include "../common.hpp"
+#include "../progress.hpp"
 #include "libscale/estimate/sweep.hpp"
 
 namespace libscale_py {
@@ -63,7 +64,7 @@ struct Columns {
 
 py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::optional<IntArray> gpus_per_node,
                    std::optional<IntArray> micro_batch, std::optional<IntArray> seq_len,
-                   std::optional<IntArray> global_batch_tokens, int threads) {
+                   std::optional<IntArray> global_batch_tokens, int threads, Progress* progress) {
     if (threads < 0)
         throw std::invalid_argument("threads = " + std::to_string(threads) + "; it must be >= 0 (0: auto)");
     Columns cols;
@@ -97,10 +98,11 @@ py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::
     out.fits = reinterpret_cast<std::uint8_t*>(fits.mutable_data());
     out.issue = issue.mutable_data();
 
-    {
-        py::gil_scoped_release nogil;
+    run_released(progress, [&] {
         // Validates model, hardware and calibration (throws) before any thread starts.
         sweep(scenario, SweepInputs{}, SweepOutputs{});
+        // The whole sweep's total before the chunks start, so each chunk's call leaves it.
+        progress_start(progress, in.n);
         std::size_t workers =
             threads > 0 ? static_cast<std::size_t>(threads) : std::max(1u, std::thread::hardware_concurrency());
         workers = std::clamp<std::size_t>(std::min(workers, in.n / kMinPerThread), 1, 64);
@@ -120,7 +122,7 @@ py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::
                             at(out.grad_accum),
                             at(out.fits),
                             at(out.issue)};
-            sweep(scenario, ci, co);
+            sweep(scenario, ci, co, progress);
         };
         if (workers == 1) {
             chunk(0, in.n);
@@ -142,7 +144,7 @@ py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::
             for (auto& e : errors)
                 if (e) std::rethrow_exception(e);
         }
-    }
+    });
 
     py::dict result;
     result["step_time_s"] = step_time_s;
@@ -165,12 +167,13 @@ py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::
 void register_estimate_sweep(py::module_& m) {
     m.def("sweep", &run_sweep, py::arg("scenario"), py::kw_only(), py::arg("gpus") = py::none(),
           py::arg("gpus_per_node") = py::none(), py::arg("micro_batch") = py::none(), py::arg("seq_len") = py::none(),
-          py::arg("global_batch_tokens") = py::none(), py::arg("threads") = 0,
+          py::arg("global_batch_tokens") = py::none(), py::arg("threads") = 0, py::arg("progress") = nullptr,
           "Estimate one step per element of the given int64 arrays (one common shape; None: the scenario "
           "config's value). Returns a dict of numpy arrays of that shape: step_time_s, tokens_per_s, "
           "tokens_per_s_per_gpu, mfu, hfu, compute_s, comm_s, exposed_comm_s, memory_gib (float64, NaN where "
           "invalid), grad_accum (int64), fits (bool), issue (uint8 code, 0: valid; see describe_issue). Invalid "
-          "configurations are flagged, not raised. threads 0: one per core for large sweeps.");
+          "configurations are flagged, not raised. threads 0: one per core for large sweeps. progress counts "
+          "elements.");
 
     m.def(
         "describe_issue", [](int code) { return std::string(describe(issue_from_code(code))); }, py::arg("code"),

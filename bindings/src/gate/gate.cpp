@@ -1,12 +1,14 @@
 // libscale._core.gate: the pre-launch packing gate (gate/packing.hpp): GateConfig,
 // GateResult (with its per-rank reports as numpy columns), gate, and the helpers behind
-// the equalize-to-minimum remedy. Gating runs with the GIL released.
+// the equalize-to-minimum remedy. Gating runs with the GIL released, reporting to an
+// optional Progress (in samples).
 #include <string>
 #include <vector>
 
 #include "../common.hpp"
 #include "../fields.hpp"
 #include "../option_fields.hpp"
+#include "../progress.hpp"
 #include "lengths.hpp"
 #include "libscale/gate/gate_options.hpp"
 #include "libscale/gate/packing.hpp"
@@ -129,31 +131,26 @@ void register_gate_gate(py::module_& m) {
 
     m.def(
         "gate",
-        [](const py::object& lengths, const GateConfig& config) {
+        [](const py::object& lengths, const GateConfig& config, Progress* progress) {
             PyGate g;
             g.c = config;
             LengthsView v = lengths_view(lengths);
-            {
-                py::gil_scoped_release nogil;
-                g.r = run_gate(v.span, g.c);
-            }
+            g.r = run_released(progress, [&] { return run_gate(v.span, g.c, progress); });
             return g;
         },
-        py::arg("lengths"), py::arg("config"), "Pack, shard and judge: the pre-launch packing gate (run_gate).");
+        py::arg("lengths"), py::arg("config"), py::kw_only(), py::arg("progress") = nullptr,
+        "Pack, shard and judge: the pre-launch packing gate (run_gate). progress counts samples (per-rank "
+        "packing: the samples of every rank's shard).");
 
     m.def(
         "shard_and_pack",
-        [](const py::object& lengths, const GateConfig& config) {
+        [](const py::object& lengths, const GateConfig& config, Progress* progress) {
             LengthsView v = lengths_view(lengths);
-            RankBins rb;
-            {
-                py::gil_scoped_release nogil;
-                rb = shard_and_pack(v.span, config);
-            }
+            RankBins rb = run_released(progress, [&] { return shard_and_pack(v.span, config, progress); });
             return rank_bins_to_py(std::move(rb.rank_bin_tokens));
         },
-        py::arg("lengths"), py::arg("config"),
-        "Per rank, the tokens of each packed row in the order the trainer feeds them.");
+        py::arg("lengths"), py::arg("config"), py::kw_only(), py::arg("progress") = nullptr,
+        "Per rank, the tokens of each packed row in the order the trainer feeds them. progress: as gate's.");
 
     m.def(
         "equalize_to_minimum",

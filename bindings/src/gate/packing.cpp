@@ -2,13 +2,15 @@
 // files (gate/lengths_io.hpp): read_lengths, pack, pack_axolotl_rank,
 // distributed_sampler_indices. Lengths come in as numpy arrays (uint32 C-contiguous: no
 // copy; other integer dtypes: a checked conversion) and results go out as numpy arrays
-// that own the C++ vectors (no copy). Packing runs with the GIL released.
+// that own the C++ vectors (no copy). Packing runs with the GIL released, reporting to an
+// optional Progress (in samples).
 #include <fstream>
 #include <optional>
 #include <string>
 
 #include "../common.hpp"
 #include "../fields.hpp"
+#include "../progress.hpp"
 #include "lengths.hpp"
 #include "libscale/gate/gate_options.hpp"
 #include "libscale/gate/lengths_io.hpp"
@@ -158,19 +160,17 @@ void register_gate_packing(py::module_& m) {
     m.def(
         "pack",
         [](const std::string& packer, const py::object& lengths, std::int64_t seq_len, std::int64_t map_batch_size,
-           std::int64_t num_proc) {
+           std::int64_t num_proc, Progress* progress) {
             const Packer p = parse_packer(packer);
             LengthsView v = lengths_view(lengths);
-            PackResult r;
-            {
-                py::gil_scoped_release nogil;
-                r = pack(p, v.span, seq_len, map_batch_size, num_proc);
-            }
+            PackResult r =
+                run_released(progress, [&] { return pack(p, v.span, seq_len, map_batch_size, num_proc, progress); });
             return to_py(std::move(r), packer, seq_len);
         },
         py::arg("packer"), py::arg("lengths"), py::arg("seq_len"), py::arg("map_batch_size") = 1000,
-        py::arg("num_proc") = 1,
-        "Pack lengths as the named trainer does (not axolotl_multipack: see pack_axolotl_rank).");
+        py::arg("num_proc") = 1, py::kw_only(), py::arg("progress") = nullptr,
+        "Pack lengths as the named trainer does (not axolotl_multipack: see pack_axolotl_rank). progress counts "
+        "samples.");
 
     m.def(
         "pack_axolotl_rank",

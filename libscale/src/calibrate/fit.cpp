@@ -55,11 +55,12 @@ void apply_power(const MeasurementSet& data, const HardwareProfile& hw, Calibrat
 }  // namespace
 
 FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calibration& prior,
-              const FitOptions& options) {
+              const FitOptions& options, Progress* progress) {
     using namespace detail;
     prior.validate();
     std::set<std::string> found;
     KernelRecords kernels;
+    kernels.data = &data;
     std::vector<const CollectiveRun*> intra, inter;
     const auto mine = [&](const std::string& h) {
         found.insert(h);
@@ -125,7 +126,8 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
                          id(config_ids, std::make_tuple(&entry->first, c.gpus, gpn, c.seq_len, c.micro_batch,
                                                         c.global_batch_tokens, options_key)),
                          id(series_ids, std::make_tuple(&entry->first, std::int64_t{0}, gpn, c.seq_len, c.micro_batch,
-                                                        std::int64_t{0}, options_key))});
+                                                        std::int64_t{0}, options_key)),
+                         i});
     }
     const bool power =
         std::any_of(data.power.begin(), data.power.end(), [&](const PowerRecord& p) { return mine(p.hardware); });
@@ -153,11 +155,11 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
         c.note = "kept from the prior (no data for it)";
     }
 
-    fit_level(intra, false, o, st);
-    fit_level(inter, true, o, st);
+    fit_level(intra, data.collectives, false, o, st);
+    fit_level(inter, data.collectives, true, o, st);
     FitResult out;
     out.prior_log_sd = o.prior_log_sd;
-    fit_compute(kernels, steps, hw, o, st, out);
+    fit_compute(kernels, steps, hw, o, st, out, progress);
 
     apply_power(data, hw, st.cal, out, st.coef);
     out.calibration = st.cal;
@@ -178,6 +180,9 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
     }
     out.unidentified = st.unidentified;
     out.relative_residuals = st.residuals;
+    out.loo_relative_errors = st.loo_signed;
+    out.record_kinds = st.kinds;
+    out.record_indices = st.indices;
     out.records_used = st.residuals.size();
     double ss = 0;
     for (double r : st.residuals) ss += r * r;

@@ -61,18 +61,29 @@ void State::block(std::vector<std::string> names, MatrixXd cov) {
     blocks.emplace_back(std::move(names), std::move(cov));
 }
 
-void State::record(const VectorXd& rel, const VectorXd& leverage) {
+void State::record(const VectorXd& rel, const VectorXd& leverage, const std::string& kind,
+                   const std::vector<std::size_t>& index) {
     for (Eigen::Index i = 0; i < rel.size(); ++i) {
         residuals.push_back(rel(i));
-        if (leverage.size() == rel.size() && leverage(i) < 1 - 1e-9)
-            loo.push_back(std::abs(rel(i) / (1 - leverage(i))));
+        kinds.push_back(kind);
+        indices.push_back(index[static_cast<std::size_t>(i)]);
+        // Exact for a linear least-squares fit: the residual of the refit without point i.
+        if (leverage.size() == rel.size() && leverage(i) < 1 - 1e-9) {
+            loo_signed.push_back(rel(i) / (1 - leverage(i)));
+            loo.push_back(std::abs(loo_signed.back()));
+        } else {
+            loo_signed.push_back(kNaN);
+        }
     }
 }
 
 // One level of collectives: y = seconds/passes − known = α·c1 + x·c2, fitted as (α, 1/x).
 // A level the data cannot identify keeps the prior's values and says why in `unidentified`.
-void fit_level(const std::vector<const CollectiveRun*>& runs, bool inter, const FitOptions& o, State& st) {
+void fit_level(const std::vector<const CollectiveRun*>& runs, const std::vector<CollectiveRun>& all, bool inter,
+               const FitOptions& o, State& st) {
     if (runs.empty()) return;
+    std::vector<std::size_t> index;
+    for (const CollectiveRun* r : runs) index.push_back(index_in(all, r));
     const std::string lvl = inter ? "inter_node" : "intra_node";
     const std::string alpha = lvl + ".alpha_s", busbw = lvl + ".busbw_bytes_per_s";
     const auto n = static_cast<Eigen::Index>(runs.size());
@@ -109,7 +120,7 @@ void fit_level(const std::vector<const CollectiveRun*>& runs, bool inter, const 
         st.unknown(alpha, why);
         st.unknown(busbw, why);
         const VectorXd pred = X.col(0) * get_parameter(st.cal, alpha) + X.col(1) / get_parameter(st.cal, busbw);
-        st.record((pred - y).cwiseQuotient(obs), {});
+        st.record((pred - y).cwiseQuotient(obs), {}, "collective", index);
     };
     if (!f.s.ok) {
         give_up(shapes.size() == 1
@@ -131,7 +142,7 @@ void fit_level(const std::vector<const CollectiveRun*>& runs, bool inter, const 
         st.fitted(alpha, 0.0, "fitted to " + what + ": estimate was negative (latency below the noise), set to 0");
         st.fitted(busbw, 1.0 / x, "fitted to " + what + " with " + alpha + " = 0");
         st.block({busbw}, f.cov.size() ? MatrixXd(f.cov / std::pow(x, 4)) : MatrixXd());
-        st.record(f.rel, f.s.leverage);
+        st.record(f.rel, f.s.leverage, "collective", index);
         return;
     }
     const double a = f.s.beta(0), x = f.s.beta(1);
@@ -145,7 +156,7 @@ void fit_level(const std::vector<const CollectiveRun*>& runs, bool inter, const 
     MatrixXd J(2, 2);  // (α, B) = (α, 1/x)
     J << 1.0, 0.0, 0.0, -1.0 / (x * x);
     st.block({alpha, busbw}, f.cov.size() ? MatrixXd(J * f.cov * J.transpose()) : MatrixXd());
-    st.record(f.rel, f.s.leverage);
+    st.record(f.rel, f.s.leverage, "collective", index);
 }
 
 }  // namespace libscale::detail

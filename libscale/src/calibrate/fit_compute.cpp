@@ -95,7 +95,8 @@ public:
         VectorXd rel;        // relative residuals of the record rows
     };
 
-    Solution solve(const std::vector<std::size_t>& idx, int max_iterations) const {
+    // Progress: one unit per iteration, the unused ones at once when it converges early.
+    Solution solve(const std::vector<std::size_t>& idx, int max_iterations, Progress* progress) const {
         const auto p = static_cast<Eigen::Index>(p_.size());
         VectorXd th(p), trial(p), r, r2;
         for (Eigen::Index j = 0; j < p; ++j)
@@ -118,7 +119,12 @@ public:
             }
         };
         double cost = r.squaredNorm(), lambda = 1e-3;
+        std::uint64_t finished = 0;
         for (int it = 0; it < max_iterations; ++it) {
+            if (it > 0) {
+                progress_add(progress, 1);
+                ++finished;
+            }
             jacobian();
             const MatrixXd A = J.transpose() * J;
             const VectorXd g = J.transpose() * r;
@@ -144,6 +150,7 @@ public:
             lambda = std::max(lambda / 10, 1e-12);
             if (small) break;
         }
+        progress_add(progress, static_cast<std::uint64_t>(std::max(max_iterations, 0)) - finished);
         jacobian();
         Solution s;
         s.theta = th;
@@ -169,13 +176,13 @@ private:
 // (the kernel records always included) and predict a left-out one.
 class StepFitter {
 public:
-    StepFitter(const Problem& pr, std::size_t kernels, int max_iterations)
-        : pr_(pr), kernels_(kernels), iterations_(max_iterations) {}
+    StepFitter(const Problem& pr, std::size_t kernels, int max_iterations, Progress* progress)
+        : pr_(pr), kernels_(kernels), iterations_(max_iterations), progress_(progress) {}
     struct Fit {
         VectorXd theta, rel, leverage;  // rel and leverage of the step rows only
     };
     Fit fit(const std::vector<std::size_t>& idx) const {
-        const Problem::Solution s = pr_.solve(idx, iterations_);
+        const Problem::Solution s = pr_.solve(idx, iterations_, progress_);
         const auto k = static_cast<Eigen::Index>(kernels_), n = static_cast<Eigen::Index>(idx.size());
         return {s.theta, s.rel.segment(k, n), s.leverage.segment(k, n)};
     }
@@ -189,6 +196,7 @@ private:
     const Problem& pr_;
     std::size_t kernels_;
     int iterations_;
+    Progress* progress_;
 };
 
 // Amdahl and USL are linear in transformed coefficients, all ≥ 0: fit every subset of the
@@ -223,22 +231,35 @@ Empirical fit_empirical(const MatrixXd& X, const VectorXd& y, double condition_l
     return best;
 }
 
-void compare_families(const std::vector<StepCase>& cases, const StepFitter& fitter, const FitOptions& o,
-                      FitResult& out) {
-    // The series: step records identical but for the GPU count (and the global batch, so that
-    // weak-scaling tables count too); the one with the most distinct GPU counts.
+// The series the family comparison scores: step records identical but for the GPU count
+// (and the global batch, so that weak-scaling tables count too); the one with the most
+// distinct GPU counts, then the most records.
+struct Series {
+    std::vector<std::size_t> idx;
+    std::size_t gpu_counts = 0;
+};
+Series longest_series(const std::vector<StepCase>& cases) {
     std::map<int, std::vector<std::size_t>> series;
     for (std::size_t i = 0; i < cases.size(); ++i) series[cases[i].series_id].push_back(i);
-    std::vector<std::size_t> idx;
-    std::size_t best_counts = 0;
+    Series best;
     for (const auto& [id, members] : series) {
         std::set<std::int64_t> counts;
         for (std::size_t i : members) counts.insert(cases[i].config.gpus);
-        if (counts.size() > best_counts || (counts.size() == best_counts && members.size() > idx.size())) {
-            best_counts = counts.size();
-            idx = members;
+        if (counts.size() > best.gpu_counts || (counts.size() == best.gpu_counts && members.size() > best.idx.size())) {
+            best.gpu_counts = counts.size();
+            best.idx = members;
         }
     }
+    return best;
+}
+
+// The mechanistic family needs this many distinct GPU counts for its leave-one-out.
+constexpr std::size_t kMechanisticMinCounts = 3;
+
+void compare_families(const std::vector<StepCase>& cases, const Series& series, const StepFitter& fitter,
+                      const FitOptions& o, FitResult& out) {
+    const std::vector<std::size_t>& idx = series.idx;
+    const std::size_t best_counts = series.gpu_counts;
     const auto n = static_cast<Eigen::Index>(idx.size());
     // Throughput X(N) = B/T. Amdahl, strong scaling T(N) = T1·(s + (1−s)·N1/N), is per
     // token 1/X = a + b/N with a, b ≥ 0. USL X(N) = λN/(1 + σ(N−1) + κN(N−1)) is
@@ -264,7 +285,7 @@ void compare_families(const std::vector<StepCase>& cases, const StepFitter& fitt
         return std::make_pair(X, y);
     };
     const auto empirical_loo = [&](bool usl) {
-        return leave_one_out(
+        return mean_abs(leave_one_out(
             idx,
             [&](const std::vector<std::size_t>& rest, std::size_t i) {
                 const auto [X, y] = design(rest, usl);
@@ -278,7 +299,7 @@ void compare_families(const std::vector<StepCase>& cases, const StepFitter& fitt
                 const Empirical e = fit_empirical(X, y, o.condition_limit, usl);
                 return e.ok ? std::make_pair(e.rel, e.leverage)
                             : std::make_pair(VectorXd::Constant(n, kNaN), VectorXd::Zero(n));
-            });
+            }));
     };
     const std::string need = "a series of step records differing only in GPU count, with at least ";
     const auto score = [&](const char* family, std::size_t params, std::size_t min_counts, auto loo) {
@@ -295,8 +316,8 @@ void compare_families(const std::vector<StepCase>& cases, const StepFitter& fitt
         }
         out.families.push_back(s);
     };
-    score("mechanistic", fitter.parameter_count(), 3, [&] {
-        return leave_one_out(
+    score("mechanistic", fitter.parameter_count(), kMechanisticMinCounts, [&] {
+        return mean_abs(leave_one_out(
             idx,
             [&](const std::vector<std::size_t>& rest, std::size_t i) {
                 return fitter.predict_with(fitter.fit(rest), i) / cases[i].obs - 1.0;
@@ -304,7 +325,7 @@ void compare_families(const std::vector<StepCase>& cases, const StepFitter& fitt
             [&]() {
                 const StepFitter::Fit f = fitter.fit(idx);
                 return std::make_pair(f.rel, f.leverage);
-            });
+            }));
     });
     score("amdahl", 2, 3, [&] { return empirical_loo(false); });
     score("usl", 3, 4, [&] { return empirical_loo(true); });
@@ -400,7 +421,7 @@ std::vector<Param> free_parameters(const KernelRecords& k, const std::vector<Ste
 }  // namespace
 
 void fit_compute(const KernelRecords& kernels, const std::vector<StepCase>& steps, const HardwareProfile& hw,
-                 const FitOptions& o, State& st, FitResult& out) {
+                 const FitOptions& o, State& st, FitResult& out, Progress* progress) {
     if (kernels.gemm.empty() && kernels.attention.empty() && kernels.bandwidth.empty() && steps.empty()) {
         out.family_reason = "no end-to-end step records";
         return;
@@ -411,7 +432,16 @@ void fit_compute(const KernelRecords& kernels, const std::vector<StepCase>& step
     const Problem pr(kernels, steps, hw, base, params, o.relative_error);
     std::vector<std::size_t> idx(steps.size());
     std::iota(idx.begin(), idx.end(), std::size_t{0});
-    const Problem::Solution s = pr.solve(idx, o.max_iterations);
+    // Progress: max_iterations per solve, for the solves planned here: the fit, the
+    // leave-one-out refits (none beyond kExactLooMax points: leverage instead) and the
+    // mechanistic family's (its leave-one-out, or one fit of its series beyond).
+    const Series series = longest_series(steps);
+    std::size_t solves = 1;
+    if (steps.size() >= 2 && steps.size() <= kExactLooMax) solves += steps.size();
+    if (!steps.empty() && series.gpu_counts >= kMechanisticMinCounts)
+        solves += series.idx.size() <= kExactLooMax ? series.idx.size() : 1;
+    progress_start(progress, solves * static_cast<std::uint64_t>(std::max(o.max_iterations, 0)));
+    const Problem::Solution s = pr.solve(idx, o.max_iterations, progress);
     st.cal = pr.at(s.theta);
 
     const std::size_t records = pr.kernel_count() + steps.size();
@@ -449,22 +479,38 @@ void fit_compute(const KernelRecords& kernels, const std::vector<StepCase>& step
         names.push_back(q.name);
     }
     st.blocks.emplace_back(names, scale.asDiagonal() * s.cov_theta * scale.asDiagonal());
-    for (Eigen::Index i = 0; i < s.rel.size(); ++i) st.residuals.push_back(s.rel(i));
+    // Kernel records have no LOO error: every refit keeps them (they pin the kernel
+    // coefficients the steps share), and the fit's mean never counted them.
+    const MeasurementSet& data = *kernels.data;
+    const auto origin = [&](const char* kind, std::size_t index) {
+        st.kinds.emplace_back(kind);
+        st.indices.push_back(index);
+    };
+    for (const GemmRun* g : kernels.gemm) origin("gemm", index_in(data.gemm, g));
+    for (const AttentionRun* a : kernels.attention) origin("attention", index_in(data.attention, a));
+    for (const BandwidthRun* b : kernels.bandwidth) origin("bandwidth", index_in(data.bandwidth, b));
+    for (const StepCase& c : steps) origin("step", c.record);
+    for (Eigen::Index i = 0; i < s.rel.size(); ++i) {
+        st.residuals.push_back(s.rel(i));
+        st.loo_signed.push_back(kNaN);
+    }
 
     if (steps.empty()) return;
-    const StepFitter fitter(pr, pr.kernel_count(), o.max_iterations);
+    const StepFitter fitter(pr, pr.kernel_count(), o.max_iterations, progress);
     if (steps.size() >= 2) {
         const auto k = static_cast<Eigen::Index>(pr.kernel_count()), n = static_cast<Eigen::Index>(steps.size());
         const VectorXd rel = s.rel.segment(k, n), lev = s.leverage.segment(k, n);
-        const double loo = leave_one_out(
+        const std::vector<double> loo = leave_one_out(
             idx,
             [&](const std::vector<std::size_t>& rest, std::size_t i) {
                 return fitter.predict_with(fitter.fit(rest), i) / steps[i].obs - 1.0;
             },
             [&]() { return std::make_pair(rel, lev); });
-        st.loo.insert(st.loo.end(), steps.size(), loo);
+        std::copy(loo.begin(), loo.end(), st.loo_signed.end() - static_cast<std::ptrdiff_t>(loo.size()));
+        // The stage's mean once per record: the fit's mean weights it as it always has.
+        st.loo.insert(st.loo.end(), steps.size(), mean_abs(loo));
     }
-    compare_families(steps, fitter, o, out);
+    compare_families(steps, series, fitter, o, out);
 }
 
 }  // namespace libscale::detail

@@ -63,54 +63,79 @@ struct State {
     std::map<std::string, Coefficient> coef;
     std::vector<std::pair<std::vector<std::string>, MatrixXd>> blocks;
     std::vector<std::string> unidentified;
-    std::vector<double> residuals, loo;
+    // Per record used: residual, signed LOO error (NaN: none), kind and index in the
+    // MeasurementSet. `loo` holds the |LOO| terms of the fit's mean: a stage's values, or
+    // (steps) its mean once per record, which is how the mean has always been weighted.
+    std::vector<double> residuals, loo_signed, loo;
+    std::vector<std::string> kinds;
+    std::vector<std::size_t> indices;
 
     void fitted(const std::string& name, double value, std::string note);
     void unknown(const std::string& name, const std::string& reason);
     void block(std::vector<std::string> names, MatrixXd cov);
-    void record(const VectorXd& rel, const VectorXd& leverage);
+    // Residuals of records of one kind; leverage empty: no LOO for them.
+    void record(const VectorXd& rel, const VectorXd& leverage, const std::string& kind,
+                const std::vector<std::size_t>& index);
 };
 
-// One link level of collective runs (inter: runs that cross nodes).
-void fit_level(const std::vector<const CollectiveRun*>& runs, bool inter, const FitOptions& o, State& st);
+// Index of `p` in `v`, which holds it.
+template <class T>
+std::size_t index_in(const std::vector<T>& v, const T* p) {
+    return static_cast<std::size_t>(p - v.data());
+}
+
+// One link level of collective runs (inter: runs that cross nodes), elements of `all`.
+void fit_level(const std::vector<const CollectiveRun*>& runs, const std::vector<CollectiveRun>& all, bool inter,
+               const FitOptions& o, State& st);
 
 // One end-to-end step record, resolved.
 struct StepCase {
     const ModelSpec* model = nullptr;
     const ParameterCounts* counts = nullptr;
     TrainingConfig config;
-    double obs = 0;     // seconds
-    double sigma = 0;   // relative error of obs (1 sd)
-    int config_id = 0;  // same configuration
-    int series_id = 0;  // same configuration but for the GPU count
+    double obs = 0;          // seconds
+    double sigma = 0;        // relative error of obs (1 sd)
+    int config_id = 0;       // same configuration
+    int series_id = 0;       // same configuration but for the GPU count
+    std::size_t record = 0;  // index in MeasurementSet::steps
 };
 
 struct KernelRecords {
     std::vector<const GemmRun*> gemm;
     std::vector<const AttentionRun*> attention;
     std::vector<const BandwidthRun*> bandwidth;
+    const MeasurementSet* data = nullptr;  // holds them
 };
 
 // The compute coefficients from kernel and step records (maximum a posteriori), then the
 // model-family comparison on the step records.
 void fit_compute(const KernelRecords& kernels, const std::vector<StepCase>& steps, const HardwareProfile& hw,
-                 const FitOptions& o, State& st, FitResult& out);
+                 const FitOptions& o, State& st, FitResult& out, Progress* progress);
 
-// Mean |LOO error| over idx: refits when few, the leverage formula otherwise.
+// Signed LOO error (pred − obs)/obs of each point of idx, in idx's order: refits when few,
+// the leverage formula otherwise.
 template <class Refit, class Full>
-double leave_one_out(const std::vector<std::size_t>& idx, Refit refit_predict, Full full) {
-    double sum = 0;
+std::vector<double> leave_one_out(const std::vector<std::size_t>& idx, Refit refit_predict, Full full) {
+    std::vector<double> out;
+    out.reserve(idx.size());
     if (idx.size() <= kExactLooMax) {
         for (std::size_t k = 0; k < idx.size(); ++k) {
             std::vector<std::size_t> rest = idx;
             rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(k));
-            sum += std::abs(refit_predict(rest, idx[k]));
+            out.push_back(refit_predict(rest, idx[k]));
         }
     } else {
         const auto [rel, leverage] = full();
-        for (Eigen::Index k = 0; k < rel.size(); ++k) sum += std::abs(rel(k) / std::max(1.0 - leverage(k), 1e-12));
+        for (Eigen::Index k = 0; k < rel.size(); ++k) out.push_back(rel(k) / std::max(1.0 - leverage(k), 1e-12));
     }
-    return sum / static_cast<double>(idx.size());
+    return out;
+}
+
+// Mean |LOO error|, summed in order (the family comparison's scores depend on it).
+inline double mean_abs(const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += std::abs(x);
+    return sum / static_cast<double>(v.size());
 }
 
 }  // namespace libscale::detail

@@ -54,7 +54,7 @@ const char* to_string(ConfigIssue issue) {
     return "?";
 }
 
-void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out) {
+void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Progress* progress) {
     detail::validate_inputs(s);
     const ModelSpec& m = s.model;
     const HardwareProfile& hw = s.hardware;
@@ -68,7 +68,9 @@ void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out) {
     // the plan is the base configuration's, and each micro-batch is timed once.
     const OperationPlan plan = plan_operations(m, p, base);
     std::unordered_map<std::uint64_t, ComputeTimes> timed;
-    for (std::size_t i = 0; i < in.n; ++i) {
+    progress_start(progress, in.n);
+    ProgressLoop loop(progress, in.n, in.n);
+    for (std::size_t i = 0; i < in.n; ++i, loop.step()) {
         if (in.gpus) c.gpus = in.gpus[i];
         if (in.gpus_per_node) c.gpus_per_node = in.gpus_per_node[i];
         if (in.micro_batch) c.micro_batch = in.micro_batch[i];
@@ -106,6 +108,7 @@ void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out) {
         if (out.grad_accum) out.grad_accum[i] = step.grad_accum;
         if (out.fits) out.fits[i] = step.memory.fits ? 1 : 0;
     }
+    loop.finish();
 }
 
 }  // namespace libscale

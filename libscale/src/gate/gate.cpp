@@ -103,7 +103,7 @@ std::string GateResult::verdict() const {
     return buf;
 }
 
-RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig& c) {
+RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig& c, Progress* progress) {
     validate(c);
     const auto n = static_cast<std::int64_t>(lengths.size());
     if (n == 0) throw std::invalid_argument("lengths: empty dataset (0 samples)");
@@ -117,19 +117,21 @@ RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig
             if (lengths[i] == 0)
                 throw std::invalid_argument("lengths[" + std::to_string(i) +
                                             "] = 0: every sample must have at least 1 token");
+        const DistributedSampler sampler(n, c.world_size, c.shuffle, c.seed, c.epoch, c.sampler_drop_last);
+        // Every rank packs its shard: the ranks' packs report into one total.
+        progress_start(progress, static_cast<std::uint64_t>(c.world_size * sampler.num_samples()));
         std::vector<std::uint32_t> shard;
         for (std::int64_t r = 0; r < c.world_size; ++r) {
-            const auto idx =
-                distributed_sampler_indices(n, c.world_size, r, c.shuffle, c.seed, c.epoch, c.sampler_drop_last);
+            const auto idx = sampler.indices(r);
             Bins bins;
             if (c.packer == Packer::axolotl_multipack) {
-                bins = pack_axolotl_rank(lengths, idx, c.seq_len);
+                bins = pack_axolotl_rank(lengths, idx, c.seq_len, progress);
             } else {
                 // The rank's own samples, in sampler order, packed as the trainer packs
                 // a whole dataset.
                 shard.clear();
                 for (const std::int64_t i : idx) shard.push_back(lengths[static_cast<std::size_t>(i)]);
-                PackResult p = pack(c.packer, shard, c.seq_len, c.map_batch_size, c.num_proc);
+                PackResult p = pack(c.packer, shard, c.seq_len, c.map_batch_size, c.num_proc, progress);
                 out.overflow += p.overflow;
                 bins = std::move(p.bins);
             }
@@ -138,15 +140,15 @@ RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig
         }
         return out;
     }
-    PackResult p = pack(c.packer, lengths, c.seq_len, c.map_batch_size, c.num_proc);
+    PackResult p = pack(c.packer, lengths, c.seq_len, c.map_batch_size, c.num_proc, progress);
     out.overflow = p.overflow;
     out.global_bins = p.bins.num_bins();
     if (c.world_size > out.global_bins)
         throw std::invalid_argument("world_size = " + std::to_string(c.world_size) + " exceeds the " +
                                     std::to_string(out.global_bins) + " packed sequences: some ranks would get none");
+    const DistributedSampler sampler(out.global_bins, c.world_size, c.shuffle, c.seed, c.epoch, c.sampler_drop_last);
     for (std::int64_t r = 0; r < c.world_size; ++r) {
-        const auto idx = distributed_sampler_indices(out.global_bins, c.world_size, r, c.shuffle, c.seed, c.epoch,
-                                                     c.sampler_drop_last);
+        const auto idx = sampler.indices(r);
         auto& v = out.rank_bin_tokens[static_cast<std::size_t>(r)];
         v.reserve(idx.size());
         for (std::int64_t b : idx) v.push_back(p.bins.bin_tokens[static_cast<std::size_t>(b)]);
@@ -164,8 +166,8 @@ std::vector<std::vector<std::int64_t>> equalize_to_minimum(
     return out;
 }
 
-GateResult run_gate(std::span<const std::uint32_t> lengths, const GateConfig& c) {
-    RankBins rb = shard_and_pack(lengths, c);
+GateResult run_gate(std::span<const std::uint32_t> lengths, const GateConfig& c, Progress* progress) {
+    RankBins rb = shard_and_pack(lengths, c, progress);
     GateResult g = judge(rb.rank_bin_tokens, c);
     g.global_bins = rb.global_bins;
     g.overflow = rb.overflow;

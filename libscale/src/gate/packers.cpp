@@ -40,10 +40,11 @@ std::int64_t sum_of(std::span<const std::uint32_t> lengths) {
     return s;
 }
 
-// What every packer starts with: valid inputs, and the input token total.
-PackResult begin_pack(std::span<const std::uint32_t> lengths, std::int64_t seq_len) {
+// What every packer starts with: valid inputs, the input token total, the progress total.
+PackResult begin_pack(std::span<const std::uint32_t> lengths, std::int64_t seq_len, Progress* progress) {
     check_seq_len(seq_len);
     check_lengths(lengths);
+    progress_start(progress, lengths.size());
     PackResult res;
     res.input_tokens = sum_of(lengths);
     return res;
@@ -198,9 +199,10 @@ struct SeqBins {
 // Concatenates samples [begin, end) and cuts a row every S tokens, a sample running on
 // into the next row (TRL "wrapped" inside a map batch; torchtune split_across_pack).
 void wrap_into(std::span<const std::uint32_t> lengths, std::size_t begin, std::size_t end, std::uint32_t S,
-               SeqBins& out) {
+               SeqBins& out, Progress* progress) {
+    ProgressLoop loop(progress, end - begin, end - begin);
     std::uint32_t room = 0;  // room left in the current row
-    for (std::size_t i = begin; i < end; ++i) {
+    for (std::size_t i = begin; i < end; ++i, loop.step()) {
         for (std::uint32_t left = lengths[i]; left > 0;) {
             if (room == 0) {
                 out.open();
@@ -212,6 +214,7 @@ void wrap_into(std::span<const std::uint32_t> lengths, std::size_t begin, std::s
             room -= take;
         }
     }
+    loop.finish();
 }
 
 }  // namespace
@@ -263,8 +266,8 @@ std::vector<std::int64_t> map_batch_bounds(std::int64_t n, std::int64_t map_batc
 }
 
 PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split,
-                        std::int64_t map_batch_size, std::int64_t num_proc) {
-    PackResult res = begin_pack(lengths, seq_len);
+                        std::int64_t map_batch_size, std::int64_t num_proc, Progress* progress) {
+    PackResult res = begin_pack(lengths, seq_len, progress);
     const auto S = static_cast<std::uint32_t>(seq_len);
     const auto bounds = map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
 
@@ -309,7 +312,10 @@ PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq
 
         const auto first_bin = static_cast<std::uint32_t>(remaining.size());
         spaces.insert(S);
+        // The batch's samples, reported by placed fragment (a whole-dataset batch is long).
+        ProgressLoop loop(progress, hi - lo, items.size());
         for (const Item& it : items) {
+            loop.step();
             const std::uint32_t len = S - it.key;
             const auto space = static_cast<std::uint32_t>(spaces.next(len));
             std::uint32_t bin = 0;
@@ -345,25 +351,27 @@ PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq
                 spaces.erase(r);
             }
         }
+        loop.finish();
     }
     res.bins = to_csr(log, remaining.size());
     return res;
 }
 
 PackResult pack_trl_wrapped(std::span<const std::uint32_t> lengths, std::int64_t seq_len, std::int64_t map_batch_size,
-                            std::int64_t num_proc) {
-    PackResult res = begin_pack(lengths, seq_len);
+                            std::int64_t num_proc, Progress* progress) {
+    PackResult res = begin_pack(lengths, seq_len, progress);
     const auto bounds = map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
     SeqBins out;
     const auto S = static_cast<std::uint32_t>(seq_len);
     for (std::size_t c = 0; c + 1 < bounds.size(); ++c)
-        wrap_into(lengths, static_cast<std::size_t>(bounds[c]), static_cast<std::size_t>(bounds[c + 1]), S, out);
+        wrap_into(lengths, static_cast<std::size_t>(bounds[c]), static_cast<std::size_t>(bounds[c + 1]), S, out,
+                  progress);
     res.bins = std::move(out.b);
     return res;
 }
 
-PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t seq_len) {
-    PackResult res = begin_pack(lengths, seq_len);
+PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t seq_len, Progress* progress) {
+    PackResult res = begin_pack(lengths, seq_len, progress);
     const auto S = static_cast<std::uint32_t>(seq_len);
     std::vector<Item> items(lengths.size()), tmp;
     for (std::size_t i = 0; i < lengths.size(); ++i) {
@@ -393,7 +401,9 @@ PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t se
             tree[i] = m;
         }
     };
+    ProgressLoop loop(progress, items.size(), items.size());
     for (const Item& it : items) {
+        loop.step();
         const std::uint32_t len = S - it.key;
         std::size_t bin = 0;
         if (tree[1] >= len) {
@@ -414,17 +424,20 @@ PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t se
         set_leaf(bin, room[bin]);
         log.add(it.id, len, static_cast<std::uint32_t>(bin));
     }
+    loop.finish();
     res.bins = to_csr(log, room.size());
     return res;
 }
 
-PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split_across_pack) {
-    PackResult res = begin_pack(lengths, seq_len);
+PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split_across_pack,
+                          Progress* progress) {
+    PackResult res = begin_pack(lengths, seq_len, progress);
     const auto S = static_cast<std::uint32_t>(seq_len);
     SeqBins out;
     if (!split_across_pack) {
+        ProgressLoop loop(progress, lengths.size(), lengths.size());
         std::uint32_t used = S + 1;  // no pack open yet
-        for (std::size_t i = 0; i < lengths.size(); ++i) {
+        for (std::size_t i = 0; i < lengths.size(); ++i, loop.step()) {
             const std::uint32_t L = lengths[i];
             if (L > S)
                 throw std::invalid_argument(
@@ -437,18 +450,19 @@ PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t s
             out.add(static_cast<std::uint32_t>(i), L);
             used += L;
         }
+        loop.finish();
     } else {
         for (const std::uint32_t l : lengths)
             if (l > S) ++res.overflow.split_samples;
-        wrap_into(lengths, 0, lengths.size(), S, out);
+        wrap_into(lengths, 0, lengths.size(), S, out, progress);
     }
     res.bins = std::move(out.b);
     return res;
 }
 
 PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_t seq_len, std::int64_t map_batch_size,
-                             std::int64_t num_proc) {
-    PackResult res = begin_pack(lengths, seq_len);
+                             std::int64_t num_proc, Progress* progress) {
+    PackResult res = begin_pack(lengths, seq_len, progress);
     const auto S = static_cast<std::uint32_t>(seq_len);
     const auto bounds = map_batch_bounds(static_cast<std::int64_t>(lengths.size()), map_batch_size, num_proc);
     SeqBins out;
@@ -473,6 +487,8 @@ PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_
         radix_sort(items, tmp, key_bits);
         for (std::size_t k = 0; k < items.size(); ++k) end[items[k].key] = static_cast<std::uint32_t>(k + 1);
         std::size_t left = items.size();
+        // The batch's samples (the dropped ones too), reported by placed sample.
+        ProgressLoop loop(progress, bounds[c + 1] - bounds[c], items.size());
         while (left > 0) {
             out.open();
             std::uint32_t room = S;
@@ -484,19 +500,24 @@ PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_
                 room -= len;
                 out.add(items[--end[len]].id, len);
                 --left;
+                loop.step();
             }
         }
+        loop.finish();
     }
     res.bins = std::move(out.b);
     return res;
 }
 
 Bins pack_axolotl_rank(std::span<const std::uint32_t> lengths, std::span<const std::int64_t> indices,
-                       std::int64_t seq_len) {
+                       std::int64_t seq_len, Progress* progress) {
     check_seq_len(seq_len);
+    progress_start(progress, indices.size());
+    ProgressLoop loop(progress, indices.size(), indices.size());
     SeqBins out;
     std::int64_t used = seq_len + 1;
     for (const std::int64_t idx : indices) {
+        loop.step();
         if (idx < 0 || static_cast<std::size_t>(idx) >= lengths.size())
             throw std::invalid_argument("indices: " + std::to_string(idx) + " is outside [0, " +
                                         std::to_string(lengths.size()) + ")");
@@ -508,18 +529,20 @@ Bins pack_axolotl_rank(std::span<const std::uint32_t> lengths, std::span<const s
         out.add(static_cast<std::uint32_t>(idx), L);
         used += L;
     }
+    loop.finish();
     return std::move(out.b);
 }
 
-PackResult pack_none(std::span<const std::uint32_t> lengths, std::int64_t seq_len) {
-    PackResult res = begin_pack(lengths, seq_len);
+PackResult pack_none(std::span<const std::uint32_t> lengths, std::int64_t seq_len, Progress* progress) {
+    PackResult res = begin_pack(lengths, seq_len, progress);
     const auto S = static_cast<std::uint32_t>(seq_len);
     SeqBins out;
     out.b.offsets.reserve(lengths.size() + 1);
     out.b.bin_tokens.reserve(lengths.size());
     out.b.samples.reserve(lengths.size());
     out.b.entry_tokens.reserve(lengths.size());
-    for (std::size_t i = 0; i < lengths.size(); ++i) {
+    ProgressLoop loop(progress, lengths.size(), lengths.size());
+    for (std::size_t i = 0; i < lengths.size(); ++i, loop.step()) {
         std::uint32_t L = lengths[i];
         if (L > S) {
             ++res.overflow.truncated_samples;
@@ -529,21 +552,22 @@ PackResult pack_none(std::span<const std::uint32_t> lengths, std::int64_t seq_le
         out.open();
         out.add(static_cast<std::uint32_t>(i), L);
     }
+    loop.finish();
     res.bins = std::move(out.b);
     return res;
 }
 
 PackResult pack(Packer p, std::span<const std::uint32_t> lengths, std::int64_t seq_len, std::int64_t map_batch_size,
-                std::int64_t num_proc) {
+                std::int64_t num_proc, Progress* progress) {
     switch (p) {
-        case Packer::trl_bfd: return pack_trl_bfd(lengths, seq_len, false, map_batch_size, num_proc);
-        case Packer::trl_bfd_split: return pack_trl_bfd(lengths, seq_len, true, map_batch_size, num_proc);
-        case Packer::trl_wrapped: return pack_trl_wrapped(lengths, seq_len, map_batch_size, num_proc);
-        case Packer::nemo_ffd: return pack_nemo_ffd(lengths, seq_len);
-        case Packer::torchtune: return pack_torchtune(lengths, seq_len, false);
-        case Packer::torchtune_split: return pack_torchtune(lengths, seq_len, true);
-        case Packer::llamafactory: return pack_llamafactory(lengths, seq_len, map_batch_size, num_proc);
-        case Packer::none: return pack_none(lengths, seq_len);
+        case Packer::trl_bfd: return pack_trl_bfd(lengths, seq_len, false, map_batch_size, num_proc, progress);
+        case Packer::trl_bfd_split: return pack_trl_bfd(lengths, seq_len, true, map_batch_size, num_proc, progress);
+        case Packer::trl_wrapped: return pack_trl_wrapped(lengths, seq_len, map_batch_size, num_proc, progress);
+        case Packer::nemo_ffd: return pack_nemo_ffd(lengths, seq_len, progress);
+        case Packer::torchtune: return pack_torchtune(lengths, seq_len, false, progress);
+        case Packer::torchtune_split: return pack_torchtune(lengths, seq_len, true, progress);
+        case Packer::llamafactory: return pack_llamafactory(lengths, seq_len, map_batch_size, num_proc, progress);
+        case Packer::none: return pack_none(lengths, seq_len, progress);
         case Packer::axolotl_multipack: break;
     }
     throw std::invalid_argument(
@@ -559,24 +583,36 @@ std::vector<std::int64_t> distributed_sampler_indices(std::int64_t n, std::int64
     if (rank < 0 || rank >= world_size)
         throw std::invalid_argument("rank = " + std::to_string(rank) + ": must be in [0, " +
                                     std::to_string(world_size) + ")");
-    const std::int64_t num_samples =
-        (drop_last && n % world_size != 0) ? n / world_size : (n + world_size - 1) / world_size;
-    std::vector<std::int64_t> base;
+    return DistributedSampler(n, world_size, shuffle, seed, epoch, drop_last).indices(rank);
+}
+
+DistributedSampler::DistributedSampler(std::int64_t n, std::int64_t world_size, bool shuffle, std::uint64_t seed,
+                                       std::int64_t epoch, bool drop_last)
+    : n_(n), world_size_(world_size) {
+    if (n < 1) throw std::invalid_argument("n = " + std::to_string(n) + ": dataset is empty");
+    if (world_size < 1) throw std::invalid_argument("world_size = " + std::to_string(world_size) + ": must be ≥ 1");
+    num_samples_ = (drop_last && n % world_size != 0) ? n / world_size : (n + world_size - 1) / world_size;
     if (shuffle) {
-        base.resize(static_cast<std::size_t>(n));
-        for (std::int64_t i = 0; i < n; ++i) base[static_cast<std::size_t>(i)] = i;
+        permutation_.resize(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) permutation_[static_cast<std::size_t>(i)] = i;
         std::mt19937_64 rng(seed + static_cast<std::uint64_t>(epoch));
         for (std::int64_t i = n - 1; i > 0; --i) {
             std::uniform_int_distribution<std::int64_t> d(0, i);
-            std::swap(base[static_cast<std::size_t>(i)], base[static_cast<std::size_t>(d(rng))]);
+            std::swap(permutation_[static_cast<std::size_t>(i)], permutation_[static_cast<std::size_t>(d(rng))]);
         }
     }
-    std::vector<std::int64_t> out(static_cast<std::size_t>(num_samples));
-    std::int64_t pos = rank % n;  // padding repeats indices from the start
-    for (std::int64_t k = 0; k < num_samples; ++k) {
-        out[static_cast<std::size_t>(k)] = shuffle ? base[static_cast<std::size_t>(pos)] : pos;
-        pos += world_size;
-        while (pos >= n) pos -= n;
+}
+
+std::vector<std::int64_t> DistributedSampler::indices(std::int64_t rank) const {
+    if (rank < 0 || rank >= world_size_)
+        throw std::invalid_argument("rank = " + std::to_string(rank) + ": must be in [0, " +
+                                    std::to_string(world_size_) + ")");
+    std::vector<std::int64_t> out(static_cast<std::size_t>(num_samples_));
+    std::int64_t pos = rank % n_;  // padding repeats indices from the start
+    for (std::int64_t k = 0; k < num_samples_; ++k) {
+        out[static_cast<std::size_t>(k)] = permutation_.empty() ? pos : permutation_[static_cast<std::size_t>(pos)];
+        pos += world_size_;
+        while (pos >= n_) pos -= n_;
     }
     return out;
 }

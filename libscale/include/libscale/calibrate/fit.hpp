@@ -27,6 +27,7 @@
 
 #include "libscale/calibrate/calibration.hpp"
 #include "libscale/calibrate/measurement.hpp"
+#include "libscale/io/progress.hpp"
 #include "libscale/spec/hardware.hpp"
 #include "libscale/triage/power_bands.hpp"
 
@@ -62,16 +63,31 @@ struct FitOptions {
 };
 
 struct FitResult {
-    Calibration calibration;                 // prior with the fitted values in place
-    std::vector<std::string> parameters;     // fitted, in covariance order
-    Eigen::MatrixXd covariance;              // of `parameters`, natural units
-    std::vector<Coefficient> coefficients;   // every coefficient, fitted or kept
-    std::vector<std::string> unidentified;   // "name: reason" for what the data cannot pin down
-    std::vector<double> relative_residuals;  // (pred − obs)/obs per record used, in input order
+    Calibration calibration;                // prior with the fitted values in place
+    std::vector<std::string> parameters;    // fitted, in covariance order
+    Eigen::MatrixXd covariance;             // of `parameters`, natural units
+    std::vector<Coefficient> coefficients;  // every coefficient, fitted or kept
+    std::vector<std::string> unidentified;  // "name: reason" for what the data cannot pin down
+    // (pred − obs)/obs per record used: intra-node collectives, cross-node collectives, GEMM,
+    // attention and bandwidth micro-runs, then steps, each in input order.
+    std::vector<double> relative_residuals;
     double rms_relative_error = 0;
     // Mean |leave-one-out relative error| over the records of stages with more points than
     // parameters (refits up to 32 points, the leverage formula beyond); NaN when none.
     double loo_relative_error = 0;
+    // Per record, as relative_residuals: (pred − obs)/obs of the record when the fit leaves it
+    // out. Steps: a refit without it (up to 32 steps), else r/(1 − leverage); collectives:
+    // r/(1 − leverage), exact for their linear fit. NaN where none is computed: GEMM,
+    // attention and bandwidth micro-runs (always in every refit), a collective level that
+    // was not fitted or whose record has leverage 1, a single step record. The mean of the
+    // finite ones' absolute values is loo_relative_error (NaN when fewer than 2, or when a
+    // step refit failed).
+    std::vector<double> loo_relative_errors;
+    // Per record, as relative_residuals: its measurement kind ("collective", "gemm",
+    // "attention", "bandwidth", "step") and its index in that kind's list of the
+    // MeasurementSet, so a front end can name it.
+    std::vector<std::string> record_kinds;
+    std::vector<std::size_t> record_indices;
     std::vector<FamilyScore> families;  // end-to-end step series only
     std::string chosen_family = "mechanistic";
     std::string family_reason;
@@ -85,7 +101,13 @@ struct FitResult {
 
 // Throws std::invalid_argument on unusable input: no records for this hardware, too few
 // points for what is requested (says how many are needed), non-finite values.
+//
+// Progress (io/progress.hpp): counted in Levenberg–Marquardt iterations, max_iterations
+// for each solve the fit plans (the fit, then its leave-one-out refits and the family
+// comparison's): an upper bound, so a solve that converges early adds its unused
+// iterations at once. Each iteration evaluates every record p + 1 or more times (p: the
+// free coefficients).
 FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calibration& prior,
-              const FitOptions& options = {});
+              const FitOptions& options = {}, Progress* progress = nullptr);
 
 }  // namespace libscale

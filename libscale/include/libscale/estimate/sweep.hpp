@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "libscale/estimate/scenario.hpp"
+#include "libscale/io/progress.hpp"
 
 namespace libscale {
 
@@ -38,8 +39,10 @@ struct SweepOutputs {
 };
 
 // s.config is every element's base. Validates model, hardware and calibration once
-// (throws std::invalid_argument).
-void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out);
+// (throws std::invalid_argument). Progress (io/progress.hpp): counted in elements; a
+// sweep split into several calls (one per thread) shares one Progress whose total the
+// caller sets to the whole sweep's elements.
+void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Progress* progress = nullptr);
 
 // Message for a ConfigIssue, for error columns, and its identifier ("global_batch").
 const char* describe(ConfigIssue issue);

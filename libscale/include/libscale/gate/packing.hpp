@@ -6,6 +6,9 @@
 // Lengths are std::span<const std::uint32_t> (lengths_io.hpp reads .npy / raw / JSONL
 // into that type without a second copy). Every length must be ≥ 1.
 //
+// The packers, shard_and_pack and run_gate take an optional Progress (io/progress.hpp)
+// counted in input samples (per-rank packing: the samples of every rank's shard).
+//
 // Bins come back as CSR: bin b holds entries [offsets[b], offsets[b+1]) of `samples`
 // (the input index) and `entry_tokens` (that entry's tokens after truncation or
 // splitting), in the order the trainer appends them. Memory is linear in the number of
@@ -18,6 +21,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "libscale/io/progress.hpp"
 
 namespace libscale {
 
@@ -88,12 +93,13 @@ std::vector<std::int64_t> map_batch_bounds(std::int64_t n, std::int64_t map_batc
 // _SegmentTree.search), several bins with the same space taken first-in-first-out
 // (space_to_bin deque popleft); a new bin when none fits. O(n log seq_len).
 PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split = false,
-                        std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1);
+                        std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1, Progress* progress = nullptr);
 
 // TRL _pack_wrapped: per map batch, the concatenated tokens cut every seq_len tokens;
 // the last row of each batch may be short. Entries are the pieces of samples per row.
 PackResult pack_trl_wrapped(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
-                            std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1);
+                            std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1,
+                            Progress* progress = nullptr);
 
 // NeMo nemo/utils/sequence_packing_utils.py: create_hist caps lengths at seq_len
 // (counted as truncated), first_fit_decreasing sorts the lengths descending and puts
@@ -102,13 +108,14 @@ PackResult pack_trl_wrapped(std::span<const std::uint32_t> lengths, std::int64_t
 // np.random.permutation per length; here samples of equal length are taken in input
 // order, so each bin's lengths and tokens are exact but which of several equal-length
 // samples sits in it is libscale's choice. Pass NeMo's seq_len (len(input_ids) - 1).
-PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t seq_len);
+PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t seq_len, Progress* progress = nullptr);
 
 // torchtune PackedDataset (max_packs=None), greedy in dataset order. Without
 // split_across_pack a sample that does not fit starts the next pack, and a sample longer
 // than seq_len throws std::invalid_argument (torchtune raises ValueError). With it,
 // packs are exactly seq_len tokens of the concatenation (the last may be short).
-PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split_across_pack);
+PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split_across_pack,
+                          Progress* progress = nullptr);
 
 // LLaMA-Factory data/processors: samples longer than cutoff_len are dropped (counted);
 // per map batch, greedy_knapsack sorts the lengths ascending and fills one knapsack at a
@@ -117,22 +124,24 @@ PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t s
 // sample of that length in the batch. capacity: newer releases pass cutoff_len, older
 // ones cutoff_len - 1; pass what yours uses as seq_len.
 PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
-                             std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1);
+                             std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1,
+                             Progress* progress = nullptr);
 
 // Axolotl MultipackBatchSampler.generate_batches on one rank: `indices` are the rank's
 // sampler indices in order; allocate(..., rank=0, n=1) with one bin per round reduces to:
 // each bin takes the longest run of the remaining indices (in sampler order) whose
 // lengths sum to ≤ seq_len (at least one). Lengths are used as given (Axolotl drops
 // over-long samples in preprocessing).
+// Progress: counted in indices.
 Bins pack_axolotl_rank(std::span<const std::uint32_t> lengths, std::span<const std::int64_t> indices,
-                       std::int64_t seq_len);
+                       std::int64_t seq_len, Progress* progress = nullptr);
 
 // No packing: one sample per row, truncated to seq_len (counted).
-PackResult pack_none(std::span<const std::uint32_t> lengths, std::int64_t seq_len);
+PackResult pack_none(std::span<const std::uint32_t> lengths, std::int64_t seq_len, Progress* progress = nullptr);
 
 // Dispatch for the global packers (not axolotl_multipack).
 PackResult pack(Packer p, std::span<const std::uint32_t> lengths, std::int64_t seq_len,
-                std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1);
+                std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1, Progress* progress = nullptr);
 
 // torch.utils.data.DistributedSampler: rank `rank`'s indices into a dataset of n items.
 // Unshuffled it is exact: drop_last=false pads by repeating indices from the start to a
@@ -143,6 +152,20 @@ PackResult pack(Packer p, std::span<const std::uint32_t> lengths, std::int64_t s
 std::vector<std::int64_t> distributed_sampler_indices(std::int64_t n, std::int64_t world_size, std::int64_t rank,
                                                       bool shuffle = false, std::uint64_t seed = 0,
                                                       std::int64_t epoch = 0, bool drop_last = false);
+
+// The same for every rank of one sampler: every rank draws the same permutation, so it is
+// drawn once here rather than once per rank (world_size times the work of one shuffle).
+class DistributedSampler {
+public:
+    DistributedSampler(std::int64_t n, std::int64_t world_size, bool shuffle = false, std::uint64_t seed = 0,
+                       std::int64_t epoch = 0, bool drop_last = false);
+    std::int64_t num_samples() const { return num_samples_; }  // indices per rank
+    std::vector<std::int64_t> indices(std::int64_t rank) const;
+
+private:
+    std::int64_t n_ = 0, world_size_ = 0, num_samples_ = 0;
+    std::vector<std::int64_t> permutation_;  // empty: unshuffled
+};
 
 // ---- The gate ---------------------------------------------------------------------
 
@@ -234,7 +257,7 @@ struct RankBins {
     std::int64_t global_bins = 0;
     OverflowCounts overflow;
 };
-RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig& config);
+RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig& config, Progress* progress = nullptr);
 
 // The remedy applied: every rank keeps only its first min(micro-batches) × micro_batch rows.
 std::vector<std::vector<std::int64_t>> equalize_to_minimum(
@@ -244,7 +267,7 @@ std::vector<std::vector<std::int64_t>> equalize_to_minimum(
 // global packers; over samples, then per-rank packing, for axolotl_multipack) and judges.
 // Throws std::invalid_argument on bad config, an empty dataset, zero lengths, or when
 // world_size exceeds the number of packed sequences (or of samples, for per-rank packing).
-GateResult run_gate(std::span<const std::uint32_t> lengths, const GateConfig& config);
+GateResult run_gate(std::span<const std::uint32_t> lengths, const GateConfig& config, Progress* progress = nullptr);
 
 // Judges given per-rank micro-batch bins: rank_bin_tokens[r] lists rank r's packed rows'
 // tokens in order. Fills everything but global_bins and overflow.
