@@ -41,15 +41,21 @@ def add_prices(p: argparse.ArgumentParser) -> None:
                         "list; overrides the catalog's prices)")
 
 
-def add_parser(sub: Any) -> None:
-    p = sub.add_parser("project", help="throughput, wall time, GPU-hours, cost and energy per GPU count",
-                       description="Project a training job over GPU counts.")
+def add_plan(p: argparse.ArgumentParser) -> None:
+    """What a projection is of: model, hardware (one or a list), GPU counts, the training
+    and job options, calibration and prices (project and report take the same)."""
     add_target(p, many=True)
     p.add_argument("--gpus", type=int_list, required=True, metavar="LIST", help="GPU counts, e.g. 4,8,16")
     add_training(p, skip=["gpus"])
     add_job(p)
     add_calibration(p)
     add_prices(p)
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("project", help="throughput, wall time, GPU-hours, cost and energy per GPU count",
+                       description="Project a training job over GPU counts.")
+    add_plan(p)
     p.add_argument("--quantiles", action="store_true",
                    help="P10 / P90 of each projected figure from the calibration's covariance")
     p.add_argument("--samples", type=integer, default=None, metavar="N",

@@ -12,26 +12,17 @@ from .. import _files, catalog
 from ._common import (
     PROG,
     CliError,
-    add_calibration,
     add_require_fit,
-    add_target,
-    add_training,
-    int_list,
     integer,
 )
-from .project import add_job, add_prices, hardware_list, projection
+from .project import add_plan, hardware_list, projection
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="one self-contained HTML page of a plan: answer, figures, tables, assumptions",
                        description="Project a training job over GPU counts (on one or several hardware) and write "
                                    "the result as one HTML page for the people who approve its budget.")
-    add_target(p, many=True)
-    p.add_argument("--gpus", type=int_list, required=True, metavar="LIST", help="GPU counts, e.g. 4,8,16")
-    add_training(p, skip=["gpus"])
-    add_job(p)
-    add_calibration(p)
-    add_prices(p)
+    add_plan(p)
     p.add_argument("--no-quantiles", dest="quantiles", action="store_false",
                    help="leave out the P10 / P90 intervals (by default each projected figure gets its 80%% interval "
                         "from the calibration's covariance)")
