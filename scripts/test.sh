@@ -53,6 +53,12 @@ ctest --test-dir build/cpp --output-on-failure -j "$jobs"
 phase ctest
 .venv/bin/python -m pytest -q tests/python "$@"
 phase pytest
+# The wheel test (sdist, a compile of its own, a fresh venv) starts now, beside the lint
+# checks and what is left of clang-tidy, which leave a core idle; it uses its own build
+# folders and venv, so it shares nothing with them. Its output is shown when it ends.
+env -u CMAKE_CXX_COMPILER_LAUNCHER LIBSCALE_JOBS=$jobs scripts/test_wheel.sh > build/wheel-test.log 2>&1 &
+wheel_pid=$!
+trap 'kill $tidy_pid $wheel_pid 2>/dev/null || true; printf "test: %s\n" "${times[@]}"' EXIT
 # ruff, mypy --strict, stubtest (against the module setup.sh installed), clang-format; then
 # the clang-tidy started above.
 LIBSCALE_JOBS=$jobs scripts/lint.sh ruff mypy stubtest format
@@ -63,5 +69,10 @@ if ! wait $tidy_pid; then
 fi
 cat build/tidy.log
 phase lint
-env -u CMAKE_CXX_COMPILER_LAUNCHER LIBSCALE_JOBS=$jobs scripts/test_wheel.sh
+if ! wait $wheel_pid; then
+  cat build/wheel-test.log
+  echo "test: the wheel test failed (log above, also in build/wheel-test.log)" >&2
+  exit 1
+fi
+cat build/wheel-test.log
 phase wheel

@@ -83,6 +83,7 @@ void fit_level(const std::vector<const CollectiveRun*>& runs, const std::vector<
                const FitOptions& o, State& st) {
     if (runs.empty()) return;
     std::vector<std::size_t> index;
+    index.reserve(runs.size());
     for (const CollectiveRun* r : runs) index.push_back(index_in(all, r));
     const std::string lvl = inter ? "inter_node" : "intra_node";
     const std::string alpha = lvl + ".alpha_s", busbw = lvl + ".busbw_bytes_per_s";
