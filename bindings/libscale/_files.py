@@ -1,14 +1,48 @@
-"""Writing a file so that no reader ever sees half of it, and never over something that is
-not a regular file: what every file libscale writes goes through (the HTML report, the
-watcher's metrics file)."""
+"""Files in and out of the Python layer: writing so that no reader ever sees half a file,
+and never over something that is not a regular file (the HTML report, the watcher's
+metrics file); reading a small JSON file bounded, from a regular file only (price files,
+the sources the report quotes)."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tempfile
+from typing import Any
 
-__all__ = ["check_target", "write_atomic"]
+__all__ = ["check_target", "read_json", "write_atomic"]
+
+
+def read_json(path: str, *, max_bytes: int, expected: str) -> Any:
+    """A small JSON document: a regular file only (a FIFO or device is refused without being
+    opened for a blocking read), at most max_bytes, UTF-8, no NaN / Infinity. ValueError
+    naming the path and what was expected; FileNotFoundError when there is none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(f"{path}: not a regular file; expected {expected}")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValueError(f"{path}: larger than {max_bytes:,} bytes; expected {expected}")
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (byte offset {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply") from None
+    except ValueError as e:  # NaN / Infinity, refused by _no_constant
+        raise ValueError(f"{path}: {e}") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def check_target(path: str | os.PathLike[str], what: str = "the file") -> str:

@@ -17,13 +17,11 @@ file is a ``libscale.prices/1`` JSON document::
 
 from __future__ import annotations
 
-import json
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
-from . import _format
+from . import _files, _format
 from . import catalog as _catalog
 from . import options as _options
 from ._core import spec as _spec
@@ -64,7 +62,7 @@ def read_prices(source: PricesLike) -> dict[str, float]:
         origin = "prices"
     elif isinstance(source, (str, os.PathLike)):
         origin = os.fsdecode(source)
-        doc = _read_json(origin)
+        doc = _files.read_json(origin, max_bytes=_MAX_PRICES_BYTES, expected=f"a {_PRICES_TAG} JSON file")
         if not isinstance(doc, dict):
             raise ValueError(f"{origin}: expected a JSON object ({_PRICES_TAG}), got a JSON {type(doc).__name__}")
         unknown = sorted(set(doc) - {"schema", "source", "price_per_gpu_hour_usd"})
@@ -92,35 +90,6 @@ def read_prices(source: PricesLike) -> dict[str, float]:
     return out
 
 
-def _read_json(path: str) -> Any:
-    """A small JSON file: a regular file only, at most _MAX_PRICES_BYTES."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ValueError(f"{path}: not a regular file; expected a {_PRICES_TAG} JSON file")
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(_MAX_PRICES_BYTES + 1)
-    if len(data) > _MAX_PRICES_BYTES:
-        raise ValueError(f"{path}: larger than {_MAX_PRICES_BYTES:,} bytes; a price file is a short JSON object")
-    try:
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 text (byte offset {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
-    except RecursionError:
-        raise ValueError(f"{path}: JSON nested too deeply") from None
-    except ValueError as e:  # NaN / Infinity, refused by _no_constant
-        raise ValueError(f"{path}: {e}") from None
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 def _names(hardware: Any) -> list[Any]:
     if isinstance(hardware, (str, os.PathLike, _spec.HardwareProfile)):
         return [hardware]
@@ -129,6 +98,19 @@ def _names(hardware: Any) -> list[Any]:
     if not hardware:
         raise ValueError("hardware is empty; give at least one hardware profile (e.g. ['b300', 'h200'])")
     return list(hardware)
+
+
+def projections_of(result: Any, *, labelled: bool = False) -> dict[str, Projection]:
+    """{label: projection} of a Projection (its hardware's name), a Comparison (its
+    projections) or, with labelled=True, a dict of labelled projections as given."""
+    if isinstance(result, Projection):
+        return {str(result.plan.hardware.name): result}
+    projections = result if labelled and isinstance(result, Mapping) else getattr(result, "projections", None)
+    if isinstance(projections, Mapping) and projections and all(
+            isinstance(p, Projection) for p in projections.values()):
+        return {str(k): v for k, v in projections.items()}
+    what = "a Projection, a Comparison or a dict of label: Projection" if labelled else "a Projection or Comparison"
+    raise TypeError(f"expected {what}, got {type(result).__name__}")
 
 
 class Comparison(Result):

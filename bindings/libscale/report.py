@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core, _format
 from . import options as _options
-from ._files import check_target, write_atomic
-from .compare import Comparison
+from ._files import check_target, read_json, write_atomic
+from .compare import Comparison, projections_of
 from .results import Projection, struct_to_dict, to_jsonable
 
 if TYPE_CHECKING:
@@ -99,11 +99,10 @@ def _plural(n: float, word: str) -> str:
 
 
 def _projections(result: Result) -> dict[str, Projection]:
-    if isinstance(result, Projection):
-        return {str(result.plan.hardware.name): result}
-    if isinstance(result, Comparison):
-        return dict(result.projections)
-    raise TypeError(f"result: expected a libscale Projection or Comparison, got {type(result).__name__}")
+    try:
+        return projections_of(result)
+    except TypeError as e:
+        raise TypeError(f"result: {e}") from None
 
 
 def _has_quantiles(projs: Mapping[str, Projection]) -> bool:
@@ -397,10 +396,9 @@ def _source_document(source: str) -> dict[str, Any] | None:
             if rel in _core.io.catalog_files():
                 doc = json.loads(_core.io.catalog_file(rel))
                 return doc if isinstance(doc, dict) else None
-        if not source or not os.path.isfile(source) or os.path.getsize(source) > _MAX_SOURCE_BYTES:
+        if not source:
             return None
-        with open(source, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = read_json(source, max_bytes=_MAX_SOURCE_BYTES, expected="a JSON document")
         return doc if isinstance(doc, dict) else None
     except (OSError, ValueError, RecursionError):
         # Sources are for the reader; a file that moved since is no reason to fail the report.

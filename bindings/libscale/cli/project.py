@@ -67,15 +67,21 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
+def quantile_options(a: argparse.Namespace) -> dict[str, Any]:
+    """The projection's quantiles, samples and seed keywords from --quantiles (or report's
+    --no-quantiles), --samples and --seed."""
+    if not a.quantiles:
+        return {}
+    extra: dict[str, Any] = dict(quantiles=True, seed=a.seed)
+    if a.samples is not None:
+        extra["samples"] = a.samples
+    return extra
+
+
 def run(a: argparse.Namespace) -> int:
-    extra: dict[str, Any] = {}
-    if a.quantiles:
-        extra = dict(quantiles=True, seed=a.seed)
-        if a.samples is not None:
-            extra["samples"] = a.samples
-    elif a.seed is not None or a.samples is not None:
+    if not a.quantiles and (a.seed is not None or a.samples is not None):
         raise CliError("--samples and --seed apply only with --quantiles")
-    result = projection(a, extra)
+    result = projection(a, quantile_options(a))
     emit(result, a.output_format)
     return 0
 

@@ -15,7 +15,7 @@ from ._common import (
     add_require_fit,
     integer,
 )
-from .project import add_plan, hardware_list, projection
+from .project import add_plan, hardware_list, projection, quantile_options
 
 
 def add_parser(sub: Any) -> None:
@@ -67,12 +67,7 @@ def run(a: argparse.Namespace) -> int:
     except ImportError as e:
         raise CliError(str(e)) from None
     _files.check_target(a.output, "the report")  # before the projection and figures are computed
-    extra: dict[str, Any] = {}
-    if a.quantiles:
-        extra = dict(quantiles=True, seed=a.seed)
-        if a.samples is not None:
-            extra["samples"] = a.samples
-    result = projection(a, extra)
+    result = projection(a, quantile_options(a))
     argv = getattr(a, "argv", None)
     command = shlex.join([PROG, *argv]) if argv is not None else None
     try:

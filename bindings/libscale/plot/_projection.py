@@ -14,6 +14,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
 from .. import _format
+from ..compare import projections_of
 from ..results import Projection
 from . import _style as st
 
@@ -49,14 +50,7 @@ COST_METRICS: dict[str, tuple[str, str, str]] = {
 def by_hardware(result: ProjectionLike | Mapping[str, Projection]) -> dict[str, Projection]:
     """{label: projection}: the hardware's name for a Projection, a Comparison's projections,
     or a dict of labelled projections as given (e.g. one hardware under two calibrations)."""
-    if isinstance(result, Projection):
-        return {str(result.plan.hardware.name): result}
-    projections = result if isinstance(result, Mapping) else getattr(result, "projections", None)
-    if isinstance(projections, Mapping) and projections and all(
-            isinstance(p, Projection) for p in projections.values()):
-        return {str(k): v for k, v in projections.items()}
-    raise TypeError(f"expected a libscale Projection, a Comparison or a dict of label: Projection, got "
-                    f"{type(result).__name__}")
+    return projections_of(result, labelled=True)
 
 
 def _model_name(projs: Mapping[str, Projection]) -> str:
