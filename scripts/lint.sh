@@ -9,8 +9,10 @@
 #   3. stubtest            the stubs in bindings/libscale/_core against the compiled module:
 #                          the one installed in .venv (scripts/setup.sh), or the one found on
 #                          LIBSCALE_MODULE_PATH (e.g. build/dev/bindings:bindings)
-#   4. clang-format        --dry-run --Werror on libscale/, bindings/src, tests/cpp, bench
-#   5. clang-tidy          on the core's sources (libscale/src), with the compile commands of
+#   4. clang-format        --dry-run --Werror on libscale/, bindings/src, tests/cpp, bench,
+#                          calibration, fuzz
+#   5. clang-tidy          on the core's sources (libscale/src) and the fuzz targets (fuzz/),
+#                          with the compile commands of
 #                          build/lint (configured here, nothing compiled); a file is checked
 #                          again only when it, a library header, .clang-tidy or the compile
 #                          commands changed since it last passed (LIBSCALE_TIDY_CACHE=0: all;
@@ -46,7 +48,7 @@ files_of() {
 cpp_files() {
     files_of 'libscale/*.cpp' 'libscale/*.hpp' 'bindings/src/*.cpp' 'bindings/src/*.hpp' \
              'tests/cpp/*.cpp' 'tests/cpp/*.hpp' 'bench/*.cpp' 'bench/*.hpp' \
-             'calibration/*.cpp' 'calibration/*.hpp' 'calibration/*.cu'
+             'calibration/*.cpp' 'calibration/*.hpp' 'calibration/*.cu' 'fuzz/*.cpp' 'fuzz/*.hpp'
 }
 
 run_format() { cpp_files | xargs -r clang-format --dry-run --Werror; }
@@ -54,19 +56,21 @@ run_format() { cpp_files | xargs -r clang-format --dry-run --Werror; }
 run_tidy() {
     local build=build/lint
     mkdir -p build
+    # The fuzz targets too (their replay form: any compiler, fuzz/README.md).
     cmake -S . -B "$build" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DLIBSCALE_BUILD_PYTHON=OFF \
           -DLIBSCALE_BUILD_TESTS=OFF -DLIBSCALE_BUILD_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=Release \
+          -DLIBSCALE_BUILD_FUZZERS=ON -DLIBSCALE_FUZZ_ENGINE=replay \
           > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; return 1; }
     # What every source's result depends on besides the source itself.
     local common
     common=$(cat .clang-tidy "$build/compile_commands.json" \
-                 $(files_of 'libscale/*.hpp') | sha256sum | cut -c1-64)
+                 $(files_of 'libscale/*.hpp' 'fuzz/*.hpp') | sha256sum | cut -c1-64)
     local ok="$build/tidy-ok"
     [ "${LIBSCALE_TIDY_CACHE:-1}" = 0 ] && rm -rf "$ok"
     mkdir -p "$ok"
     export LINT_BUILD="$build" LINT_OK="$ok" LINT_COMMON="$common"
     # One clang-tidy per source, $jobs at a time; a clean result is remembered by key.
-    local files=${LIBSCALE_TIDY_FILES:-$(files_of 'libscale/src/*.cpp')}
+    local files=${LIBSCALE_TIDY_FILES:-$(files_of 'libscale/src/*.cpp' 'fuzz/*.cpp')}
     printf '%s\n' $files | xargs -r -P "$jobs" -n 1 bash -c '
         key=$( { echo "$LINT_COMMON $1"; cat "$1"; } | sha256sum | cut -c1-64)
         [ -e "$LINT_OK/$key" ] && exit 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
@@ -243,11 +244,22 @@ PACKING_ALIASES: dict[str, str] = {
     "multipack": "axolotl_multipack",
 }
 
+#: Packer names their trainer has deprecated: TRL v0.29 called bfd_split "bfd-requeue";
+#: since v1.0.0 SFTConfig maps it to "bfd_split" with a FutureWarning (trl/trainer/sft_config.py,
+#: https://github.com/huggingface/trl/blob/v1.0.0/trl/trainer/sft_config.py), and so does the gate.
+_DEPRECATED_PACKING: dict[str, tuple[str, str]] = {
+    "bfd_requeue": ("trl_bfd_split", "TRL renamed the 'bfd-requeue' packing strategy to 'bfd_split' in v1.0.0 and "
+                    "maps the old name to it with a FutureWarning: packing as trl_bfd_split"),
+}
+
 LengthsLike = Union[np.ndarray, Sequence[int], str, "os.PathLike[str]"]
 
 
 def _packer(packing: Any) -> str:
     name = _str("packing", packing, "bfd").strip().lower().replace("-", "_")
+    if name in _DEPRECATED_PACKING:
+        name, message = _DEPRECATED_PACKING[name]
+        warnings.warn(f"packing = {packing!r}: {message}", FutureWarning, stacklevel=3)
     name = PACKING_ALIASES.get(name, name)
     valid = list(_core.gate.packer_names())
     if name not in valid:
@@ -263,11 +275,12 @@ def packing_names() -> list[str]:
 
 def read_lengths(path: PathLike, *, format: str = "auto", dtype: str | None = None,
                  field: str = "length") -> np.ndarray:
-    """Per-sample token lengths from a file as a uint32 numpy array: .npy (uint16/32/64,
-    int32/64), raw little-endian integers (give dtype, e.g. "uint32") or JSON Lines with an
-    integer field (field=). format "auto" goes by the extension (.npy / .jsonl), then by
-    dtype (raw), then by the .npy magic. Raises ParseError for a malformed, truncated or
-    foreign file and for zero or negative lengths."""
+    """Per-sample token lengths from a file as a uint32 numpy array: .npy (any integer
+    dtype numpy writes, either byte order), raw integers (give dtype, e.g. "uint32" or
+    ">u4") or JSON Lines with an integer field (field=). format "auto" goes by the
+    extension (.npy / .jsonl), then by dtype (raw), then by the .npy magic. Raises
+    ParseError for a malformed, truncated or foreign file and for negative lengths; a
+    0-token sample is read as 0 (each packer treats it as its trainer does)."""
     if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
     return _core.gate.read_lengths(os.fspath(path), format=_str("format", format, "npy"),

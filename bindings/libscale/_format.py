@@ -17,14 +17,19 @@ def _missing(v: Any) -> bool:
 
 
 def fixed(digits: int) -> Formatter:
-    """Thousands separators and a fixed number of decimals; '-' for a missing value."""
+    """Thousands separators and a fixed number of decimals; '-' for a missing value; past
+    1e15 (a job far beyond any real one) 4 significant digits, not a 300-digit column."""
     def f(v: Any) -> str:
-        return "-" if _missing(v) else f"{float(v):,.{digits}f}"
+        if _missing(v):
+            return "-"
+        return f"{float(v):,.{digits}f}" if abs(float(v)) < 1e15 else f"{float(v):.4g}"
     return f
 
 
 def integer(v: Any) -> str:
-    return "-" if _missing(v) else f"{int(v):,}"
+    if _missing(v):
+        return "-"
+    return f"{int(v):,}" if abs(v) < 1e15 else f"{float(v):.4g}"
 
 
 def percent(digits: int) -> Formatter:
@@ -414,6 +419,9 @@ def gate_verdict(d: Mapping[str, Any]) -> str:
               f"{d['tokens_dropped_pct']:.2f} %)")
     if d["difference"] == 0:
         steps = ranks[0]["optimizer_steps"]
+        if hi == 0:  # e.g. drop_last with fewer packed sequences than ranks: every rank skips the loop alike
+            return (f"PASS: all {len(ranks)} ranks run 0 micro-batches per epoch: no rank hangs, but the epoch "
+                    f"trains on nothing")
         return (f"PASS: all {len(ranks)} ranks run {lo:,} micro-batches ({steps:,} optimizer steps) per epoch")
     if d["trainer_equalizes"]:
         return (f"PASS: ranks run {lo:,} to {hi:,} micro-batches but {d['packer']} truncates every rank to "
@@ -425,6 +433,8 @@ def gate_verdict(d: Mapping[str, Any]) -> str:
     more = len(fewest) + len(most) - len(shown)
     who = _ranks_phrase(shown) + (f" (and {more} more)" if more else "")
     stoppers = _ranks_phrase(fewest[:3]) + (" ..." if len(fewest) > 3 else "")
+    if lo == 0:  # equalizing to the minimum would drop every micro-batch: no remedy to name
+        remedy = "pack before sharding (equalizing to the minimum, 0, would train on nothing)"
     return (f"FAIL: {who} differ by {d['difference']:,} micro-batches ({lo:,} vs {hi:,}): {stoppers} would "
             f"stop calling collectives and the others hang until the {d['watchdog_s']:g} s watchdog: "
             f"{d['cost_at_risk_gpu_hours']:.1f} GPU-hours at risk; remedy: {remedy} or torch Join")

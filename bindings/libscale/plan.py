@@ -227,6 +227,9 @@ class Plan:
         GPU-hour} (see :mod:`libscale.compare`)."""
         from .compare import _calibration_for, _names, compare_plans
 
+        if calibration is not None and not isinstance(calibration, Mapping):
+            raise TypeError(f"calibration: expected a dict of hardware name: calibration, got "
+                            f"{type(calibration).__name__}")
         given = {str(k).lower(): v for k, v in (calibration or {}).items()}
         plans = []
         for h in _names(hardware):
@@ -279,6 +282,10 @@ def _int_array(name: str, value: Any) -> np.ndarray:
     if a.dtype.kind == "f":
         bad = ~np.isfinite(a) | (a != np.trunc(a))
         if not bad.any():
+            # integral, but a float beyond ±2^63 would wrap to -2^63 in the cast
+            beyond = (a >= 2.0**63) | (a < -(2.0**63))
+            if beyond.any():
+                raise ValueError(f"{name}: {a[beyond].ravel()[0]!r} is beyond the 64-bit integer range")
             return a.astype(np.int64)
         raise ValueError(f"{name}: expected integers, got {a[bad].ravel()[0]!r}")
     raise TypeError(f"{name}: expected integers, got {a.dtype} values")

@@ -6,7 +6,19 @@
 //   libscale::DoesNotFitError      -> libscale.DoesNotFitError(LibscaleError), .needed_gib, .available_gib
 //   libscale::ParseError           -> libscale.ParseError(LibscaleError)
 //   libscale::NvmlError            -> libscale.NvmlError(LibscaleError), .nvml_return (None: the loader's)
+//   std::out_of_range, std::length_error, std::domain_error -> ValueError
+//   nlohmann::json::exception      -> libscale.ParseError (a JSON value of the wrong type or range)
+//   std::bad_alloc                 -> MemoryError
+//   std::filesystem::filesystem_error -> OSError
+// Messages are decoded as UTF-8 with invalid bytes shown as \xNN escapes: a message that
+// quotes a malformed file must not turn into a UnicodeDecodeError of its own.
+#include <cstring>
 #include <exception>
+#include <filesystem>
+#include <new>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 #include "common.hpp"
 #include "libscale/io/error.hpp"
@@ -30,18 +42,28 @@ PyObject* new_exception(py::module_& m, const char* name, PyObject* base, const 
     return type;
 }
 
+py::str message_of(const char* message) {
+    PyObject* s = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "backslashreplace");
+    if (!s) throw py::error_already_set();
+    return py::reinterpret_steal<py::str>(s);
+}
+
 // Raise `type(message)` with extra attributes set on the instance. Falls back to a bare
 // message if building the instance fails (never leaves no error set).
 template <class SetAttrs>
 void raise(PyObject* type, const char* message, SetAttrs&& set_attrs) {
     try {
-        py::object exc = py::reinterpret_borrow<py::object>(type)(py::str(message));
+        py::object exc = py::reinterpret_borrow<py::object>(type)(message_of(message));
         set_attrs(exc);
         PyErr_SetObject(type, exc.ptr());
     } catch (py::error_already_set& e) {
         e.discard_as_unraisable("libscale: building an exception");
-        PyErr_SetString(type, message);
+        PyErr_SetString(type, "libscale: an error whose message could not be shown");
     }
+}
+
+void raise_plain(PyObject* type, const char* message) {
+    raise(type, message, [](py::object&) {});
 }
 
 }  // namespace
@@ -87,7 +109,21 @@ void register_errors(py::module_& m) {
                 if (e.nvml_return() >= 0) exc.attr("nvml_return") = e.nvml_return();
             });
         } catch (const libscale::Error& e) {
-            raise(g_error, e.what(), [](py::object&) {});
+            raise_plain(g_error, e.what());
+        } catch (const nlohmann::json::exception& e) {
+            raise_plain(g_parse, e.what());
+        } catch (const std::invalid_argument& e) {
+            raise_plain(PyExc_ValueError, e.what());
+        } catch (const std::out_of_range& e) {
+            raise_plain(PyExc_ValueError, e.what());
+        } catch (const std::length_error& e) {
+            raise_plain(PyExc_ValueError, e.what());
+        } catch (const std::domain_error& e) {
+            raise_plain(PyExc_ValueError, e.what());
+        } catch (const std::bad_alloc&) {
+            raise_plain(PyExc_MemoryError, "libscale: out of memory (is an input far larger than intended?)");
+        } catch (const std::filesystem::filesystem_error& e) {
+            raise_plain(PyExc_OSError, e.what());
         }
     });
 }

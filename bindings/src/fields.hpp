@@ -24,6 +24,21 @@ namespace libscale_py {
 
 enum class Access { read_only, read_write };
 
+namespace detail {
+
+// True or False (or a numpy bool) only: pybind11's bool caster takes any number through its
+// __bool__, so qkv_bias = 2.5 or NaN would quietly become True.
+inline bool strict_bool(py::handle v, const std::string& what) {
+    if (py::isinstance<py::bool_>(v)) return v.cast<bool>();
+    const py::handle type = py::type::handle_of(v);
+    if (py::str(type.attr("__module__")).cast<std::string>() == "numpy" &&
+        py::str(type.attr("__name__")).cast<std::string>().rfind("bool", 0) == 0)
+        return PyObject_IsTrue(v.ptr()) == 1;
+    throw py::type_error(what + " = " + std::string(py::repr(v)) + "; expected True or False");
+}
+
+}  // namespace detail
+
 // A member Python sees as is. Bound with def_readwrite / def_readonly, so a nested struct
 // is a live reference (cfg.data.pretokenized = False writes through).
 template <class T, class V>
@@ -38,6 +53,15 @@ struct MemberField {
     void set(T& t, Py v) const { t.*member = std::move(v); }
     template <class Cls>
     void define(Cls& cls, Access access) const {
+        if constexpr (std::is_same_v<V, bool>) {
+            if (access == Access::read_write) {
+                const std::string what = name;
+                cls.def_property(
+                    name, [m = member](const T& t) { return t.*m; },
+                    [m = member, what](T& t, py::handle v) { t.*m = detail::strict_bool(v, what); }, doc);
+                return;
+            }
+        }
         if (access == Access::read_write) cls.def_readwrite(name, member, doc);
         else cls.def_readonly(name, member, doc);
     }
@@ -187,6 +211,10 @@ std::string expected_text() {
 template <class F>
 bool set_from_object(typename F::Class& t, const F& f, const std::string& cls, py::handle value) {
     using P = typename F::Py;
+    if constexpr (std::is_same_v<P, bool>) {
+        f.set(t, strict_bool(value, cls + "(): " + f.name));
+        return true;
+    }
     if constexpr (std::is_same_v<P, double>) {
         // pybind11 converts a bool to 1.0: refuse it as the typed overload does.
         if (py::isinstance<py::bool_>(value))

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -33,9 +34,12 @@ struct Frag {
     std::uint32_t len, sample;
 };
 
-std::vector<Frag> ref_items(const Lens& ls, std::size_t lo, std::size_t hi, std::uint32_t S, bool split) {
+// drop_empty: TRL's _pack_bfd filters out 0-token samples first (pc.filter(lengths > 0)).
+std::vector<Frag> ref_items(const Lens& ls, std::size_t lo, std::size_t hi, std::uint32_t S, bool split,
+                            bool drop_empty) {
     std::vector<Frag> v;
     for (std::size_t i = lo; i < hi; ++i) {
+        if (drop_empty && ls[i] == 0) continue;
         if (!split) {
             v.push_back({std::min(ls[i], S), static_cast<std::uint32_t>(i)});
         } else {
@@ -55,7 +59,7 @@ BinList ref_bfd(const Lens& ls, std::uint32_t S, bool split, std::size_t batch) 
     BinList out;
     const std::size_t step = batch == 0 ? ls.size() : batch;
     for (std::size_t lo = 0; lo < ls.size(); lo += step) {
-        auto items = ref_items(ls, lo, std::min(ls.size(), lo + step), S, split);
+        auto items = ref_items(ls, lo, std::min(ls.size(), lo + step), S, split, true);
         std::vector<std::size_t> order(items.size());
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(),
@@ -89,9 +93,10 @@ BinList ref_bfd(const Lens& ls, std::uint32_t S, bool split, std::size_t batch) 
     return out;
 }
 
-// NeMo first_fit_decreasing; equal lengths in input order.
+// NeMo first_fit_decreasing (lengths ≤ S; a 0 fits the first bin); equal lengths in
+// input order.
 BinList ref_ffd(const Lens& ls, std::uint32_t S) {
-    auto items = ref_items(ls, 0, ls.size(), S, false);
+    auto items = ref_items(ls, 0, ls.size(), S, false, false);
     std::stable_sort(items.begin(), items.end(), [](const Frag& a, const Frag& b) { return a.len > b.len; });
     BinList bins;
     std::vector<std::uint32_t> used;
@@ -212,6 +217,9 @@ Lens random_lengths(std::mt19937_64& rng, std::size_t n, std::uint32_t S, int sh
                 x = S - static_cast<std::uint32_t>(rng() % std::max(1U, S / 8));  // near S
                 break;
             case 2: x = 1 + static_cast<std::uint32_t>(rng() % 4); break;  // tiny
+            case 4:                                                        // with 0-token samples
+                x = (rng() % 3 == 0) ? 0 : 1 + static_cast<std::uint32_t>(rng() % S);
+                break;
             default:
                 x = (rng() % 5 == 0) ? S - static_cast<std::uint32_t>(rng() % 3)  // mixed
                                      : 1 + static_cast<std::uint32_t>(rng() % (S / 3 + 1));
@@ -304,6 +312,52 @@ TEST(PackAxolotl, LongestPrefixThatFits) {
     EXPECT_EQ(as_list(pack_axolotl_rank(ls, idx, 9)), (BinList{{0, 1, 2}, {3, 4}, {5}}));
 }
 
+// What each trainer does with a 0-token sample (the readers pass 0 through).
+TEST(PackEmptySamples, EachPackerAsItsTrainer) {
+    // TRL _pack_bfd: "Filter out empty sequences" before packing (bfd and bfd_split),
+    // counted as dropped; BFD then packs 5 and 3 into one row.
+    for (const bool split : {false, true}) {
+        auto b = pack_trl_bfd(Lens{3, 0, 5, 0}, 8, split);
+        EXPECT_EQ(as_list(b.bins), (BinList{{2, 0}}));
+        EXPECT_EQ(b.overflow.dropped_samples, 2);
+        EXPECT_EQ(b.overflow.dropped_tokens, 0);
+        EXPECT_EQ(pack_trl_bfd(Lens{0, 0}, 8, split).bins.num_bins(), 0);
+    }
+    // TRL _pack_wrapped: the concatenation has no token of it.
+    EXPECT_EQ(as_list(pack_trl_wrapped(Lens{3, 0, 5}, 4, 0).bins), (BinList{{0, 2}, {2}}));
+    // NeMo first_fit: sum(bin) + 0 <= pack_size holds for the first bin; none yet: a new one.
+    EXPECT_EQ(as_list(pack_nemo_ffd(Lens{0, 5, 4, 0}, 8).bins), (BinList{{1, 0, 3}, {2}}));
+    EXPECT_EQ(as_list(pack_nemo_ffd(Lens{0, 0}, 8).bins), (BinList{{0, 1}}));
+    // torchtune: it joins the current pack (its seq_lens holds a 0); a last pack with no
+    // token is not added.
+    auto t = pack_torchtune(Lens{0, 4, 0, 3, 0}, 6, false);
+    EXPECT_EQ(as_list(t.bins), (BinList{{0, 1, 2}, {3, 4}}));
+    EXPECT_EQ(t.bins.bin_tokens, (std::vector<std::int64_t>{4, 3}));
+    EXPECT_EQ(pack_torchtune(Lens{0, 0}, 6, false).bins.num_bins(), 0);
+    EXPECT_EQ(pack_torchtune(Lens{0, 0}, 6, true).bins.num_bins(), 0);
+    // LLaMA-Factory greedy_knapsack: bisect always finds a 0 once nothing larger fits, so
+    // the first knapsack takes them all; length2indexes[0].pop() takes the last first.
+    EXPECT_EQ(as_list(pack_llamafactory(Lens{0, 6, 0, 4}, 10).bins), (BinList{{1, 3, 2, 0}}));
+    EXPECT_EQ(as_list(pack_llamafactory(Lens{0, 0}, 10).bins), (BinList{{1, 0}}));
+    // No packing: the DataLoader still yields the sample, a row of 0 tokens.
+    auto n = pack_none(Lens{0, 2}, 8);
+    EXPECT_EQ(as_list(n.bins), (BinList{{0}, {1}}));
+    EXPECT_EQ(n.bins.bin_tokens, (std::vector<std::int64_t>{0, 2}));
+}
+
+// nemo/utils/sequence_packing_utils.py create_hist: counts = [0] * (truncate_seq_len + 1);
+// counts[seq_len] += 1 raises IndexError for a longer sample.
+TEST(PackNemo, OverLongSampleRaisesAsCreateHist) {
+    try {
+        pack_nemo_ffd(Lens{3, 9, 2}, 8);
+        ADD_FAILURE() << "no throw";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("lengths[1] = 9 > seq_len = 8: NeMo's create_hist", 0), 0U) << e.what();
+        EXPECT_NE(std::string(e.what()).find("IndexError"), std::string::npos);
+    }
+    EXPECT_EQ(pack_nemo_ffd(Lens{3, 8, 2}, 8).bins.num_bins(), 2);  // seq_len itself fits
+}
+
 TEST(PackNone, OneSamplePerRow) {
     auto r = pack_none(Lens{3, 12, 5}, 8);
     EXPECT_EQ(as_list(r.bins), (BinList{{0}, {1}, {2}}));
@@ -313,7 +367,6 @@ TEST(PackNone, OneSamplePerRow) {
 
 TEST(PackInput, RejectsBadInput) {
     EXPECT_THROW(pack_trl_bfd(Lens{}, 8), std::invalid_argument);
-    EXPECT_THROW(pack_trl_bfd(Lens{3, 0}, 8), std::invalid_argument);
     EXPECT_THROW(pack_nemo_ffd(Lens{3}, 0), std::invalid_argument);
     EXPECT_THROW(parse_packer("bfdx"), std::invalid_argument);
     EXPECT_EQ(parse_packer("trl_bfd"), Packer::trl_bfd);
@@ -326,8 +379,9 @@ TEST(PackRandom, MatchReferencesBinForBin) {
     for (int trial = 0; trial < 120; ++trial) {
         const std::uint32_t S = 8 + static_cast<std::uint32_t>(rng() % 120);
         const std::size_t n = 1 + rng() % 300;
-        const int shape = trial % 4;
+        const int shape = trial % 5;
         Lens ls = random_lengths(rng, n, S, shape);
+        if (trial % 31 == 0) ls.assign(n, 0);
         if (trial % 5 == 0) ls[rng() % n] = S + 1 + static_cast<std::uint32_t>(rng() % (2 * S));
         const std::size_t batch = (trial % 3 == 0) ? 0 : 1 + rng() % 100;
         SCOPED_TRACE("trial " + std::to_string(trial));
@@ -339,16 +393,19 @@ TEST(PackRandom, MatchReferencesBinForBin) {
         EXPECT_EQ(as_list(bfds.bins), ref_bfd(ls, S, true, batch));
         check_invariants(bfds, ls, S, true);
 
-        auto ffd = pack_nemo_ffd(ls, S);
-        EXPECT_EQ(as_list(ffd.bins), ref_ffd(ls, S));
-        check_invariants(ffd, ls, S, false);
-
         const std::size_t lf_batch = batch == 0 ? ls.size() : batch;
         auto lf = pack_llamafactory(ls, S, static_cast<std::int64_t>(lf_batch));
         EXPECT_EQ(as_list(lf.bins), ref_llamafactory(ls, S, lf_batch));
 
         Lens fit = ls;
         for (auto& x : fit) x = std::min(x, S);
+        // NeMo raises on a sample longer than seq_len (create_hist), as torchtune does.
+        if (fit != ls) {
+            EXPECT_THROW(pack_nemo_ffd(ls, S), std::invalid_argument);
+        }
+        auto ffd = pack_nemo_ffd(fit, S);
+        EXPECT_EQ(as_list(ffd.bins), ref_ffd(fit, S));
+        check_invariants(ffd, fit, S, false);
         EXPECT_EQ(as_list(pack_torchtune(fit, S, false).bins), ref_torchtune(fit, S));
         check_invariants(pack_torchtune(ls, S, true), ls, S, true);
         check_invariants(pack_trl_wrapped(ls, S, static_cast<std::int64_t>(batch)), ls, S, true);
@@ -406,8 +463,128 @@ TEST(Gate, GlobalPackerShardsRowsEvenly) {
     EXPECT_EQ(g.cost_at_risk_gpu_hours, 0.0);
     c.dataloader_drop_last = true;
     EXPECT_EQ(run_gate(Lens{10, 10, 10, 10, 10}, c).ranks[0].micro_batches, 1);
-    c.world_size = 6;
-    EXPECT_THROW(run_gate(Lens{10, 10, 10, 10, 10}, c), std::invalid_argument);
+}
+
+// torch/utils/data/distributed.py (DistributedSampler.__init__ and __iter__,
+// https://github.com/pytorch/pytorch/blob/01c9f4fcc3ffa856d3d1b038998b8ad90db4ec02/torch/utils/data/distributed.py):
+// num_samples = ceil(N / W) without drop_last, the indices padded by repeating them
+// ("indices += (indices * math.ceil(padding_size / len(indices)))[:padding_size]"), so
+// with N < W every rank still gets one; with drop_last num_samples = ceil((N - W) / W),
+// 0 when N < W, and every rank's loop runs 0 steps: equal, no hang.
+TEST(Gate, FewerPackedSequencesThanRanksAsDistributedSampler) {
+    GateConfig c;
+    c.packer = Packer::trl_bfd;
+    c.seq_len = 16;
+    c.world_size = 4;
+    const Lens three{16, 16, 16};  // 3 packed sequences
+    auto g = run_gate(three, c);
+    EXPECT_TRUE(g.passed);
+    EXPECT_EQ(g.global_bins, 3);
+    for (const auto& r : g.ranks) {
+        EXPECT_EQ(r.sequences, 1);
+        EXPECT_EQ(r.micro_batches, 1);
+        EXPECT_EQ(r.tokens, 16);  // rank 3 gets row 0 again
+    }
+    EXPECT_EQ(g.verdict(), "PASS: every rank runs 1 micro-batches");
+
+    c.sampler_drop_last = true;
+    auto d = run_gate(three, c);
+    EXPECT_TRUE(d.passed);
+    EXPECT_EQ(d.max_micro_batches, 0);
+    EXPECT_EQ(d.total_tokens, 0);
+    EXPECT_EQ(d.cost_at_risk_gpu_hours, 0.0);
+    EXPECT_EQ(d.verdict(), "PASS: every rank runs 0 micro-batches: no rank hangs, but the epoch trains on nothing");
+
+    // Per-rank packing shards the 3 samples the same way.
+    c.shard_before_packing = true;
+    auto pd = run_gate(three, c);
+    EXPECT_TRUE(pd.passed);
+    EXPECT_EQ(pd.max_micro_batches, 0);
+    c.sampler_drop_last = false;
+    auto p = run_gate(three, c);
+    EXPECT_TRUE(p.passed);
+    EXPECT_EQ(p.min_micro_batches, 1);
+    c.packer = Packer::axolotl_multipack;
+    EXPECT_EQ(run_gate(three, c).max_micro_batches, 1);
+
+    // DataLoader(drop_last=True) with fewer rows per rank than micro_batch: 0 everywhere too.
+    c.packer = Packer::trl_bfd;
+    c.shard_before_packing = false;
+    c.micro_batch = 2;
+    c.dataloader_drop_last = true;
+    EXPECT_EQ(run_gate(three, c).max_micro_batches, 0);
+}
+
+TEST(Gate, EmptySamplesFollowEachTrainer) {
+    GateConfig c;
+    c.packer = Packer::trl_bfd;
+    c.seq_len = 10;
+    c.world_size = 2;
+    c.shard_before_packing = true;
+    // Rank 0 packs {5, 5} into one row; rank 1 gets the two 0-token samples, which TRL
+    // drops: no row at all, so rank 1 runs 0 micro-batches while rank 0 runs 1.
+    auto g = run_gate(Lens{5, 0, 5, 0}, c);
+    EXPECT_FALSE(g.passed);
+    EXPECT_EQ(g.min_micro_batches, 0);
+    EXPECT_EQ(g.overflow.dropped_samples, 2);
+    EXPECT_EQ(g.verdict(),
+              "FAIL: rank 1 runs 0 micro-batches, rank 0 runs 1: the run would hang; pack before sharding "
+              "(equalizing to the minimum, 0, would train on nothing) or use Join; 0.3 GPU-hours at risk");
+    // Packed globally, TRL drops them and packs {5, 5}: one row, every rank gets it.
+    c.shard_before_packing = false;
+    EXPECT_TRUE(run_gate(Lens{5, 0, 5, 0}, c).passed);
+
+    // Nothing left to pack: an error naming why, not a verdict.
+    auto message = [&](Packer p, const Lens& ls) {
+        c.packer = p;
+        try {
+            run_gate(ls, c);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_EQ(message(Packer::trl_bfd, Lens{0, 0, 0}),
+              "lengths: trl_bfd packs the 3 samples into no sequence: the trainer drops all 3 (0 tokens); there is "
+              "nothing to train on");
+    EXPECT_EQ(message(Packer::llamafactory, Lens{11, 12}),
+              "lengths: llamafactory packs the 2 samples into no sequence: the trainer drops all 2 (longer than "
+              "seq_len = 10); there is nothing to train on");
+    EXPECT_EQ(message(Packer::torchtune, Lens{0, 0}),
+              "lengths: torchtune packs the 2 samples into no sequence: all 2 hold 0 tokens; there is nothing to "
+              "train on");
+    EXPECT_EQ(message(Packer::trl_wrapped, Lens{0}),
+              "lengths: trl_wrapped packs the 1 samples into no sequence: all 1 hold 0 tokens; there is nothing to "
+              "train on");
+    // NeMo and LLaMA-Factory pack 0-token samples, `none` makes each a row.
+    c.packer = Packer::nemo_ffd;
+    EXPECT_EQ(run_gate(Lens{0, 0}, c).global_bins, 1);
+    c.packer = Packer::llamafactory;
+    EXPECT_EQ(run_gate(Lens{0, 0}, c).global_bins, 1);
+    c.packer = Packer::none;
+    EXPECT_EQ(run_gate(Lens{0, 0}, c).global_bins, 2);
+    // Axolotl never sees one: its preprocessing drops samples shorter than min_sample_len.
+    const std::string ax = message(Packer::axolotl_multipack, Lens{4, 0});
+    EXPECT_NE(ax.find("lengths[1] = 0: Axolotl drops samples shorter than min_sample_len"), std::string::npos) << ax;
+}
+
+// The remedy's drop is made of the rows' token counts: judge() refuses counts that would
+// make it negative (or wrap), rather than report "drops -3 tokens".
+TEST(Gate, JudgeRefusesNegativeOrOverflowingTokens) {
+    GateConfig c;
+    c.seq_len = 10;
+    c.world_size = 2;
+    try {
+        judge({{5, -3}, {4}}, c);
+        ADD_FAILURE() << "no throw";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_STREQ(e.what(), "rank_bin_tokens[0][1] = -3: a packed row holds ≥ 0 tokens");
+    }
+    EXPECT_THROW(equalize_to_minimum({{5, -3}, {4}}, c), std::invalid_argument);
+    EXPECT_THROW(judge({{std::numeric_limits<std::int64_t>::max()}, {1}}, c), std::invalid_argument);
+    const GateResult g = judge({{5, 3}, {4}}, c);
+    EXPECT_EQ(g.tokens_dropped, 3);
+    EXPECT_EQ(g.micro_batches_dropped, 1);
 }
 
 TEST(Gate, ImbalancedPerRankPackingFailsAndRemedyPasses) {

@@ -100,8 +100,8 @@ TEST(Progress, CancelledThrows) {
 
 TEST(PackProgress, EveryPackerCountsItsSamples) {
     const Lens lengths = lognormal_lengths(100'000, 3);
-    for (Packer packer : {Packer::trl_bfd, Packer::trl_bfd_split, Packer::trl_wrapped, Packer::nemo_ffd,
-                          Packer::torchtune_split, Packer::llamafactory, Packer::none}) {
+    for (Packer packer : {Packer::trl_bfd, Packer::trl_bfd_split, Packer::trl_wrapped, Packer::torchtune_split,
+                          Packer::llamafactory, Packer::none}) {
         // map batches of datasets' default size, and one batch of the whole dataset
         for (std::int64_t batch : {1000, 0}) {
             SCOPED_TRACE(std::string(to_string(packer)) + ", map_batch_size " + std::to_string(batch));
@@ -112,14 +112,17 @@ TEST(PackProgress, EveryPackerCountsItsSamples) {
             expect_same(with, pack(packer, lengths, 4096, batch, 2));
         }
     }
-    // torchtune without splitting refuses samples past seq_len: lengths that fit.
+    // torchtune without splitting and NeMo refuse samples past seq_len: lengths that fit.
     Lens short_lengths = lengths;
     for (auto& l : short_lengths) l = std::min<std::uint32_t>(l, 4096);
-    Progress p;
-    const PackResult with = pack(Packer::torchtune, short_lengths, 4096, 1000, 1, &p);
-    EXPECT_EQ(p.total.load(), short_lengths.size());
-    EXPECT_EQ(p.done.load(), p.total.load());
-    expect_same(with, pack(Packer::torchtune, short_lengths, 4096));
+    for (Packer packer : {Packer::torchtune, Packer::nemo_ffd}) {
+        SCOPED_TRACE(to_string(packer));
+        Progress p;
+        const PackResult with = pack(packer, short_lengths, 4096, 1000, 1, &p);
+        EXPECT_EQ(p.total.load(), short_lengths.size());
+        EXPECT_EQ(p.done.load(), p.total.load());
+        expect_same(with, pack(packer, short_lengths, 4096));
+    }
 
     std::vector<std::int64_t> indices(50'000);
     for (std::size_t i = 0; i < indices.size(); ++i) indices[i] = static_cast<std::int64_t>(2 * i);
@@ -133,8 +136,10 @@ TEST(PackProgress, EveryPackerCountsItsSamples) {
 TEST(GateProgress, GlobalAndPerRankPackingCountTheirSamples) {
     // 100,003 samples over 8 ranks: per-rank packing pads each shard to ceil(n / 8) samples
     // (DistributedSampler), or cuts it to floor(n / 8) with drop_last.
-    const Lens lengths = lognormal_lengths(100'003, 5);
-    const std::uint64_t n = lengths.size();
+    const Lens all_lengths = lognormal_lengths(100'003, 5);
+    Lens capped = all_lengths;  // NeMo refuses samples past seq_len
+    for (auto& l : capped) l = std::min<std::uint32_t>(l, 4096);
+    const std::uint64_t n = all_lengths.size();
     struct Case {
         Packer packer;
         bool shard_before_packing, shuffle, drop_last;
@@ -147,6 +152,7 @@ TEST(GateProgress, GlobalAndPerRankPackingCountTheirSamples) {
                                            {Packer::axolotl_multipack, false, true, false, 8 * ((n + 7) / 8)}}) {
         SCOPED_TRACE(std::string(to_string(k.packer)) + (k.shard_before_packing ? ", sharded first" : "") +
                      (k.shuffle ? ", shuffled" : "") + (k.drop_last ? ", drop_last" : ""));
+        const Lens& lengths = k.packer == Packer::nemo_ffd ? capped : all_lengths;
         GateConfig c;
         c.packer = k.packer;
         c.seq_len = 4096;

@@ -179,6 +179,25 @@ TEST(TriageStream, DropsBadAndOutOfOrderSamples) {
     EXPECT_THROW(s.push(t, {g.data(), 3}, p, u, NAN), std::invalid_argument);
 }
 
+// Regression (issue 13): a sample at t = 1e308 emptied the smoothing window (t - window
+// rounds to t) and read the front of an empty deque; `libscale watch` died with SIGSEGV.
+// Such a time is dropped and counted, and later real samples are still classified.
+TEST(TriageStream, HugeSampleTimesAreDroppedNotClassified) {
+    TriageStream s(h100(), {}, detector());
+    const std::vector<double> t{1e308, 1e13, -1e13, 10}, p{600, 600, 600, 600}, u{100, 100, 100, 100};
+    const std::vector<int> g{0, 0, 0, 0};
+    const auto up = s.push(t, g, p, u, NAN);
+    EXPECT_EQ(up.dropped_samples, 3u);
+    EXPECT_DOUBLE_EQ(up.time_s, 10);
+    const auto later =
+        s.push(std::vector<double>{11}, std::vector<int>{0}, std::vector<double>{610}, std::vector<double>{100}, NAN);
+    EXPECT_EQ(later.dropped_samples, 0u);
+    EXPECT_EQ(s.gpus()[0].samples, 2u);
+    EXPECT_DOUBLE_EQ(s.gpus()[0].last_time_s, 11);
+    EXPECT_THROW(s.advance(1e308), std::invalid_argument);
+    EXPECT_THROW(s.advance(INFINITY), std::invalid_argument);
+}
+
 TEST(TriageStream, DefaultBandsFollowTheEnforcedLimitCalibratedOnesDoNot) {
     // H100 bands (700 W board): 300 W is communication (280 < p <= 420).
     const std::vector<double> t{0}, p{300}, u{100};

@@ -1,14 +1,16 @@
 """Exactness of libscale's packers: each is compared bin for bin with a plain Python
 reference written here, independently of the C++ engine, from the trainers' public code:
 
-- TRL trl/data_utils.py ``_pack_bfd`` (segment tree + ``space_to_bin`` deques: the bin
+- TRL trl/data_utils.py ``_pack_bfd`` (0-token samples filtered out first; segment tree +
+  ``space_to_bin`` deques: the bin
   with the smallest remaining space that fits, first-in-first-out among equal spaces;
   here an O(n²) scan with the same tie-breaking), ``bfd_split`` and ``_pack_wrapped``,
   inside ``datasets.Dataset.map(batched=True)`` batches (and ``num_proc`` contiguous
   shards);
-- NeMo ``first_fit_decreasing`` (lengths capped at seq_len);
+- NeMo ``create_hist`` (IndexError for a sample longer than seq_len) and
+  ``first_fit_decreasing``;
 - torchtune ``PackedDataset`` (its while-loop over ``_split_and_add_pack``, with and
-  without ``split_across_pack``);
+  without ``split_across_pack``, keeping its ``seq_lens``);
 - LLaMA-Factory ``greedy_knapsack`` (``bisect.bisect`` over the sorted lengths) with
   ``length2indexes[length].pop()``;
 - Axolotl ``allocate`` (binary search with ``ffd_check``, one bin per round, ``n=1``);
@@ -58,6 +60,8 @@ def ref_trl_bfd(lengths, S, split=False, batch_size=1000, num_proc=1):
         items = []  # (length, sample) in table order
         for i in range(lo, hi):
             L = int(lengths[i])
+            if L == 0:
+                continue  # "Filter out empty sequences": pc.filter(column, pc.greater(lengths, 0))
             if split:
                 while L > 0:
                     items.append((min(L, S), i))
@@ -105,7 +109,10 @@ def _runs(token_owners):
 
 
 def ref_nemo_ffd(lengths, S):
-    capped = [min(int(L), S) for L in lengths]
+    counts = [0] * (S + 1)  # create_hist(dataset, truncate_seq_len=S)
+    for L in lengths:
+        counts[int(L)] += 1  # IndexError above S, as in NeMo
+    capped = [int(L) for L in lengths]
     # NeMo sorts the lengths; libscale maps equal lengths back to samples in input order.
     order = sorted(range(len(capped)), key=lambda i: (-capped[i], i))
     bins = []
@@ -121,29 +128,37 @@ def ref_nemo_ffd(lengths, S):
 
 
 def ref_torchtune(lengths, S, split_across_pack):
+    """PackedDataset._pack and _split_and_add_pack on (sample, tokens) seq_lens entries: a
+    0-token sample is an entry of its pack (libscale keeps it without split_across_pack; with
+    it, a piece of 0 tokens is not recorded: compare with nonzero())."""
     packs = []
-    current = []  # [(sample, tokens)]
+    seq_lens = []  # current_pack["seq_lens"], with the sample each entry belongs to
+    tokens = 0  # len(current_pack["tokens"])
     previous_boundary = 0
     for i, L in enumerate(int(x) for x in lengths):
         if L > S and not split_across_pack:
             raise ValueError("over-long sample")
-        current.append((i, L))
-        while sum(t for _, t in current) > S:
-            boundary = S if split_across_pack else previous_boundary
-            head, tail, used = [], [], 0
-            for s, t in current:
-                take = max(0, min(t, boundary - used))
-                if take:
-                    head.append((s, take))
-                if t - take:
-                    tail.append((s, t - take))
-                used += t
+        seq_lens.append((i, L))
+        tokens += L
+        while tokens > S:
+            if split_across_pack:
+                boundary = S
+                leftover = S - sum(t for _, t in seq_lens[:-1])
+                head = seq_lens[:-1] + ([(seq_lens[-1][0], leftover)] if leftover > 0 else [])
+                rest = [(seq_lens[-1][0], tokens - boundary)]
+            else:
+                boundary = previous_boundary
+                head, rest = seq_lens[:-1], seq_lens[-1:]
             packs.append(head)
-            current = tail
-        previous_boundary = sum(t for _, t in current)
-    if current:
-        packs.append(current)
+            seq_lens, tokens = rest, tokens - boundary
+        previous_boundary = tokens
+    if tokens > 0:  # "if len(current_pack['tokens']) > 0"
+        packs.append(seq_lens)
     return packs
+
+
+def nonzero(bins):
+    return [[(s, t) for s, t in b if t] for b in bins]
 
 
 def ref_llamafactory(lengths, S, batch_size=1000, num_proc=1):
@@ -263,7 +278,7 @@ def dataset(draw, max_size=120, allow_long=True):
     """(lengths, seq_len) from one of the troublesome shapes."""
     S = draw(SEQ_LENS)
     top = 3 * S if allow_long else S
-    shape = draw(st.sampled_from(["uniform", "near_seq_len", "tiny", "mixed", "equal"]))
+    shape = draw(st.sampled_from(["uniform", "near_seq_len", "tiny", "mixed", "equal", "empty"]))
     n = draw(st.integers(1, max_size))
     if shape == "uniform":
         xs = draw(st.lists(st.integers(1, top), min_size=n, max_size=n))
@@ -276,6 +291,8 @@ def dataset(draw, max_size=120, allow_long=True):
     elif shape == "equal":
         v = draw(st.integers(1, top))
         xs = [v] * n
+    elif shape == "empty":  # 0-token samples among others, or only them
+        xs = draw(st.lists(st.one_of(st.just(0), st.integers(1, top)), min_size=n, max_size=n))
     else:
         xs = draw(st.lists(st.one_of(st.integers(1, 3), st.integers(max(1, S // 2), top)),
                            min_size=n, max_size=n))
@@ -325,9 +342,16 @@ def test_trl_wrapped_matches_reference(data, batching):
 @given(dataset())
 def test_nemo_ffd_matches_reference(data):
     lengths, S = data
+    if (lengths > S).any():
+        with pytest.raises(IndexError):
+            ref_nemo_ffd(lengths, S)
+        i = int(np.argmax(lengths > S))
+        with pytest.raises(ValueError, match=rf"^lengths\[{i}\] = {lengths[i]} > seq_len = {S}: NeMo's create_hist"):
+            libscale.pack(lengths, seq_len=S, packing="ffd")
+        return
     r = libscale.pack(lengths, seq_len=S, packing="ffd")
     assert lib_bins(r) == ref_nemo_ffd(lengths, S)
-    assert r.overflow.truncated_samples == int((lengths > S).sum())
+    assert r.overflow.truncated_samples == 0
 
 
 @SETTINGS
@@ -350,7 +374,7 @@ def test_torchtune_rejects_over_long_sample_like_torchtune():
 def test_torchtune_split_matches_reference(data):
     lengths, S = data
     r = libscale.pack(lengths, seq_len=S, packing="torchtune_split")
-    assert lib_bins(r) == ref_torchtune(lengths, S, True)
+    assert lib_bins(r) == nonzero(ref_torchtune(lengths, S, True))
     assert all(t == S for t in r.bin_tokens[:-1])
 
 
@@ -360,8 +384,6 @@ def test_llamafactory_matches_reference(data, batching):
     lengths, S = data
     mbs, nproc = batching
     long_ = lengths > S
-    if long_.all():
-        return  # everything dropped: nothing to compare (the gate rejects it as no sequences)
     r = libscale.pack(lengths, seq_len=S, packing="knapsack", map_batch_size=mbs, num_proc=nproc)
     assert lib_bins(r) == ref_llamafactory(lengths, S, mbs, nproc)
     assert r.overflow.dropped_samples == int(long_.sum())
@@ -380,8 +402,6 @@ def test_none_matches_reference(data):
 def test_axolotl_rank_matches_reference(data, world_size, drop_last):
     lengths, S = data
     n = len(lengths)
-    if drop_last and n < world_size:
-        return
     for rank in range(world_size):
         idx = ref_sampler(n, world_size, rank, drop_last)
         assert _core.gate.distributed_sampler_indices(n, world_size, rank, drop_last=drop_last).tolist() == idx
@@ -396,8 +416,7 @@ def test_axolotl_rank_matches_reference(data, world_size, drop_last):
 @settings(max_examples=80, deadline=None)
 @given(st.integers(1, 60), st.integers(1, 70), st.booleans())
 def test_distributed_sampler_matches_torch(n, world_size, drop_last):
-    if drop_last and n < world_size:
-        return
+    # n < world_size included: every rank one index (repeated), or none with drop_last.
     for rank in range(world_size):
         assert (_core.gate.distributed_sampler_indices(n, world_size, rank, drop_last=drop_last).tolist()
                 == ref_sampler(n, world_size, rank, drop_last))
@@ -413,7 +432,7 @@ GLOBAL = {
     "trl_bfd_split": lambda L, S: ref_trl_bfd(L, S, True),
     "trl_wrapped": lambda L, S: merged(ref_trl_wrapped(L, S)),
     "nemo_ffd": ref_nemo_ffd,
-    "torchtune_split": lambda L, S: ref_torchtune(L, S, True),
+    "torchtune_split": lambda L, S: nonzero(ref_torchtune(L, S, True)),
     "llamafactory": ref_llamafactory,
     "none": ref_none,
 }
@@ -429,26 +448,34 @@ def ref_gate_counts(bins_tokens_per_rank, micro_batch, grad_accum):
        st.integers(1, 3), st.integers(1, 3), st.booleans())
 def test_gate_counts_match_reference(data, packer, world_size, micro_batch, grad_accum, drop_last):
     lengths, S = data
+    gate = dict(world_size=world_size, seq_len=S, packing=packer, micro_batch=micro_batch, grad_accum=grad_accum,
+                drop_last=drop_last, runtime_equalize=False)
     if packer == "axolotl_multipack":
         n = len(lengths)
-        if world_size > n:
+        if (lengths == 0).any():  # Axolotl's preprocessing drops them (min_sample_len): refused
+            with pytest.raises(ValueError, match="Axolotl drops samples shorter than min_sample_len"):
+                libscale.gate(lengths, **gate)
             return
         per_rank = []
         for rank in range(world_size):
             idx = ref_sampler(n, world_size, rank, drop_last)
             per_rank.append([sum(int(lengths[idx[p]]) for p in b) for b in ref_axolotl_allocate(lengths[idx], S)])
     else:
-        if packer == "llamafactory" and (lengths > S).all():
+        try:
+            bins = GLOBAL[packer](lengths, S)
+        except IndexError:  # NeMo's create_hist on a sample longer than seq_len
+            with pytest.raises(ValueError, match="NeMo's create_hist"):
+                libscale.gate(lengths, **gate)
             return
-        bins = GLOBAL[packer](lengths, S)
-        if world_size > len(bins):
-            with pytest.raises(ValueError, match="exceeds"):
-                libscale.gate(lengths, world_size=world_size, seq_len=S, packing=packer)
+        if not bins:  # the trainer keeps nothing: no run to judge
+            with pytest.raises(ValueError, match=r"into no sequence: .*there is nothing to train on"):
+                libscale.gate(lengths, **gate)
             return
+        # Fewer packed sequences than ranks included: the sampler repeats them or, with
+        # drop_last, gives every rank none.
         per_rank = [[sum(t for _, t in bins[b]) for b in ref_sampler(len(bins), world_size, rank, drop_last)]
                     for rank in range(world_size)]
-    g = libscale.gate(lengths, world_size=world_size, seq_len=S, packing=packer, micro_batch=micro_batch,
-                      grad_accum=grad_accum, drop_last=drop_last, runtime_equalize=False)
+    g = libscale.gate(lengths, **gate)
     mb, steps = ref_gate_counts(per_rank, micro_batch, grad_accum)
     assert g.sequences.tolist() == [len(r) for r in per_rank]
     assert g.micro_batches.tolist() == mb
@@ -461,6 +488,8 @@ def test_gate_counts_match_reference(data, packer, world_size, micro_batch, grad
     if packer != "axolotl_multipack":
         assert g.passed  # DistributedSampler over packed rows gives every rank the same count
     # Shuffling changes which rows a rank gets, never how many (global packers).
+    if max(mb) == 0:
+        assert g.passed and g.verdict.endswith("no rank hangs, but the epoch trains on nothing")
     if packer != "axolotl_multipack":
         gs = libscale.gate(lengths, world_size=world_size, seq_len=S, packing=packer, micro_batch=micro_batch,
                            grad_accum=grad_accum, drop_last=drop_last, shuffle_seed=3)

@@ -50,6 +50,8 @@ def test_set_progress_is_exported():
 @pytest.mark.parametrize("packing", ["trl_bfd", "nemo_ffd", "multipack"])
 def test_gate_draws_a_bar_that_ends_at_100_percent(stderr, packing):
     values = lengths()
+    if packing == "nemo_ffd":  # NeMo refuses a sample longer than seq_len, as upstream does
+        values = np.minimum(values, 4096)
     result = libscale.gate(values, world_size=8, seq_len=4096, packing=packing)
     line = final_line(stderr())
     packer = libscale._api._packer(packing)

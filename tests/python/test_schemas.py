@@ -532,7 +532,6 @@ REJECTED: list[tuple[str, str, Change]] = [
     ("bands: schema /3", "bands", at(("schema",), "libscale.calibration/3")),
     ("bands_watts: idle_max 0", "bands_watts", at(PB + ("idle_max",), 0)),
     # lengths JSONL
-    ("length: 0", "length", at(("length",), 0)),
     ("length: negative", "length", at(("length",), -3)),
     ("length: a string", "length", at(("length",), "5")),
     ("length: fractional", "length", at(("length",), 3.5)),
@@ -573,6 +572,7 @@ ACCEPTED: list[tuple[str, str, Change]] = [
     ("bands: source of any type", "bands", at(PB + ("source",), 3)),
     ("bands: hardware not a string (ignored)", "bands", at(("hardware",), 5)),
     ("length: the largest", "length", at(("length",), 2**32 - 1)),
+    ("length: 0 (a 0-token sample: each packer applies its trainer's rule)", "length", at(("length",), 0)),
 ]
 
 
@@ -807,6 +807,8 @@ def test_output_schemas_are_closed(cli_outputs: dict[str, tuple[str, int, int, s
 def test_pack_output_validates(packing: str):
     # Lengths past seq_len too, so that the overflow counts are not all zero for every packer.
     lengths = [(i * 7919) % 5000 + 1 for i in range(300)]
+    if packing == "ffd":  # NeMo's create_hist raises on a sample longer than seq_len
+        lengths = [min(n, 4096) for n in lengths]
     doc = json.loads(libscale.pack(lengths, seq_len=4096, packing=packing).to_json())
     assert errors("pack-1", doc) == []
     assert doc["offsets"][-1] == len(doc["samples"]) == len(doc["entry_tokens"])

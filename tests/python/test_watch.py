@@ -1,9 +1,16 @@
 """The hang watcher: `libscale watch` launching a real child process (which starts a
 grandchild in its process group) over replayed nvidia-smi and dcgm-exporter traces; a
-hang must terminate the whole process group, a healthy trace must leave the job running,
-missing data must never act. Also the Prometheus textfile, the hook, --dry-run, attach by
-PID, the checkpoint marker, a live dcgm-exporter URL, a growing nvidia-smi log, and NVML
-through a loader test double (there is no GPU here)."""
+hang must terminate the whole job, a healthy trace must leave the job running, missing
+data must never act. Also the Prometheus textfile, the hook, --dry-run, attach by PID, the
+checkpoint marker, a live dcgm-exporter URL, a growing nvidia-smi log, and NVML through a
+loader test double (there is no GPU here).
+
+The job never outlives the watcher (issue 13): a watcher killed by SIGKILL takes its job
+and its hooks with it; a worker that left the job's session (setsid, double fork) is still
+found and killed; a hook that hangs is ended on its timeout; an exception in the loop is an
+`error` event, the watch going on where it can and ending the job where it cannot; what the
+job's main process leaves running is ended; signals to the watcher are passed on (or stay
+ignored under nohup); an interrupted metrics write leaves no temporary file."""
 
 from __future__ import annotations
 
@@ -68,6 +75,13 @@ def _events(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
 
+def _schema_errors(events: list[dict]) -> dict[str, list[str]]:
+    """Each event that libscale.watch_event/1 refuses (library events get the CLI's tag)."""
+    from test_schemas import errors
+    return {f"{i} {e.get('event')}": errs for i, e in enumerate(events)
+            if (errs := errors("watch_event-1", {"schema": "libscale.watch_event/1", **e}))}
+
+
 def _watch(args: list[str], **kw) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "libscale", "watch", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kw)
@@ -99,9 +113,13 @@ def test_hang_terminates_the_job_process_group(tmp_path: Path, hang_csv: Path):
     # within T plus two samples of the hang's start, on the trace's clock
     assert HANG_START + T < fired <= HANG_START + T + 2 * DT
     sig = [e for e in ev if e["event"] == "signal"]
-    assert sig[0]["signal"] == "SIGTERM" and sig[0]["sent"] and f"process group {child}" in sig[0]["result"]
+    assert sig[0]["signal"] == "SIGTERM" and sig[0]["sent"]
+    assert sig[0]["result"].startswith("sent to 2 processes of the job (PIDs ")
+    assert {str(child), str(grandchild)} <= set(sig[0]["result"].split("PIDs ")[1].rstrip(")").split(", "))
     start = ev[0]
-    assert start["event"] == "start" and start["pid"] == child and start["process_group"] == child
+    # the job runs under its keeper, which leads the job's session and process group
+    assert start["event"] == "start" and start["pid"] == child and start["launched"]
+    assert start["process_group"] == start["keeper_pid"] != child
     assert start["deadlock_after_s"] == T and start["bands"].startswith("default, uncalibrated")
     end = ev[-1]
     assert end["event"] == "exit" and end["terminated_by"] == "deadlock" and end["exit_status"] == 3
@@ -132,7 +150,9 @@ def test_healthy_trace_leaves_the_job_running(tmp_path: Path, healthy_csv: Path)
     w.send_signal(signal.SIGTERM)
     out, err = w.communicate(timeout=30)
     ev = _events(out)
-    assert not [e for e in ev if e["event"] in ("alert", "signal")], ev
+    assert not [e for e in ev if e["event"] == "alert"], ev
+    assert [(e["signal"], e["reason"]) for e in ev if e["event"] == "signal"] == [
+        ("SIGTERM", "the watcher received SIGTERM: passed on to the job")]
     assert any(e["event"] == "source_ended" for e in ev)
     assert w.returncode == 128 + signal.SIGTERM, err
     assert ev[-1]["event"] == "exit" and ev[-1]["terminated_by"] is None
@@ -181,7 +201,8 @@ def test_dry_run_hook_and_attach_by_pid(tmp_path: Path, hang_csv: Path):
         ev = _events(out)
         sig = [x for x in ev if x["event"] == "signal"]
         assert sig and not sig[0]["sent"] and f"would send to process group {job.pid}" in sig[0]["result"]
-        assert ev[-1]["event"] == "stopped" and ev[-1]["signal"] == "SIGTERM"
+        assert ev[-2]["event"] == "stopped" and ev[-2]["signal"] == "SIGTERM"
+        assert ev[-1]["event"] == "exit" and ev[-1]["exit_status"] == 128 + signal.SIGTERM
         assert hook_out.read_text().split() == ["deadlock", str(job.pid)]
     finally:
         job.kill()
@@ -545,3 +566,295 @@ def test_watch_options_come_from_the_core(hang_csv: Path):
     assert isinstance(src, W.PowerSource) and not isinstance(object(), W.PowerSource)
     # the docstring lists the options from the same table
     assert all(name in (W.Watcher.__doc__ or "") for name in libscale.options.names("watch"))
+
+
+# --- the job never outlives the watcher (issue 13) ----------------------------------------
+
+# The job: a worker that leaves the job's session (setsid) and is orphaned by a double fork,
+# as a launcher's daemonized helper is; the job writes its PID and the worker's, then sleeps.
+DETACHED = """
+import os, sys, time
+r, w = os.pipe()
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.write(w, str(os.getpid()).encode())
+        time.sleep(600)
+    os._exit(0)
+os.close(w)
+worker = os.read(r, 64).decode()
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(f"{os.getpid()} {worker}")
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(600)
+"""
+
+# A hook that starts a child and waits on it; it writes its own PID and the child's.
+def _hanging_hook(path: Path) -> str:
+    return f'sleep 600 & echo "$$ $!" > {path}.tmp && mv {path}.tmp {path}; wait'
+
+
+def _session(pid: int) -> int | None:
+    try:
+        return os.getsid(pid)
+    except ProcessLookupError:
+        return None
+
+
+def test_a_watcher_killed_by_sigkill_takes_its_job_and_hooks_with_it(tmp_path: Path, hang_csv: Path):
+    pids, hook_pids = tmp_path / "pids", tmp_path / "hook"
+    # --kill-on none: the alert runs the hook, and the job keeps running
+    w = _watch(["--nvidia-smi-csv", str(hang_csv), "--speed", str(SPEED), "--deadlock-after-s", str(T),
+                "--kill-on", "none", "--grace-s", "2", "--hook", _hanging_hook(hook_pids),
+                "--", sys.executable, "-c", DETACHED, str(pids)])
+    try:
+        job, worker = _pids(pids)
+        hook, hook_child = _pids(hook_pids)
+        assert _session(worker) not in (None, _session(job)), "the worker did not leave the job's session"
+        assert all(_alive(p) for p in (job, worker, hook, hook_child))
+    finally:
+        w.kill()  # SIGKILL: the watcher runs no code of its own after this
+        w.communicate(timeout=30)
+    assert _wait_for(lambda: not any(_alive(p) for p in (job, worker, hook, hook_child)), timeout_s=60), \
+        [p for p in (job, worker, hook, hook_child) if _alive(p)]
+
+
+def test_the_deadlock_kill_reaches_a_worker_that_left_with_setsid(tmp_path: Path, hang_csv: Path):
+    pids = tmp_path / "pids"
+    w = _watch(["--nvidia-smi-csv", str(hang_csv), "--speed", str(SPEED), "--deadlock-after-s", str(T),
+                "--grace-s", "5", "--", sys.executable, "-c", DETACHED, str(pids)])
+    out, err = w.communicate(timeout=60)
+    assert w.returncode == W.EXIT_TERMINATED, err
+    job, worker = _pids(pids)
+    assert _wait_for(lambda: not _alive(job) and not _alive(worker)), "the detached worker survived"
+    sig = [e for e in _events(out) if e["event"] == "signal"]
+    assert sig[0]["signal"] == "SIGTERM" and sig[0]["sent"]
+    assert {str(job), str(worker)} <= set(sig[0]["result"].split("PIDs ")[1].rstrip(")").split(", "))
+
+
+def test_a_hanging_hook_is_ended_on_its_timeout(tmp_path: Path, hang_csv: Path):
+    hook_pids = tmp_path / "hook"
+    # monitor only: the replay ends at once, and the watch waits for the hook up to its timeout
+    w = _watch(["--nvidia-smi-csv", str(hang_csv), "--speed", str(SPEED), "--deadlock-after-s", str(T),
+                "--hook-timeout-s", "2", "--hook", _hanging_hook(hook_pids)])
+    out, err = w.communicate(timeout=60)
+    assert w.returncode == 0, err
+    hook, hook_child = _pids(hook_pids)
+    assert _wait_for(lambda: not _alive(hook) and not _alive(hook_child)), "the hook outlived its timeout"
+    ev = _events(out)
+    timeouts = [e for e in ev if e["event"] == "hook_timeout"]
+    assert len(timeouts) == 1 and timeouts[0]["pid"] == hook and timeouts[0]["timeout_s"] == 2
+    assert timeouts[0]["kind"] == "deadlock" and "longer than 2 s" in timeouts[0]["message"]
+    assert ev[-1]["event"] == "exit" and ev.index(timeouts[0]) < len(ev) - 1
+    assert _schema_errors(ev) == {}
+
+
+class _FlakySource:
+    """A replay whose poll raises for a while (a sensor bus reset), then recovers."""
+
+    def __init__(self, inner: W.ReplaySource, bad_polls: range) -> None:
+        self.inner, self.bad, self.n = inner, bad_polls, 0
+        self.name = "flaky " + inner.name
+        self.live = False
+        self.report = None
+
+    @property
+    def ended(self) -> bool:
+        return self.inner.ended
+
+    def clock(self, wall: float) -> float:
+        return self.inner.clock(wall)
+
+    def poll(self, wall: float) -> list:
+        self.n += 1
+        if self.n in self.bad:
+            raise RuntimeError("sensor bus reset")
+        return self.inner.poll(wall)
+
+    def close(self) -> None:
+        pass
+
+
+class _FaultyStream:
+    """The real TriageStream, whose push raises once (the classifier failing on a poll)."""
+
+    def __init__(self, inner, fail_on: int) -> None:
+        self._inner, self._fail_on, self._pushes = inner, fail_on, 0
+
+    def push(self, *a, **kw):
+        self._pushes += 1
+        if self._pushes == self._fail_on:
+            raise ValueError("classifier exploded")
+        return self._inner.push(*a, **kw)
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+
+def test_errors_in_the_loop_are_events_and_the_watch_goes_on(tmp_path: Path, healthy_csv: Path):
+    src = _FlakySource(W.ReplaySource(libscale.read_trace(healthy_csv), speed=SPEED), range(2, 6))
+    stream = _FaultyStream(libscale.triage_stream(hardware="h100", deadlock_after_s=T), fail_on=3)
+    # the metrics file's path is a directory: every write fails
+    actions = W.Actions(prometheus_textfile=str(tmp_path))
+    job = W.Job(command=[sys.executable, "-c", "import sys, time; time.sleep(1.5); sys.exit(5)"])
+    events: list[dict] = []
+    rc = W.Watcher(src, stream, job=job, actions=actions, interval_s=0.02, prometheus_interval_s=0.02,
+                   events=events.append).run()
+    assert rc == 5, events[-3:]  # the job's own status: the watch went on to its end
+    errors = [e for e in events if e["event"] == "error"]
+    # one event per failing step, however often it failed, none fatal
+    assert [(e["step"], e["fatal"]) for e in errors] == [("source", False), ("classifier", False)], errors
+    assert "RuntimeError: sensor bus reset" in errors[0]["message"]
+    assert "ValueError: classifier exploded" in errors[1]["message"]
+    prom = [e for e in events if e["event"] == "prometheus_error"]
+    assert len(prom) == 1 and "is a directory" in prom[0]["error"]
+    assert any(e["event"] == "phase" for e in events[events.index(errors[-1]):]), "no classification after the error"
+    assert events[-1]["event"] == "exit" and events[-1]["job_status"] == 5 and events[-1]["exit_status"] == 5
+    assert _schema_errors(events) == {}
+
+
+def test_a_fatal_error_says_so_and_ends_the_launched_job(healthy_csv: Path):
+    job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(600)"], grace_s=1)
+    calls = 0
+    alive = job.alive
+
+    def failing() -> bool:  # keeping track of the job fails: the watch cannot go on
+        nonlocal calls
+        calls += 1
+        if calls > 3:
+            raise ChildProcessError("no child processes (someone else reaped the job)")
+        return alive()
+
+    job.alive = failing
+    events: list[dict] = []
+    src = W.ReplaySource(libscale.read_trace(healthy_csv), speed=SPEED)
+    rc = W.Watcher(src, libscale.triage_stream(hardware="h100", deadlock_after_s=T), job=job, interval_s=0.02,
+                   grace_s=1, events=events.append).run()
+    assert rc == W.EXIT_WATCHER_ERROR == 70
+    fatal = [e for e in events if e["event"] == "error" and e["fatal"]]
+    assert len(fatal) == 1 and fatal[0]["step"] == "watcher"
+    assert "ChildProcessError" in fatal[0]["message"] and "the job is ended" in fatal[0]["message"]
+    assert events[-1]["event"] == "exit" and events[-1]["exit_status"] == W.EXIT_WATCHER_ERROR
+    assert _wait_for(lambda: not _alive(job.pid)), "the job outlived a watch that could not go on"
+    assert _schema_errors(events) == {}
+
+
+def test_a_killed_keeper_takes_the_job_with_it_and_is_reported(healthy_csv: Path):
+    # PR_SET_PDEATHSIG: the job's main process dies with its keeper
+    job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(600)"], grace_s=1)
+    events: list[dict] = []
+
+    def on_event(e: dict) -> None:
+        events.append(e)
+        if e["event"] == "start":
+            os.kill(e["keeper_pid"], signal.SIGKILL)
+
+    src = W.ReplaySource(libscale.read_trace(healthy_csv), speed=SPEED)
+    rc = W.Watcher(src, libscale.triage_stream(hardware="h100", deadlock_after_s=T), job=job, interval_s=0.02,
+                   events=on_event).run()
+    assert _wait_for(lambda: not _alive(job.pid)), "the job outlived its keeper"
+    assert rc == 128 + signal.SIGKILL
+    lost = [e for e in events if e["event"] == "error" and e["step"] == "job"]
+    assert len(lost) == 1 and "killed by SIGKILL" in lost[0]["message"] and not lost[0]["fatal"]
+    assert _schema_errors(events) == {}
+
+
+LEAVES = """
+import os, sys, time
+r, w = os.pipe()
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.write(w, str(os.getpid()).encode())
+        time.sleep(600)
+    os._exit(0)
+os.close(w)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(f"{os.getpid()} {os.read(r, 64).decode()}")
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+sys.exit(7)
+"""
+
+
+def test_the_jobs_status_is_the_watchers_and_what_it_leaves_is_ended(tmp_path: Path, healthy_csv: Path):
+    pids = tmp_path / "pids"
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--nvidia-smi-csv", str(healthy_csv), "--speed",
+                          str(SPEED), "--deadlock-after-s", str(T), "--grace-s", "5", "--", sys.executable, "-c",
+                          LEAVES, str(pids)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 7, out.stderr
+    job, left = _pids(pids)
+    assert not _alive(job)
+    assert _wait_for(lambda: not _alive(left)), "a process the job left running outlived the watch"
+    ev = _events(out.stdout)
+    sig = [e for e in ev if e["event"] == "signal"]
+    assert sig and sig[0]["signal"] == "SIGTERM" and sig[0]["sent"] and str(left) in sig[0]["result"]
+    assert "main process exited" in sig[0]["reason"]
+    assert ev[-1]["event"] == "exit" and ev[-1]["job_status"] == 7 and ev[-1]["terminated_by"] is None
+    assert _schema_errors(ev) == {}
+
+
+def test_sighup_stays_ignored_under_nohup_and_sigint_is_passed_on(tmp_path: Path, healthy_csv: Path):
+    pids = tmp_path / "pids"
+    w = subprocess.Popen(["nohup", sys.executable, "-m", "libscale", "watch", "--nvidia-smi-csv", str(healthy_csv),
+                          "--speed", str(SPEED), "--deadlock-after-s", str(T), "--", sys.executable, "-c", CHILD,
+                          str(pids)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         stdin=subprocess.DEVNULL)
+    try:
+        first = w.stdout.readline()  # the watch has begun: its handlers are in place
+        assert json.loads(first)["event"] == "start"
+        child, grandchild = _pids(pids)
+        w.send_signal(signal.SIGHUP)
+        w.send_signal(signal.SIGINT)
+        out, err = w.communicate(timeout=60)
+    finally:
+        if w.poll() is None:
+            w.kill()
+    # SIGINT ends the job (Python re-raises it: killed by SIGINT); SIGHUP left no trace
+    assert w.returncode == 128 + signal.SIGINT, err
+    ev = _events(out)
+    assert [(e["signal"], e["sent"]) for e in ev if e["event"] == "signal"] == [("SIGINT", True)]
+    assert _schema_errors(ev) == {}
+    assert _wait_for(lambda: not _alive(child) and not _alive(grandchild))
+
+
+def test_a_command_that_cannot_run_is_refused(hang_csv: Path):
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--nvidia-smi-csv", str(hang_csv), "--",
+                          "/nonexistent/trainer"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "No such file or directory: '/nonexistent/trainer'" in out.stderr, out.stderr
+    assert "--hook-timeout-s" in subprocess.run([sys.executable, "-m", "libscale", "watch", "--hook-timeout-s", "0",
+                                                 "--", "true"], capture_output=True, text=True, timeout=60).stderr
+
+
+# The metrics file is written by _files.write_atomic; a signal lands while it writes.
+INTERRUPTED_WRITE = """
+import os, signal, sys, time
+from libscale import _files
+fsync = os.fsync
+def interrupted(fd):
+    fsync(fd)
+    os.kill(os.getpid(), getattr(signal, sys.argv[2]))
+    time.sleep(5)
+os.fsync = interrupted
+_files.write_atomic(sys.argv[1], b"new" * 100000, what="the metrics file", sync=True)
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_an_interrupted_write_leaves_no_temporary_file(tmp_path: Path, sig: str):
+    target = tmp_path / "libscale.prom"
+    target.write_text("old")
+    out = subprocess.run([sys.executable, "-c", INTERRUPTED_WRITE, str(target), sig], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == -getattr(signal, sig), out.stderr
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["libscale.prom"]
+
+
+def test_write_atomic_without_o_tmpfile(tmp_path: Path, monkeypatch):
+    # a file system without O_TMPFILE: a named temporary file, renamed, none left behind
+    from libscale import _files
+    monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+    target = tmp_path / "libscale.prom"
+    _files.write_atomic(target, b"one", sync=False)
+    _files.write_atomic(target, b"two", sync=True)
+    assert target.read_bytes() == b"two" and sorted(p.name for p in tmp_path.iterdir()) == ["libscale.prom"]

@@ -11,7 +11,7 @@ import numpy.typing
 from . import Progress, _Pybind11Type
 
 class OverflowCounts(metaclass=_Pybind11Type):
-    """What happened to samples longer than seq_len."""
+    """What happened to samples longer than seq_len, and to samples the trainer drops."""
     _fields: typing.ClassVar[tuple[str, ...]]
 
     @property
@@ -27,7 +27,7 @@ class OverflowCounts(metaclass=_Pybind11Type):
 
     @property
     def dropped_samples(self) -> int:
-        """samples the trainer filters out whole"""
+        """samples the trainer filters out whole (TRL: 0-token ones; LLaMA-Factory: longer than seq_len)"""
 
     @property
     def dropped_tokens(self) -> int: ...
@@ -392,8 +392,8 @@ def read_lengths(
     dtype: str | None = None,
     field: str = 'length',
 ) -> numpy.typing.NDArray[numpy.uint32]:
-    """Per-sample token lengths from a .npy, raw little-endian (give dtype) or JSONL (field) file, as a uint32 numpy
-    array.
+    """Per-sample token lengths from a .npy (any integer dtype, either byte order), raw (give dtype) or JSONL (field)
+    file, as a uint32 numpy array.
     """
 
 def shard_and_pack(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -14,6 +13,7 @@ from typing import Any, NoReturn
 from .. import _format
 from .. import options as _options
 from .._core import spec as _spec
+from .._files import loads_json, read_json
 from ..results import rows_csv, to_jsonable
 
 PROG = "libscale"
@@ -73,17 +73,19 @@ def number(text: str) -> float:
 
 
 def json_object(text: str) -> dict[str, Any]:
-    """A JSON object given inline or as a file path."""
-    source = text
-    if not text.lstrip().startswith("{") and os.path.exists(text):
-        with open(text, encoding="utf-8") as f:
-            source = f.read()
+    """A JSON object given inline (it starts with '{') or as the path of a file holding one."""
+    inline = text.lstrip().startswith("{")
     try:
-        value = json.loads(source)
-    except json.JSONDecodeError as e:
-        raise argparse.ArgumentTypeError(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+        value = loads_json(text, "the inline JSON") if inline else \
+            read_json(text, max_bytes=16 << 20, expected="a JSON object (inline JSON starts with '{')")
+    except FileNotFoundError:
+        raise argparse.ArgumentTypeError(f"'{text}': no such file, and not inline JSON (which starts with '{{')") \
+            from None
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
     if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("expected a JSON object of field: value pairs")
+        raise argparse.ArgumentTypeError(f"{'the inline JSON' if inline else text}: expected a JSON object of "
+                                         f"field: value pairs, not {type(value).__name__}")
     return value
 
 

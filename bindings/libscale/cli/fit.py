@@ -9,7 +9,9 @@ from typing import Any
 
 import libscale
 
+from .._files import read_bytes
 from ..fit_result import Measurements
+from ..logs._common import MAX_LOG_BYTES
 from ._common import CliError, add_format, emit, flag, integer, number
 
 #: How ``--input-format`` reads the files: JSON measurement files, or trainer logs.
@@ -56,10 +58,11 @@ def _is_measurement_json(path: str) -> bool:
     opposed to a trainer log, a CSV or a trainer_state.json. A *.json file that does not
     parse is left to the measurement reader (which names the line)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_bytes(path, max_bytes=MAX_LOG_BYTES, expected="a measurement file or a trainer log")
     except OSError:
-        return True  # let the reader report the missing file
+        return True  # let the measurement reader report the missing file
+    except ValueError:  # a directory, a FIFO, a device: whichever reader the name suggests says so
+        return path.lower().endswith(".json")
     try:
         value = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from typing import Any
 
 import libscale
@@ -18,18 +19,19 @@ def add_parser(sub: Any) -> None:
                                    "micro-batches. Exit status 0 on PASS, 1 on FAIL (the run would hang at the "
                                    "epoch end), 2 on bad input: `libscale gate ... && srun ...` guards a launch.")
     p.add_argument("--lengths", required=True, metavar="FILE",
-                   help="per-sample token lengths: .npy (uint16/32/64, int32/64), .jsonl (see --length-field) "
-                        "or raw little-endian integers (give --dtype)")
+                   help="per-sample token lengths: .npy (any integer dtype, either byte order), .jsonl (see "
+                        "--length-field) or raw integers (give --dtype)")
     p.add_argument("--packing", default=None, metavar="NAME",
                    help="the packer by a short name: bfd (TRL, default), bfd_split, wrapped, ffd (NeMo), greedy / "
                         "greedy_split (torchtune), knapsack (LLaMA-Factory), multipack (Axolotl), none; or a full "
-                        "name as --packer takes it")
+                        "name as --packer takes it (TRL's deprecated bfd-requeue: bfd_split, with a warning)")
     p.add_argument("--shuffle-seed", type=integer, default=None, metavar="SEED",
                    help="DistributedSampler(shuffle=True, seed=SEED): --shuffle --seed SEED in one flag")
     g = p.add_argument_group("gate options")
     add_group(g, "gate", skip=("packer",), required=("world_size", "seq_len"))
     p.add_argument("--dtype", default=None, metavar="DTYPE",
-                   help="item type of a raw --lengths file: uint16, uint32, uint64, int32, int64")
+                   help="item type of a raw --lengths file: uint8, int8, uint16, int16, uint32, int32, uint64, "
+                        "int64 (little-endian) or a numpy code with its byte order, e.g. >u4")
     p.add_argument("--length-field", default="length", metavar="NAME",
                    help="the integer field of a .jsonl --lengths file (default length)")
     add_format(p)
@@ -37,8 +39,15 @@ def add_parser(sub: Any) -> None:
 
 
 def run(a: argparse.Namespace) -> int:
-    g = libscale.gate(a.lengths, packing=a.packing, shuffle_seed=a.shuffle_seed, dtype=a.dtype,
-                      field=a.length_field, format="raw" if a.dtype is not None else "auto", **checked(a, "gate"))
+    # A deprecated name (TRL's bfd-requeue) is gated as what it stands for, with one
+    # stderr line saying so, as TRL warns.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FutureWarning)
+        g = libscale.gate(a.lengths, packing=a.packing, shuffle_seed=a.shuffle_seed, dtype=a.dtype,
+                          field=a.length_field, format="raw" if a.dtype is not None else "auto",
+                          **checked(a, "gate"))
+    for w in caught:
+        sys.stderr.write(f"libscale: warning: {' '.join(str(w.message).split())}\n")
     emit(g, a.output_format)
     sys.stdout.flush()
     return 0 if g.passed else 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
 import numpy as np
@@ -46,8 +45,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(a: argparse.Namespace) -> int:
-    if not os.path.isfile(a.trace):
-        raise CliError(f"{a.trace}: no such file")
+    # The core's input layer names a missing file, a directory or a device; a FIFO is read.
     trace = libscale.read_trace(a.trace, format=a.input_format)
     if len(trace) == 0:
         raise CliError(f"{a.trace}: no samples")

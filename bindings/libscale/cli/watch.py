@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import re
 import sys
@@ -39,8 +40,11 @@ def add_parser(sub: Any) -> None:
         usage="libscale watch [source] [options] (--pid PID | -- CMD [ARGS ...])",
         description="Launch a command (or attach to a PID) and watch its GPUs' power: an event line per phase "
                     "change and alert, an optional Prometheus textfile and hook, and on a deadlock SIGTERM to "
-                    "the job's process group, SIGKILL after --grace-s. Never acts on missing data. Exit "
-                    "status: the job's own; 3 when the watcher terminated it; 2 on bad input (e.g. no NVML).")
+                    "every process of the job, SIGKILL after --grace-s. Never acts on missing data. A launched "
+                    "job never outlives the watcher: what its main process leaves running is ended, and so is "
+                    "the whole job if the watcher dies (even by SIGKILL). SIGINT, SIGTERM and SIGHUP to the "
+                    "watcher are passed on to the job. Exit status: the job's own; 3 when the watcher "
+                    "terminated it; 2 on bad input (e.g. no NVML); 70 when the watch could not go on.")
     src = p.add_argument_group("source (default: NVML, every GPU)")
     x = src.add_mutually_exclusive_group()
     x.add_argument("--source", choices=["nvml"], default=None, help="NVML through libnvidia-ml.so.1 (the default)")
@@ -59,7 +63,12 @@ def add_parser(sub: Any) -> None:
     act = p.add_argument_group("actions")
     act.add_argument("--hook", default=None, metavar="CMD",
                      help="shell command run on each alert, with LIBSCALE_EVENT (JSON), LIBSCALE_ALERT_KIND, "
-                          "LIBSCALE_ALERT_MESSAGE and LIBSCALE_JOB_PID in its environment")
+                          "LIBSCALE_ALERT_MESSAGE and LIBSCALE_JOB_PID in its environment, in a process group of "
+                          "its own")
+    act.add_argument("--hook-timeout-s", type=float, default=60.0, metavar="S",
+                     help="how long a --hook may run, s: then it and every process it started get SIGTERM, "
+                          "SIGKILL 5 s later (a hook_timeout event); at its end the watch waits for running hooks "
+                          "at most this long (default 60)")
     act.add_argument("--prometheus-textfile", default=None, metavar="FILE",
                      help="write phase, watts, seconds in phase and alert counts here (atomically) for "
                           "node_exporter's textfile collector")
@@ -148,6 +157,8 @@ def run(a: argparse.Namespace) -> int:
         raise CliError("give --pid or a command after --, not both")
     if a.follow and not a.nvidia_smi_csv:
         raise CliError("--follow applies to --nvidia-smi-csv")
+    if not (math.isfinite(a.hook_timeout_s) and a.hook_timeout_s > 0):
+        raise CliError(f"--hook-timeout-s: {a.hook_timeout_s:g}; valid: a finite number of seconds > 0")
     if a.checkpoint_marker and a.checkpoint_duration_s is None:
         raise CliError("--checkpoint-marker needs --checkpoint-duration-s (how long a save lasts after a touch)")
 
@@ -162,7 +173,7 @@ def run(a: argparse.Namespace) -> int:
     stream = _api.triage_stream(hardware=hardware or "h100", calibration=a.calibration,
                                 stale_after_s=a.stale_after_s,
                                 **_triage.options(a, time.time() if first is None else first))
-    actions = _watch.Actions(hook=a.hook, prometheus_textfile=a.prometheus_textfile,
+    actions = _watch.Actions(hook=a.hook, hook_timeout_s=a.hook_timeout_s, prometheus_textfile=a.prometheus_textfile,
                              checkpoint_marker=a.checkpoint_marker,
                              checkpoint_duration_s=a.checkpoint_duration_s or 0.0)
     out = sys.stdout if a.events == "-" else open(a.events, "a", buffering=1)  # noqa: SIM115
@@ -179,7 +190,10 @@ def run(a: argparse.Namespace) -> int:
     try:
         # Everything that can be refused is checked before the job starts.
         watcher = _watch.Watcher(source, stream, actions=actions, options=watch_options, events=emit)
-        watcher.job = _watch.Job(command=command) if command else (_watch.Job(pid=a.pid) if a.pid is not None else None)
+        if command:
+            watcher.job = _watch.Job(command=command, grace_s=watch_options.grace_s)
+        elif a.pid is not None:
+            watcher.job = _watch.Job(pid=a.pid)
         return int(watcher.run())
     finally:
         if out is not sys.stdout:

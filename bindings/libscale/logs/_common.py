@@ -20,6 +20,7 @@ from .. import options as _options
 from .. import schemas as _schemas
 from .._core import ParseError
 from .._core import spec as _spec
+from .._files import open_input
 from .._progress import Progress
 
 FORMATS = ("auto", "hf", "torchtitan", "csv")
@@ -65,6 +66,8 @@ class Records(list[dict[str, Any]]):
 
 #: Files are read in chunks of this size, so that a progress bar follows a large log.
 _CHUNK = 8 << 20
+#: The largest log read, in bytes: the whole file is held in memory while it is parsed.
+MAX_LOG_BYTES = 8 << 30
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -257,8 +260,11 @@ def _read_file(path: str, expected: str) -> _Text:
     takes a second (a large log, a slow disk). The bar follows the bytes read and decoded;
     the decoding (UTF-8 validity: the only pass over the text besides the parsers') is
     done chunk by chunk as they come."""
-    with open(path, "rb") as f:
+    with open_input(path, expected) as f:
         size = os.fstat(f.fileno()).st_size
+        if size > MAX_LOG_BYTES:
+            raise ValueError(f"{path}: {size:,} bytes, larger than the {MAX_LOG_BYTES:,} read for {expected}; "
+                             "split it, or give the part that holds the run")
         with Progress(size, f"reading {os.path.basename(path)}", unit="B") as bar:
             if size <= _CHUNK or not bar.active:
                 return _decode(f.read(), path, expected)
@@ -303,8 +309,10 @@ def _read(text_or_path: Any, expected: str) -> _Text:
             return _read_file(path, expected)
         except FileNotFoundError:
             raise FileNotFoundError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise ParseError(f"{path}: is a directory; expected {expected}") from None
+        except ParseError:
+            raise
+        except ValueError as e:  # a directory, a FIFO, a device, a link loop, too large
+            raise ParseError(str(e)) from None
     if isinstance(text_or_path, str):
         if not text_or_path.strip():
             raise ParseError(f"<text>: the text is empty; expected {expected}")

@@ -2,6 +2,8 @@
 // GateResult (with its per-rank reports as numpy columns), gate, and the helpers behind
 // the equalize-to-minimum remedy. Gating runs with the GIL released, reporting to an
 // optional Progress (in samples).
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -47,11 +49,27 @@ auto rank_field(const char* name, V RankReport::*member, const char* doc = "") {
         name, [member](const PyGate& g) { return rank_column(g.r, member); }, doc);
 }
 
+// Integer token counts only: a float would be truncated and a uint64 past int64 would wrap
+// negative in the cast, silently. The values themselves are judge()'s to check.
 std::vector<std::vector<std::int64_t>> rank_bins_from_py(const py::sequence& seq) {
     std::vector<std::vector<std::int64_t>> out;
     for (const auto& item : seq) {
-        auto a = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(item);
-        if (!a || a.ndim() != 1) throw std::invalid_argument("rank_bin_tokens: each rank must be a 1-D array");
+        const std::string r = "rank_bin_tokens[" + std::to_string(out.size()) + "]";
+        py::array raw = py::array::ensure(item);
+        if (!raw || raw.ndim() != 1) throw std::invalid_argument(r + ": each rank must be a 1-D array");
+        const char kind = raw.dtype().kind();
+        if (raw.size() > 0 && kind != 'i' && kind != 'u')
+            throw py::type_error(r + ": dtype " + std::string(py::str(raw.dtype())) +
+                                 " is not an integer dtype (token counts are integers)");
+        if (kind == 'u' && raw.itemsize() == 8) {
+            auto u = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(raw);
+            for (py::ssize_t k = 0; k < u.size(); ++k)
+                if (u.data()[k] > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+                    throw std::invalid_argument(r + "[" + std::to_string(k) + "] = " + std::to_string(u.data()[k]) +
+                                                ": more tokens than an int64 holds");
+        }
+        auto a = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(raw);
+        if (!a) throw py::error_already_set();
         out.emplace_back(a.data(), a.data() + a.size());
     }
     return out;

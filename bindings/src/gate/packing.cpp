@@ -4,7 +4,6 @@
 // copy; other integer dtypes: a checked conversion) and results go out as numpy arrays
 // that own the C++ vectors (no copy). Packing runs with the GIL released, reporting to an
 // optional Progress (in samples).
-#include <fstream>
 #include <optional>
 #include <string>
 
@@ -37,17 +36,12 @@ std::vector<std::uint32_t> read_lengths_file(const std::string& path, std::strin
         } else if (dtype) {
             format = "raw";
         } else {
-            std::ifstream f(path, std::ios::binary);
-            if (!f) throw std::invalid_argument("path = '" + path + "': cannot open the file");
-            char magic[6] = {};
-            f.read(magic, 6);
-            if (f.gcount() == 6 && std::string(magic, 6) == "\x93NUMPY") {
+            if (has_npy_magic(path)) {
                 format = "npy";
             } else {
-                throw std::invalid_argument(
-                    "path = '" + path +
-                    "': not a .npy or .jsonl file; for raw little-endian integers give the dtype "
-                    "(e.g. dtype='uint32')");
+                throw std::invalid_argument("path = '" + path +
+                                            "': not a .npy or .jsonl file; for raw integers give the dtype "
+                                            "(e.g. dtype='uint32', or '>u4' for big-endian)");
             }
         }
     }
@@ -56,13 +50,12 @@ std::vector<std::uint32_t> read_lengths_file(const std::string& path, std::strin
     if (format == "npy") return read_lengths_npy(path);
     if (format == "jsonl") return read_lengths_jsonl(path, field);
     if (format == "raw") {
-        std::ifstream f(path, std::ios::binary);
-        char magic[6] = {};
-        if (f && f.read(magic, 6) && std::string(magic, 6) == "\x93NUMPY")
+        if (has_npy_magic(path))
             throw std::invalid_argument("path = '" + path + "' is a .npy file, not raw integers: drop the dtype");
         if (!dtype)
             throw std::invalid_argument("path = '" + path +
-                                        "': a raw file needs its dtype (uint16, uint32, uint64, int32, int64)");
+                                        "': a raw file needs its dtype (uint8, int8, uint16, int16, uint32, int32, "
+                                        "uint64, int64, or a numpy code such as '>u4')");
         return read_lengths_raw(path, parse_length_dtype(*dtype));
     }
     throw std::invalid_argument("format = '" + format + "': must be one of auto, npy, raw, jsonl");
@@ -123,16 +116,18 @@ void register_gate_packing(py::module_& m) {
         },
         py::arg("path"), py::kw_only(), py::arg("format") = "auto", py::arg("dtype") = py::none(),
         py::arg("field") = "length",
-        "Per-sample token lengths from a .npy, raw little-endian (give dtype) or JSONL (field) "
-        "file, as a uint32 numpy array.");
+        "Per-sample token lengths from a .npy (any integer dtype, either byte order), raw (give dtype) or JSONL "
+        "(field) file, as a uint32 numpy array.");
 
     using O = OverflowCounts;
-    py::class_<OverflowCounts> oc(m, "OverflowCounts", "What happened to samples longer than seq_len.");
+    py::class_<OverflowCounts> oc(m, "OverflowCounts",
+                                  "What happened to samples longer than seq_len, and to samples the trainer drops.");
     const auto overflow_fields =
         fields(field("truncated_samples", &O::truncated_samples),
                field("truncated_tokens", &O::truncated_tokens, "tokens cut off and lost"),
                field("split_samples", &O::split_samples, "samples cut into ≥ 2 pieces (no tokens lost)"),
-               field("dropped_samples", &O::dropped_samples, "samples the trainer filters out whole"),
+               field("dropped_samples", &O::dropped_samples,
+                     "samples the trainer filters out whole (TRL: 0-token ones; LLaMA-Factory: longer than seq_len)"),
                field("dropped_tokens", &O::dropped_tokens));
     def_fields(oc, overflow_fields, Access::read_only);
     def_value_methods(oc);

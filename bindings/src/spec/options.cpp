@@ -47,7 +47,15 @@ OptionValue to_option_value(py::handle h, std::string_view group, std::string_vi
                                         py::str(h).cast<std::string>() + "; it is beyond the 64-bit integer range");
         return static_cast<std::int64_t>(v);
     }
-    if (PyUnicode_Check(h.ptr())) return h.cast<std::string>();
+    if (PyUnicode_Check(h.ptr())) {
+        // Not h.cast<std::string>(): a str that UTF-8 cannot encode (a lone surrogate) would
+        // fail as pybind11's RuntimeError "Unable to cast"; Python's UnicodeEncodeError (a
+        // ValueError) says what is wrong.
+        Py_ssize_t size = 0;
+        const char* utf8 = PyUnicode_AsUTF8AndSize(h.ptr(), &size);
+        if (utf8 == nullptr) throw py::error_already_set();
+        return std::string(utf8, static_cast<std::size_t>(size));
+    }
     throw py::type_error(std::string(group) + " option " + std::string(name) + ": expected a number, a bool, a str " +
                          "or None, got " + std::string(py::str(py::type::handle_of(h).attr("__name__"))) + " " +
                          std::string(py::repr(h)));

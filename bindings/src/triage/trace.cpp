@@ -30,20 +30,7 @@ py::array_t<T> view(const std::vector<T>& v, py::handle owner) {
     return a;
 }
 
-ParsedTrace read_any(const std::string& path, const std::string& format) {
-    if (format == "nvidia-smi") return read_nvidia_smi_csv(path);
-    if (format == "dcgm") return read_dcgm_prometheus(path);
-    if (format != "auto") throw std::invalid_argument("format: '" + format + "' is not one of auto, nvidia-smi, dcgm");
-    // auto: dcgm-exporter text names its metrics; anything else is read as nvidia-smi CSV.
-    std::ifstream f(path, std::ios::binary);
-    if (f) {
-        std::string head(65536, '\0');
-        f.read(head.data(), static_cast<std::streamsize>(head.size()));
-        head.resize(static_cast<std::size_t>(f.gcount()));
-        if (head.find("DCGM_FI_DEV_") != std::string::npos) return read_dcgm_prometheus(path);
-    }
-    return read_nvidia_smi_csv(path);
-}
+ParsedTrace read_any(const std::string& path, const std::string& format) { return read_power_trace(path, format); }
 
 }  // namespace
 

@@ -336,23 +336,27 @@ CalibrationFile calibration_from_json(const json& j, const HardwareProfile& hw, 
 
 // Here, not in power_bands.cpp, so that the bands section meets the same schema and
 // hardware checks as the rest of the file.
-PowerBands read_power_bands(const std::string& path, const HardwareProfile& hw) {
-    const json j = read_json_file(path);
-    if (!j.is_object()) throw ParseError(path + ": expected a JSON object (a calibration file)");
-    check_schema(j, path, /*allow_v1=*/true);
+PowerBands power_bands_from_calibration_json(const json& j, const HardwareProfile& hw, std::string_view origin) {
+    if (!j.is_object()) throw ParseError(std::string(origin) + ": expected a JSON object (a calibration file)");
+    check_schema(j, origin, /*allow_v1=*/true);
     if (const auto h = j.find("hardware"); h != j.end() && h->is_string() && lower(h->get<std::string>()) != "generic")
-        check_hardware(h->get<std::string>(), hw, path);
+        check_hardware(h->get<std::string>(), hw, origin);
     const auto it = j.find("power_bands");
     if (it == j.end())
-        throw ParseError(path +
+        throw ParseError(std::string(origin) +
                          ": no power_bands section (the micro-run harness writes one after measuring the phases; "
                          "without it, the default bands of the hardware are used)");
-    return power_bands_from_json(*it, path);
+    return power_bands_from_json(*it, origin);
+}
+
+PowerBands read_power_bands(const std::string& path, const HardwareProfile& hw) {
+    return power_bands_from_calibration_json(read_json_file(path, "a libscale.calibration JSON file"), hw, path);
 }
 
 CalibrationFile read_calibration_file(const std::string& path, const HardwareProfile& hw) {
     namespace fs = std::filesystem;
-    if (!fs::exists(path) && path.find('/') == std::string::npos) {
+    std::error_code ec;
+    if (fs::symlink_status(path, ec).type() == fs::file_type::not_found && path.find('/') == std::string::npos) {
         std::string rel = "calibrations/" + path;
         if (rel.size() < 5 || rel.substr(rel.size() - 5) != ".json") rel += ".json";
         const std::vector<std::string> files = catalog_files();
@@ -365,7 +369,7 @@ CalibrationFile read_calibration_file(const std::string& path, const HardwarePro
                 shipped += (shipped.empty() ? "" : ", ") + fs::path(f).stem().string();
         throw ParseError(path + ": no such file, and no shipped calibration of that name (shipped: " + shipped + ")");
     }
-    return calibration_from_json(read_json_file(path), hw, path);
+    return calibration_from_json(read_json_file(path, "a libscale.calibration JSON file"), hw, path);
 }
 
 json calibration_to_json(const FitResult& fit, const json& provenance) {

@@ -126,8 +126,22 @@ public:
                 ++finished;
             }
             jacobian();
-            const MatrixXd A = J.transpose() * J;
-            const VectorXd g = J.transpose() * r;
+            MatrixXd A = J.transpose() * J;
+            VectorXd g = J.transpose() * r;
+            // A coefficient at a bound that the descent direction (−g) would push past is held
+            // for this step (projected Levenberg–Marquardt with an active set): solved with it
+            // free, the others' step would assume a move the projection then undoes, and the
+            // iteration would stall short of the optimum at a point that depends on the order
+            // the records were summed in (step_overhead_s at 0 did, tests/cpp/test_properties.cpp).
+            for (Eigen::Index j = 0; j < p; ++j) {
+                const Param& q = p_[static_cast<std::size_t>(j)];
+                if ((th(j) <= q.lo && g(j) > 0) || (th(j) >= q.hi && g(j) < 0)) {
+                    A.row(j).setZero();
+                    A.col(j).setZero();
+                    A(j, j) = 1;
+                    g(j) = 0;
+                }
+            }
             bool accepted = false;
             // Levenberg-Marquardt damping: x10 per rejected trial, so a float counter is exact enough.
             for (; lambda < 1e12; lambda *= 10) {  // NOLINT(clang-analyzer-security.FloatLoopCounter)

@@ -246,6 +246,16 @@ StepRun parse_step(const Record& r) {
     if (given[0] == std::string("step_time_s")) s.step_time_s = v;
     else if (given[0] == std::string("tokens_per_s")) s.step_time_s = tokens / v;
     else s.step_time_s = tokens / (v * static_cast<double>(c.gpus));
+    // A throughput that makes a step shorter than a kernel launch (~5 µs) or longer than a
+    // run is a unit mistake or a corrupt log, not a measurement; fitted, it would drive the
+    // efficiencies to their bounds and write a calibration that predicts nothing.
+    constexpr double kMinStepS = 1e-5, kMaxStepS = 1e7;
+    if (!(s.step_time_s >= kMinStepS && s.step_time_s <= kMaxStepS)) {
+        std::ostringstream valid;
+        valid << "a value giving a step time of 1e-05 to 1e+07 s (this gives " << s.step_time_s << " s for "
+              << c.global_batch_tokens << " tokens per step on " << c.gpus << " GPUs)";
+        r.bad(given[0], r.need(given[0]), valid.str().c_str());
+    }
     s.source = r.str_or("source", "");
     return s;
 }
@@ -370,7 +380,10 @@ MeasurementSet measurements_from_json(const json& j, std::string_view origin) {
     return m;
 }
 
-MeasurementSet read_measurements(const std::string& path) { return measurements_from_json(read_json_file(path), path); }
+MeasurementSet read_measurements(const std::string& path) {
+    return measurements_from_json(read_json_file(path, "a libscale.measurements/1 JSON file", kMaxMeasurementFileBytes),
+                                  path);
+}
 
 json to_json(const MeasurementSet& m) {
     json records = json::array();

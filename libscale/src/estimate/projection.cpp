@@ -6,6 +6,7 @@
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "estimate/scenario_detail.hpp"
 #include "libscale/io/error.hpp"
@@ -34,7 +35,15 @@ const OptionTable<Job>& job_options() {
     return table;
 }
 
-void Job::validate() const { validate_options(job_options(), *this); }
+void Job::validate() const {
+    validate_options(job_options(), *this);
+    if (!std::isfinite(tokens * epochs)) {
+        std::ostringstream msg;
+        msg << "job tokens × epochs = " << tokens << " × " << epochs
+            << " overflows a 64-bit float; give a job of at most ~1e300 tokens";
+        throw std::invalid_argument(msg.str());
+    }
+}
 
 namespace {
 
@@ -98,6 +107,16 @@ ProjectionRow make_row(const StepBreakdown& s, const Job& job, double price) {
     r.gpu_hours = static_cast<double>(s.gpus) * r.wall_time_h;
     r.cost_usd = r.gpu_hours * price;
     r.energy_kwh = s.energy_per_step_j * r.steps / 3.6e6;
+    // Each input is finite, but their products need not be (1e300 tokens at $6/GPU-h):
+    // an answer of inf is refused rather than printed.
+    for (const auto& [name, v] : {std::pair{"wall_time_h", r.wall_time_h}, std::pair{"gpu_hours", r.gpu_hours},
+                                  std::pair{"cost_usd", r.cost_usd}, std::pair{"energy_kwh", r.energy_kwh}})
+        if (!std::isfinite(v)) {
+            std::ostringstream msg;
+            msg << "job tokens × epochs = " << total_tokens << ": the projected " << name
+                << " overflows a 64-bit float on " << s.gpus << " GPUs; give a smaller job";
+            throw std::invalid_argument(msg.str());
+        }
     return r;
 }
 

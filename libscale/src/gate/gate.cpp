@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,18 @@ GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens, 
     if (rank_bin_tokens.size() != static_cast<std::size_t>(c.world_size))
         throw std::invalid_argument("rank_bin_tokens: " + std::to_string(rank_bin_tokens.size()) +
                                     " ranks given, world_size = " + std::to_string(c.world_size));
+    // Token counts are what the remedy's drop is made of: a negative one would make it
+    // negative, a sum past int64 would wrap.
+    std::int64_t sum = 0;
+    for (std::size_t r = 0; r < rank_bin_tokens.size(); ++r)
+        for (std::size_t k = 0; k < rank_bin_tokens[r].size(); ++k) {
+            const std::int64_t t = rank_bin_tokens[r][k];
+            if (t < 0 || t > std::numeric_limits<std::int64_t>::max() - sum)
+                throw std::invalid_argument(
+                    "rank_bin_tokens[" + std::to_string(r) + "][" + std::to_string(k) + "] = " + std::to_string(t) +
+                    (t < 0 ? ": a packed row holds ≥ 0 tokens" : ": the token total overflows"));
+            sum += t;
+        }
     GateResult g;
     g.trainer_equalizes = c.packer == Packer::axolotl_multipack && c.runtime_equalize;
     const std::int64_t B = c.micro_batch;
@@ -78,6 +91,12 @@ GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens, 
 
 std::string GateResult::verdict() const {
     char buf[512];
+    if (difference == 0 && max_micro_batches == 0) {
+        // E.g. DistributedSampler(drop_last=True) with fewer packed sequences than ranks,
+        // or DataLoader(drop_last=True) with fewer rows per rank than micro_batch: every
+        // rank skips the epoch's loop alike.
+        return "PASS: every rank runs 0 micro-batches: no rank hangs, but the epoch trains on nothing";
+    }
     if (difference == 0) {
         std::snprintf(buf, sizeof buf, "PASS: every rank runs %lld micro-batches",
                       static_cast<long long>(min_micro_batches));
@@ -89,6 +108,14 @@ std::string GateResult::verdict() const {
                       static_cast<long long>(max_micro_batches), static_cast<long long>(max_rank),
                       static_cast<long long>(min_micro_batches), static_cast<long long>(tokens_dropped),
                       tokens_dropped_pct);
+    } else if (min_micro_batches == 0) {
+        // Equalizing to the minimum would drop everything: not a remedy worth naming.
+        std::snprintf(buf, sizeof buf,
+                      "FAIL: rank %lld runs 0 micro-batches, rank %lld runs %lld: the run would hang; pack "
+                      "before sharding (equalizing to the minimum, 0, would train on nothing) or use Join; "
+                      "%.1f GPU-hours at risk",
+                      static_cast<long long>(min_rank), static_cast<long long>(max_rank),
+                      static_cast<long long>(max_micro_batches), cost_at_risk_gpu_hours);
     } else {
         std::snprintf(buf, sizeof buf,
                       "FAIL: rank %lld runs %lld micro-batches, rank %lld runs %lld (difference "
@@ -103,6 +130,26 @@ std::string GateResult::verdict() const {
     return buf;
 }
 
+namespace {
+
+// The packer kept nothing of a non-empty dataset: there is no run to judge.
+// n: the samples packed (per-rank packing: over every rank's shard).
+[[noreturn]] void no_sequences(const GateConfig& c, std::int64_t n, const OverflowCounts& o) {
+    const std::int64_t d = o.dropped_samples;
+    std::string why;
+    if (d > 0)
+        why = "the trainer drops " + std::string(d == n ? "all " : "") + std::to_string(d) + " (" +
+              (c.packer == Packer::llamafactory ? "longer than seq_len = " + std::to_string(c.seq_len)
+                                                : std::string("0 tokens")) +
+              ")";
+    if (d < n)
+        why += (d > 0 ? " and the other " + std::to_string(n - d) : "all " + std::to_string(n)) + " hold 0 tokens";
+    throw std::invalid_argument("lengths: " + std::string(to_string(c.packer)) + " packs the " + std::to_string(n) +
+                                " samples into no sequence: " + why + "; there is nothing to train on");
+}
+
+}  // namespace
+
 RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig& c, Progress* progress) {
     validate(c);
     const auto n = static_cast<std::int64_t>(lengths.size());
@@ -110,13 +157,18 @@ RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig
     RankBins out;
     out.rank_bin_tokens.resize(static_cast<std::size_t>(c.world_size));
     if (c.packer == Packer::axolotl_multipack || c.shard_before_packing) {
-        if (c.world_size > n)
-            throw std::invalid_argument("world_size = " + std::to_string(c.world_size) + " exceeds the " +
-                                        std::to_string(n) + " samples");
-        for (std::size_t i = 0; i < lengths.size(); ++i)
-            if (lengths[i] == 0)
-                throw std::invalid_argument("lengths[" + std::to_string(i) +
-                                            "] = 0: every sample must have at least 1 token");
+        // Axolotl filters samples outside [min_sample_len, sequence_len] before sampling
+        // (drop_long_seq, https://github.com/axolotl-ai-cloud/axolotl/blob/
+        // 067b021c8b87a9e5e380b9173c704cf7340e30f5/src/axolotl/utils/trainer.py).
+        if (c.packer == Packer::axolotl_multipack)
+            for (std::size_t i = 0; i < lengths.size(); ++i)
+                if (lengths[i] == 0)
+                    throw std::invalid_argument(
+                        "lengths[" + std::to_string(i) +
+                        "] = 0: Axolotl drops samples shorter than min_sample_len (default 2) before its sampler "
+                        "sees them (axolotl/utils/trainer.py drop_long_seq): give the lengths after that filter");
+        // Fewer samples than ranks: DistributedSampler repeats samples (or, with drop_last,
+        // gives every rank none), as it does for any count.
         const DistributedSampler sampler(n, c.world_size, c.shuffle, c.seed, c.epoch, c.sampler_drop_last);
         // Every rank packs its shard: the ranks' packs report into one total.
         progress_start(progress, static_cast<std::uint64_t>(c.world_size * sampler.num_samples()));
@@ -124,7 +176,9 @@ RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig
         for (std::int64_t r = 0; r < c.world_size; ++r) {
             const auto idx = sampler.indices(r);
             Bins bins;
-            if (c.packer == Packer::axolotl_multipack) {
+            if (idx.empty()) {
+                // drop_last with fewer samples than ranks: nothing to pack on any rank.
+            } else if (c.packer == Packer::axolotl_multipack) {
                 bins = pack_axolotl_rank(lengths, idx, c.seq_len, progress);
             } else {
                 // The rank's own samples, in sampler order, packed as the trainer packs
@@ -138,14 +192,16 @@ RankBins shard_and_pack(std::span<const std::uint32_t> lengths, const GateConfig
             out.global_bins += bins.num_bins();
             out.rank_bin_tokens[static_cast<std::size_t>(r)] = std::move(bins.bin_tokens);
         }
+        if (out.global_bins == 0 && sampler.num_samples() > 0)
+            no_sequences(c, sampler.num_samples() * c.world_size, out.overflow);
         return out;
     }
     PackResult p = pack(c.packer, lengths, c.seq_len, c.map_batch_size, c.num_proc, progress);
     out.overflow = p.overflow;
     out.global_bins = p.bins.num_bins();
-    if (c.world_size > out.global_bins)
-        throw std::invalid_argument("world_size = " + std::to_string(c.world_size) + " exceeds the " +
-                                    std::to_string(out.global_bins) + " packed sequences: some ranks would get none");
+    if (out.global_bins == 0) no_sequences(c, n, out.overflow);
+    // Fewer packed sequences than ranks: DistributedSampler pads by repeating them (every
+    // rank gets one) or, with drop_last, gives every rank none, as it does for any count.
     const DistributedSampler sampler(out.global_bins, c.world_size, c.shuffle, c.seed, c.epoch, c.sampler_drop_last);
     for (std::int64_t r = 0; r < c.world_size; ++r) {
         const auto idx = sampler.indices(r);

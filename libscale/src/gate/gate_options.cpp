@@ -9,6 +9,7 @@ const OptionTable<GateConfig>& gate_options() {
     using C = GateConfig;
     // Bounds: counts as TrainingConfig's (a 2^40 ceiling keeps products of them in int64).
     constexpr double kMaxCount = 1LL << 40;
+    constexpr double kMaxRanks = 1LL << 20;
     static const OptionTable<C> table{
         "gate",
         {
@@ -18,8 +19,11 @@ const OptionTable<GateConfig>& gate_options() {
                       "the trainer's packer, whose code the gate reproduces (none: one padded sample per row)"),
             // 0 in a default GateConfig: there is no sensible default, so it must be given.
             integer<C>("seq_len", &C::seq_len, "tokens", "packed row length (required)", 1, kMaxCount),
+            // The gate keeps counters and a result row per rank: 2^20 ranks (~5x the largest
+            // public GPU clusters, ~200k GPUs) keeps that under a second and ~100 MiB; 2^40
+            // ranks was std::bad_alloc, 2^24 half a minute.
             integer<C>("world_size", &C::world_size, "ranks", "data-parallel ranks the sampler shards over", 1,
-                       kMaxCount),
+                       kMaxRanks),
             integer<C>("micro_batch", &C::micro_batch, "rows", "DataLoader batch_size: packed rows per micro-batch", 1,
                        kMaxCount),
             integer<C>("grad_accum", &C::grad_accum, "micro-batches", "micro-batches per optimizer step", 1, kMaxCount),

@@ -23,15 +23,12 @@ void check_seq_len(std::int64_t seq_len) {
                                     std::to_string(kMaxSeqLen) + "]");
 }
 
+// A 0-token sample is each packer's to handle as its trainer does (packing.hpp).
 void check_lengths(std::span<const std::uint32_t> lengths) {
     if (lengths.empty()) throw std::invalid_argument("lengths: empty dataset (0 samples)");
     if (lengths.size() > std::numeric_limits<std::uint32_t>::max())
         throw std::invalid_argument("lengths: " + std::to_string(lengths.size()) +
                                     " samples; at most 4294967295 are supported");
-    for (std::size_t i = 0; i < lengths.size(); ++i)
-        if (lengths[i] == 0)
-            throw std::invalid_argument("lengths[" + std::to_string(i) +
-                                        "] = 0: every sample must have at least 1 token");
 }
 
 std::int64_t sum_of(std::span<const std::uint32_t> lengths) {
@@ -290,6 +287,10 @@ PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq
         frag_sample.clear();
         for (std::size_t i = lo; i < hi; ++i) {
             const std::uint32_t L = lengths[i];
+            if (L == 0) {  // "Filter out empty sequences" (pc.filter(..., lengths > 0))
+                ++res.overflow.dropped_samples;
+                continue;
+            }
             if (L <= S) {
                 items.push_back({S - L, static_cast<std::uint32_t>(items.size())});
                 frag_sample.push_back(static_cast<std::uint32_t>(i));
@@ -375,12 +376,12 @@ PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t se
     const auto S = static_cast<std::uint32_t>(seq_len);
     std::vector<Item> items(lengths.size()), tmp;
     for (std::size_t i = 0; i < lengths.size(); ++i) {
-        std::uint32_t L = lengths[i];
-        if (L > S) {
-            ++res.overflow.truncated_samples;
-            res.overflow.truncated_tokens += L - S;
-            L = S;
-        }
+        const std::uint32_t L = lengths[i];
+        if (L > S)
+            throw std::invalid_argument(
+                "lengths[" + std::to_string(i) + "] = " + std::to_string(L) + " > seq_len = " + std::to_string(S) +
+                ": NeMo's create_hist has no histogram bin above seq_len and raises IndexError (counts[seq_len] += 1); "
+                "NeMo expects samples truncated to max_seq_length when tokenized");
         items[i] = {S - L, static_cast<std::uint32_t>(i)};
     }
     radix_sort(items, tmp, bits_for(seq_len));
@@ -406,7 +407,9 @@ PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t se
         loop.step();
         const std::uint32_t len = S - it.key;
         std::size_t bin = 0;
-        if (tree[1] >= len) {
+        // A 0-token sample fits the first bin (first_fit: sum(bin) + 0 <= pack_size), or
+        // opens one when there is none.
+        if (!room.empty() && tree[1] >= len) {
             std::size_t i = 1;
             while (i < cap) i = tree[2 * i] >= len ? 2 * i : 2 * i + 1;
             bin = i - cap;
@@ -451,6 +454,9 @@ PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t s
             used += L;
         }
         loop.finish();
+        // torchtune adds the last pack only when it holds tokens: a dataset of 0-token
+        // samples (the only way a pack stays empty) packs into nothing.
+        if (res.input_tokens == 0) out.b = Bins{};
     } else {
         for (const std::uint32_t l : lengths)
             if (l > S) ++res.overflow.split_samples;

@@ -69,10 +69,25 @@ std::vector<std::string> keys(const Map& m) {
     return out;
 }
 
+// The error_code overloads: a link loop or an unreadable directory is the input layer's to
+// report (input_file.hpp), with the path, not a std::filesystem exception here.
 bool looks_like_path(std::string_view s) {
+    // A name with a NUL is no catalog name; as a path, the input layer refuses it by name.
+    if (s.find('\0') != std::string_view::npos) return true;
+    std::error_code ec;
     return s.find('/') != std::string_view::npos || (s.size() > 5 && s.substr(s.size() - 5) == ".json") ||
-           std::filesystem::exists(std::string(s));
+           std::filesystem::symlink_status(std::string(s), ec).type() != std::filesystem::file_type::not_found;
 }
+
+// A Hugging Face snapshot directory holds config.json.
+std::filesystem::path config_json_path(std::string_view name_or_path) {
+    std::filesystem::path p{std::string(name_or_path)};
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) p /= "config.json";
+    return p;
+}
+
+constexpr const char* kConfigExpected = "a Hugging Face config.json (or a directory holding one)";
 
 [[noreturn]] void unknown(const char* what, std::string_view name, const std::vector<std::string>& names,
                           const char* file_hint) {
@@ -93,12 +108,10 @@ ModelSpec find_model(std::string_view name_or_path) {
     const Catalog& c = catalog();
     if (const auto it = c.models.find(lower(name_or_path)); it != c.models.end()) return it->second;
     if (looks_like_path(name_or_path)) {
-        std::filesystem::path p{std::string(name_or_path)};
-        // A Hugging Face snapshot directory holds config.json.
-        if (std::filesystem::is_directory(p)) p /= "config.json";
+        const std::filesystem::path p = config_json_path(name_or_path);
         std::string name = p.filename() == "config.json" ? p.parent_path().filename().string() : p.stem().string();
         if (name.empty()) name = p.string();
-        return model_from_hf_config(read_json_file(p), name, p.string());
+        return model_from_hf_config(read_json_file(p, kConfigExpected), name, p.string());
     }
     unknown("model", name_or_path, model_names(), "a path to a Hugging Face config.json");
 }
@@ -114,10 +127,9 @@ ModelSpec find_model(std::string_view name_or_path, const nlohmann::json& overri
         origin = "calibration/data/" + it->second;
         config = parse_json(c.files.at(it->second), origin);
     } else if (looks_like_path(name_or_path)) {
-        std::filesystem::path p{std::string(name_or_path)};
-        if (std::filesystem::is_directory(p)) p /= "config.json";
+        const std::filesystem::path p = config_json_path(name_or_path);
         origin = p.string();
-        config = read_json_file(p);
+        config = read_json_file(p, kConfigExpected);
     } else {
         (void)find_model(name_or_path);  // throws the unknown-name error with the closest names
     }
@@ -132,7 +144,7 @@ HardwareProfile find_hardware(std::string_view name_or_path) {
     if (const auto it = c.hardware.find(lower(name_or_path)); it != c.hardware.end()) return it->second;
     if (looks_like_path(name_or_path)) {
         const std::filesystem::path p{std::string(name_or_path)};
-        return hardware_from_json(read_json_file(p), p.string());
+        return hardware_from_json(read_json_file(p, "a libscale.hardware/1 JSON file"), p.string());
     }
     unknown("hardware", name_or_path, hardware_names(), "a path to a libscale.hardware/1 JSON file");
 }

@@ -9,14 +9,25 @@
 #include <utility>
 
 #include "libscale/io/error.hpp"
+#include "libscale/io/input_file.hpp"
 
 namespace libscale {
 
 using nlohmann::json;
 
 json parse_json(std::string_view text, std::string_view origin) {
+    // Documents nested deeper than this are refused before anything walks them recursively
+    // (the Python converters, the readers): `[` × 100,000 is not a configuration.
+    constexpr int kMaxDepth = 256;
+    const auto depth_limit = [&](int depth, json::parse_event_t event, json&) {
+        if (depth > kMaxDepth &&
+            (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start))
+            throw ParseError(std::string(origin) + ": JSON nested deeper than " + std::to_string(kMaxDepth) +
+                             " levels; is it the right file?");
+        return true;
+    };
     try {
-        return json::parse(text.begin(), text.end());
+        return json::parse(text.begin(), text.end(), depth_limit);
     } catch (const json::parse_error& e) {
         // Report the line and column of the byte where parsing stopped.
         std::size_t line = 1, column = 1;
@@ -34,15 +45,18 @@ json parse_json(std::string_view text, std::string_view origin) {
         std::ostringstream msg;
         msg << origin << ":" << line << ":" << column << ": malformed JSON: " << what;
         throw ParseError(msg.str());
+    } catch (const json::out_of_range& e) {
+        // A number past double's range (1e999): nlohmann refuses it rather than make it inf.
+        std::string what = e.what();
+        if (const auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+        throw ParseError(std::string(origin) + ": " + what + " (beyond the range of a 64-bit float)");
+    } catch (const json::exception& e) {
+        throw ParseError(std::string(origin) + ": malformed JSON: " + e.what());
     }
 }
 
-json read_json_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ParseError(path.string() + ": cannot open the file (does it exist and is it readable?)");
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    return parse_json(buf.str(), path.string());
+json read_json_file(const std::filesystem::path& path, std::string_view expected, std::uint64_t max_bytes) {
+    return parse_json(read_input_file(path, expected, max_bytes), path.string());
 }
 
 namespace {
@@ -58,16 +72,23 @@ const json& require(const json& j, const std::string& field, std::string_view or
     return *it;
 }
 
+// An unsigned value past INT64_MAX is refused here, not read as the negative number
+// get<std::int64_t>() would make of it.
+bool is_int64(const json& v) {
+    return v.is_number_integer() &&
+           !(v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX));
+}
+
 std::int64_t get_int(const json& j, const std::string& field, std::string_view origin) {
     const json& v = require(j, field, origin);
-    if (!v.is_number_integer()) field_error(origin, field, v, "an integer");
+    if (!is_int64(v)) field_error(origin, field, v, "an integer");
     return v.get<std::int64_t>();
 }
 
 std::int64_t get_int_or(const json& j, const std::string& field, std::int64_t fallback, std::string_view origin) {
     const auto it = j.find(field);
     if (it == j.end() || it->is_null()) return fallback;
-    if (!it->is_number_integer()) field_error(origin, field, *it, "an integer");
+    if (!is_int64(*it)) field_error(origin, field, *it, "an integer");
     return it->get<std::int64_t>();
 }
 
@@ -201,29 +222,6 @@ std::map<std::string, double> prior_from_json(const json& j, std::string_view or
         out[name] = v.get<double>();
     }
     return out;
-}
-
-void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
-    const std::filesystem::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw Error(path.string() + ": cannot write (is the directory there and writable?)");
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        out.flush();
-        if (!out) {
-            out.close();
-            std::error_code ignored;
-            std::filesystem::remove(tmp, ignored);
-            throw Error(path.string() + ": write failed (disk full?)");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        std::filesystem::remove(tmp, ignored);
-        throw Error(path.string() + ": cannot replace the file: " + ec.message());
-    }
 }
 
 }  // namespace libscale

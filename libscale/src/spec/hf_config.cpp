@@ -52,7 +52,11 @@ std::int64_t HfConfig::size(const char* key) const {
 std::int64_t HfConfig::integer(const char* key, std::int64_t fallback) const {
     const json* v = find(key);
     if (v == nullptr || v->is_null()) return fallback;
-    if (!v->is_number_integer()) bad_value(key, *v, "expected an integer or null");
+    // An unsigned value past INT64_MAX would read as a negative one (max_window_layers =
+    // 2^64 - 1, "no layer slides", as -1, "every layer slides").
+    if (!v->is_number_integer() ||
+        (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)))
+        bad_value(key, *v, "expected an integer or null");
     return v->get<std::int64_t>();
 }
 

@@ -57,7 +57,12 @@ void qwen_window(const HfConfig& c, ModelSpec& m) {
     const std::int64_t window = c.is_null("sliding_window") ? 0 : c.integer("sliding_window", 4096);
     const std::int64_t from = c.integer("max_window_layers", 28);
     const bool use = c.flag("use_sliding_window", false) && window > 0;
-    m.sliding_window_layers = sliding_layers(c, m.num_layers, use ? std::max<std::int64_t>(0, m.num_layers - from) : 0);
+    // Layer i slides when i >= max_window_layers (configuration_qwen2.py's layer_types), so
+    // a negative value means every layer and one past the last none: clamped to [0, L]
+    // before the subtraction, which a value near INT64_MIN would overflow (found by
+    // probing fuzz/fuzz_hf_config).
+    const std::int64_t sliding = m.num_layers - std::clamp<std::int64_t>(from, 0, m.num_layers);
+    m.sliding_window_layers = sliding_layers(c, m.num_layers, use ? sliding : 0);
     m.sliding_window = m.sliding_window_layers > 0 ? window : 0;
 }
 
@@ -228,7 +233,14 @@ void mpt(const HfConfig& c, ModelSpec& m) {
     m.head_dim = m.hidden_size / m.num_heads;
     m.max_position_embeddings = c.integer("max_seq_len", 2048);
     const double ratio = c.number("expansion_ratio", 4.0);
-    m.intermediate_size = static_cast<std::int64_t>(ratio * static_cast<double>(m.hidden_size));  // int(d · ratio)
+    // Checked before the conversion to an integer, which is undefined behaviour out of
+    // int64's range (1e300; found by probing fuzz/fuzz_hf_config). 1e15 is ModelSpec's own
+    // bound on a parameter count (model_spec.cpp), so no real MLP width is refused here.
+    const double width = ratio * static_cast<double>(m.hidden_size);
+    if (!(width >= 1 && width <= 1e15))
+        c.bad_value("expansion_ratio", json(ratio),
+                    "expected a number > 0 with d_model × expansion_ratio (the MLP width) between 1 and 1e15");
+    m.intermediate_size = static_cast<std::int64_t>(width);  // int(d · ratio)
     const HfConfig ffn = c.object("ffn_config");
     if (const std::string t = ffn.text("ffn_type", "mptmlp"); t == "mptglu") m.mlp = MlpKind::gated;
     else if (t == "mptmlp") m.mlp = MlpKind::plain;

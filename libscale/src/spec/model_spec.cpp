@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -98,6 +99,26 @@ void ModelSpec::validate() const {
         fail("position_embedding_rows", str(position_embedding_rows),
              std::string("it must be > 0 exactly when positions = 'learned' (positions = '") + to_string(positions) +
                  "')");
+    // count_parameters multiplies the sizes in 64-bit integers: a config with absurd sizes
+    // (hidden_size = 2^62) would overflow them (undefined behaviour, found by
+    // fuzz/fuzz_hf_config). Every count is a sum of non-negative terms no larger than the
+    // total estimated here in double, where nothing overflows; 1e15 parameters is over
+    // 2,000 times the largest dense model published (Llama 3.1 405B) and far inside int64.
+    constexpr double kMaxParameters = 1e15;
+    const auto dbl = [](std::int64_t v) { return static_cast<double>(v); };
+    const double dd = dbl(hidden_size), e = dbl(embed_proj_dim > 0 ? embed_proj_dim : hidden_size);
+    const double q = dbl(num_heads) * dbl(head_dim), kv = dbl(num_kv_heads) * dbl(head_dim);
+    const double per_layer = 2 * dd * q + 2 * dd * kv + 3 * dd * dbl(intermediate_size) + 8 * (q + kv) +
+                             2 * dbl(intermediate_size) + 16 * dd;
+    const double total = dbl(num_layers) * per_layer + 2 * dbl(vocab_size) * e + dbl(vocab_size) +
+                         dbl(position_embedding_rows) * dd + 2 * e * dd + 2 * dd;
+    if (!(total <= kMaxParameters)) {
+        std::ostringstream v;
+        v << total;
+        fail("parameter count", std::string("~").append(v.str()),
+             "over 1e15: the sizes (hidden_size, intermediate_size, num_hidden_layers, heads × head_dim, "
+             "vocab_size) are not a model's");
+    }
 }
 
 ParameterCounts count_parameters(const ModelSpec& m) {

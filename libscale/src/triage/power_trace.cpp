@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "libscale/io/error.hpp"
+#include "libscale/io/input_file.hpp"
 
 #if defined(__APPLE__) || defined(__FreeBSD__)
 #include <xlocale.h>  // newlocale, strtod_l
@@ -183,7 +184,10 @@ bool parse_timestamp(std::string_view s, double& out) {
     if (!parse_int(s.substr(0, 4), y) || !parse_int(s.substr(5, 2), mo) || !parse_int(s.substr(8, 2), d) ||
         !parse_int(s.substr(11, 2), h) || !parse_int(s.substr(14, 2), mi) || !parse_double(s.substr(17), sec))
         return false;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec < 0 || sec >= 61) return false;
+    // Written so that NaN seconds ("22:08:nan", which parse_double reads) fail the range
+    // check: a NaN time would pass every later comparison (found by fuzz/fuzz_nvidia_smi_csv's
+    // finite-time check).
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(sec >= 0 && sec < 61)) return false;
     out = static_cast<double>(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60) + sec;
     return true;
 }
@@ -258,12 +262,10 @@ void foreign_if_empty(const ParseReport& rep, const char* what) {
                          rep.first_skipped_text + "'");
 }
 
+// A trace may come through a FIFO (`nvidia-smi ... > fifo`): read to its end.
 std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw ParseError(path + ": cannot open the file for reading");
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
+    return InputFile(path, "an nvidia-smi CSV or dcgm-exporter text trace", /*allow_stream=*/true)
+        .read_all(kMaxTraceFileBytes);
 }
 
 // The samples of one dcgm scrape; power and utilization of a (GPU, own timestamp) are
@@ -579,6 +581,18 @@ ParsedTrace parse_dcgm_prometheus(std::string_view text, std::string_view source
 ParsedTrace read_dcgm_prometheus(const std::string& path) {
     const std::string text = slurp(path);
     return parse_dcgm_prometheus(text, path);
+}
+
+ParsedTrace read_power_trace(const std::string& path, std::string_view format) {
+    if (format != "auto" && format != "nvidia-smi" && format != "dcgm")
+        throw std::invalid_argument("format = '" + std::string(format) + "'; valid: auto, nvidia-smi, dcgm");
+    // Read once: the file may be a FIFO, which cannot be read twice to sniff then parse.
+    const std::string text = slurp(path);
+    // dcgm-exporter text names its metrics; anything else is read as nvidia-smi CSV.
+    const bool dcgm =
+        format == "dcgm" ||
+        (format == "auto" && std::string_view(text).substr(0, 65536).find("DCGM_FI_DEV_") != std::string_view::npos);
+    return dcgm ? parse_dcgm_prometheus(text, path) : parse_nvidia_smi_csv(text, path);
 }
 
 std::size_t parse_dcgm_scrape(std::string_view text, double time_s, PowerTrace& out, ParseReport& report) {

@@ -13,6 +13,11 @@ namespace libscale {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();  // a double, unlike INFINITY
+// The largest sample time accepted, in seconds (epoch or relative): past it a double no
+// longer resolves a millisecond (2^52 ms ≈ 4.5e12 s), so the smoothing window and dwell
+// times would round to nothing. Such a sample is dropped and counted, never classified:
+// one corrupt line must not move the clock past every later, real sample.
+constexpr double kMaxSampleTimeS = 1e12;
 }  // namespace
 
 void StreamOptions::validate() const {
@@ -96,6 +101,9 @@ StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const 
     if (gpu.size() != n || power_w.size() != n || utilization_pct.size() != n)
         throw std::invalid_argument(
             "TriageStream.push: time_s, gpu, power_w and utilization_pct must have the same length");
+    if (!std::isnan(now_s) && !(std::abs(now_s) <= kMaxSampleTimeS))
+        throw std::invalid_argument("TriageStream: now_s = " + detail::fmt_time(now_s) +
+                                    "; it must be a time in seconds within ±1e12, or NaN (the latest sample's)");
     Impl& s = *impl_;
     StreamUpdate up;
     std::vector<std::size_t> order(n);
@@ -104,7 +112,7 @@ StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const 
     double latest = s.last_now;
     for (std::size_t i : order) {
         const double t = time_s[i], p = power_w[i];
-        if (!std::isfinite(t) || !std::isfinite(p) || p < 0) {
+        if (!(std::abs(t) <= kMaxSampleTimeS) || !std::isfinite(p) || p < 0) {
             ++up.dropped_samples;
             continue;
         }
@@ -116,7 +124,8 @@ StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const 
         }
         x.window.emplace_back(t, p);
         x.sum += p;
-        while (x.window.front().first <= t - s.copt.smoothing_window_s) {
+        // The newest sample always stays: the mean below divides by the window's size.
+        while (x.window.size() > 1 && x.window.front().first <= t - s.copt.smoothing_window_s) {
             x.sum -= x.window.front().second;
             x.window.pop_front();
         }

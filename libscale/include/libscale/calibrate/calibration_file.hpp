@@ -46,5 +46,8 @@ nlohmann::json calibration_to_json(const CalibrationFile& file);
 // Reads a calibration file's power_bands; ParseError when the file has none, or when its
 // hardware (provenance.hardware) is not `hw`.
 PowerBands read_power_bands(const std::string& path, const HardwareProfile& hw);
+// The same from a parsed calibration file; `origin` names it in errors.
+PowerBands power_bands_from_calibration_json(const nlohmann::json& j, const HardwareProfile& hw,
+                                             std::string_view origin);
 
 }  // namespace libscale

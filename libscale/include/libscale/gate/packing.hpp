@@ -86,7 +86,11 @@ struct PackResult {
 // dataset). Returns the chunk boundaries [b0=0, b1, ..., n].
 std::vector<std::int64_t> map_batch_bounds(std::int64_t n, std::int64_t map_batch_size, std::int64_t num_proc);
 
-// TRL trl/data_utils.py _pack_bfd. Per map batch: lengths truncated to seq_len
+// TRL trl/data_utils.py _pack_bfd. Per map batch: 0-token samples dropped (counted in
+// overflow.dropped_samples: TRL's "Filter out empty sequences", explicit since v1.0.0,
+// https://github.com/huggingface/trl/blob/v1.0.0/trl/data_utils.py; v0.27-v0.29 drop them
+// as rows with no fragment; up to v0.26 _SegmentTree.search(0) fails its assert), lengths
+// truncated to seq_len
 // (split: cut into seq_len-sized fragments, the last one shorter), stably sorted by
 // length descending (pyarrow sort_indices is stable: ties keep input order), each
 // placed into the bin with the smallest remaining space ≥ its length (TRL's
@@ -96,24 +100,31 @@ PackResult pack_trl_bfd(std::span<const std::uint32_t> lengths, std::int64_t seq
                         std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1, Progress* progress = nullptr);
 
 // TRL _pack_wrapped: per map batch, the concatenated tokens cut every seq_len tokens;
-// the last row of each batch may be short. Entries are the pieces of samples per row.
+// the last row of each batch may be short. Entries are the pieces of samples per row (a
+// 0-token sample adds no token and no entry).
 PackResult pack_trl_wrapped(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
                             std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1,
                             Progress* progress = nullptr);
 
-// NeMo nemo/utils/sequence_packing_utils.py: create_hist caps lengths at seq_len
-// (counted as truncated), first_fit_decreasing sorts the lengths descending and puts
-// each into the first bin (in creation order) with room. Bins come back in creation
-// order. NeMo's fill_packing_strategy maps a bin's lengths back to samples through a
-// np.random.permutation per length; here samples of equal length are taken in input
-// order, so each bin's lengths and tokens are exact but which of several equal-length
-// samples sits in it is libscale's choice. Pass NeMo's seq_len (len(input_ids) - 1).
+// NeMo nemo/utils/sequence_packing_utils.py
+// (https://github.com/NVIDIA/NeMo/blob/8cfedd7203462cb251a914e700e5605444277561/nemo/utils/sequence_packing_utils.py):
+// create_hist counts the lengths into a
+// histogram of seq_len + 1 bins, so a sample longer than seq_len makes it raise IndexError:
+// here std::invalid_argument naming the sample, its length and seq_len (NeMo's data
+// pipeline truncates samples to max_seq_length when it tokenizes them). first_fit_decreasing
+// sorts the lengths descending and puts each into the first bin (in creation order) with
+// room; a 0-token sample fits the first bin. Bins come back in creation order. NeMo's fill_packing_strategy maps a
+// bin's lengths back to samples through a np.random.permutation per length; here samples of equal length are taken in
+// input order, so each bin's lengths and tokens are exact but which of several equal-length samples sits in it is
+// libscale's choice. Pass NeMo's seq_len (len(input_ids) - 1).
 PackResult pack_nemo_ffd(std::span<const std::uint32_t> lengths, std::int64_t seq_len, Progress* progress = nullptr);
 
 // torchtune PackedDataset (max_packs=None), greedy in dataset order. Without
 // split_across_pack a sample that does not fit starts the next pack, and a sample longer
 // than seq_len throws std::invalid_argument (torchtune raises ValueError). With it,
-// packs are exactly seq_len tokens of the concatenation (the last may be short).
+// packs are exactly seq_len tokens of the concatenation (the last may be short). A 0-token
+// sample joins the current pack (split: adds no entry); torchtune adds the last pack only
+// when it holds tokens, so 0-token samples alone pack into nothing.
 PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t seq_len, bool split_across_pack,
                           Progress* progress = nullptr);
 
@@ -121,7 +132,8 @@ PackResult pack_torchtune(std::span<const std::uint32_t> lengths, std::int64_t s
 // per map batch, greedy_knapsack sorts the lengths ascending and fills one knapsack at a
 // time, each taking the largest remaining length that still fits (bisect.bisect) until
 // none fits; length2indexes[length].pop() maps a length back to the last remaining
-// sample of that length in the batch. capacity: newer releases pass cutoff_len, older
+// sample of that length in the batch (a 0-token sample always fits: the batch's first
+// knapsack takes them all). capacity: newer releases pass cutoff_len, older
 // ones cutoff_len - 1; pass what yours uses as seq_len.
 PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_t seq_len,
                              std::int64_t map_batch_size = 1000, std::int64_t num_proc = 1,
@@ -136,7 +148,8 @@ PackResult pack_llamafactory(std::span<const std::uint32_t> lengths, std::int64_
 Bins pack_axolotl_rank(std::span<const std::uint32_t> lengths, std::span<const std::int64_t> indices,
                        std::int64_t seq_len, Progress* progress = nullptr);
 
-// No packing: one sample per row, truncated to seq_len (counted).
+// No packing: one sample per row, truncated to seq_len (counted); a 0-token sample is a
+// row of 0 tokens (the DataLoader still yields it).
 PackResult pack_none(std::span<const std::uint32_t> lengths, std::int64_t seq_len, Progress* progress = nullptr);
 
 // Dispatch for the global packers (not axolotl_multipack).
@@ -265,12 +278,18 @@ std::vector<std::vector<std::int64_t>> equalize_to_minimum(
 
 // Packs (per the packer's trainer), shards (DistributedSampler over the packed rows for
 // global packers; over samples, then per-rank packing, for axolotl_multipack) and judges.
-// Throws std::invalid_argument on bad config, an empty dataset, zero lengths, or when
-// world_size exceeds the number of packed sequences (or of samples, for per-rank packing).
+// Fewer packed sequences (or samples) than ranks are sharded as DistributedSampler does:
+// every rank gets one (repeated), or with sampler_drop_last none, and every rank runs 0
+// micro-batches (PASS: no hang, nothing trained). Throws std::invalid_argument on bad
+// config, an empty dataset, a dataset the packer keeps nothing of (all 0-token samples
+// for TRL and torchtune, all longer than seq_len for LLaMA-Factory), a 0-token sample for
+// axolotl_multipack (Axolotl filters samples shorter than min_sample_len before its
+// sampler), and what the packer itself refuses (over-long samples for torchtune, nemo_ffd).
 GateResult run_gate(std::span<const std::uint32_t> lengths, const GateConfig& config, Progress* progress = nullptr);
 
 // Judges given per-rank micro-batch bins: rank_bin_tokens[r] lists rank r's packed rows'
-// tokens in order. Fills everything but global_bins and overflow.
+// tokens in order (each ≥ 0; std::invalid_argument otherwise). Fills everything but
+// global_bins and overflow.
 GateResult judge(const std::vector<std::vector<std::int64_t>>& rank_bin_tokens, const GateConfig& config);
 
 // One-line summaries (Python __repr__).

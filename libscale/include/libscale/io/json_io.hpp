@@ -1,6 +1,6 @@
 // JSON in and out: parsing with file-and-line errors, the catalog file formats
 // (libscale.hardware/1, libscale.calibration/1; config.json: hf_config.hpp), and
-// atomic file writes (temporary file, then rename: never a half-written file).
+// atomic file writes (output_file.hpp).
 #pragma once
 
 #include <filesystem>
@@ -11,13 +11,18 @@
 #include <nlohmann/json.hpp>
 
 #include "libscale/calibrate/calibration.hpp"
+#include "libscale/io/input_file.hpp"
+#include "libscale/io/output_file.hpp"  // write_file_atomic, for the writers of JSON files
 #include "libscale/spec/hardware.hpp"
 
 namespace libscale {
 
 // Throws ParseError "ORIGIN:LINE:COLUMN: ..." on malformed JSON.
 nlohmann::json parse_json(std::string_view text, std::string_view origin);
-nlohmann::json read_json_file(const std::filesystem::path& path);
+// A JSON file through the input layer (input_file.hpp: a regular file, at most max_bytes);
+// `expected` names it in errors ("a libscale.hardware/1 JSON file").
+nlohmann::json read_json_file(const std::filesystem::path& path, std::string_view expected = "a JSON file",
+                              std::uint64_t max_bytes = kMaxConfigFileBytes);
 
 HardwareProfile hardware_from_json(const nlohmann::json& j, std::string_view origin);
 CalibrationFractions calibration_fractions_from_json(const nlohmann::json& j, std::string_view origin);
@@ -25,7 +30,5 @@ CalibrationFractions calibration_fractions_from_json(const nlohmann::json& j, st
 // A calibration file's "prior" section (coefficient name → log standard deviation > 0);
 // absent or null: empty. Names are checked against calibration_coefficients().
 std::map<std::string, double> prior_from_json(const nlohmann::json& j, std::string_view origin);
-
-void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace libscale

@@ -121,6 +121,11 @@ private:
 //    utilization without power is dropped and counted in na_values; power without
 //    utilization gives NaN utilization. A value "NaN" counts in na_values.
 ParsedTrace parse_dcgm_prometheus(std::string_view text, std::string_view source = "<string>");
+
+// A trace file (or FIFO) through the input layer (io/input_file.hpp), read once. format:
+// "auto" (dcgm-exporter text when its first 64 KiB name a DCGM_FI_DEV_ metric, else
+// nvidia-smi CSV), "nvidia-smi" or "dcgm".
+ParsedTrace read_power_trace(const std::string& path, std::string_view format = "auto");
 ParsedTrace read_dcgm_prometheus(const std::string& path);
 
 // One dcgm-exporter scrape (the body of one GET /metrics), same line rules as above: the

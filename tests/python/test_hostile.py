@@ -1,0 +1,296 @@
+"""Hostile input (issue 13): every class of input that used to crash, hang, print a
+traceback or silently change a value now gets one line on stderr and exit status 2 from
+the CLI, or a Python exception from the API. One test per class; the C++ side of the
+same classes is in tests/cpp/test_input_file.cpp and the fuzzers' corpora (fuzz/)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import libscale
+from libscale import cli
+
+PROJECT = ["project", "--model", "qwen3-32b", "--hardware", "b300", "--gpus", "16"]
+GATE = ["gate", "--world-size", "8", "--seq-len", "4096"]
+
+
+def one_line_error(capsys, args: list[str]) -> str:
+    """Runs the CLI in process; asserts exit status 2, no output and one error line."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2, (out, err)
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("libscale: error: "), err
+    assert "Traceback" not in err
+    return err
+
+
+def subprocess_error(args: list[str], timeout_s: float = 60) -> str:
+    """The same, in a child process: for inputs that used to hang (a FIFO) or to kill
+    the interpreter; a hang fails with TimeoutExpired instead of stalling the suite."""
+    out = subprocess.run([sys.executable, "-m", "libscale", *map(str, args)], capture_output=True, text=True,
+                         timeout=timeout_s, stdin=subprocess.DEVNULL)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("libscale: error: "), out.stderr
+    return out.stderr
+
+
+def llama_config(tmp_path: Path, **over) -> Path:
+    config = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000,
+              "max_position_embeddings": 32768}
+    config.update(over)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+# --- silent wrong answers -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag, value, match", [
+    ("--global-batch-tokens", "-5", "global_batch_tokens = -5"),
+    ("--price-per-gpu-hour-usd", "nan", "price_per_gpu_hour_usd = nan"),
+    ("--price-per-gpu-hour-usd", "1e999", "price_per_gpu_hour_usd"),
+    ("--seq-len", "99999999999999999999999", "beyond the 64-bit integer range"),
+])
+def test_bad_numbers_are_refused_not_replaced(capsys, flag, value, match):
+    assert match in one_line_error(capsys, PROJECT + [flag, value])
+
+
+def test_a_job_whose_totals_overflow_is_refused(capsys):
+    err = one_line_error(capsys, PROJECT + ["--tokens", "1e9", "--epochs", "1e308"])
+    assert "tokens × epochs" in err and "overflows" in err
+    # Finite inputs whose products overflow (here the cost) are refused too.
+    err = one_line_error(capsys, PROJECT + ["--tokens", "1e300", "--price-per-gpu-hour-usd", "1e300"])
+    assert "cost_usd overflows" in err
+
+
+def test_a_job_far_beyond_any_real_one_prints_in_scientific_notation(capsys):
+    assert cli.main(PROJECT + ["--tokens", "1e300"]) == 0
+    out = capsys.readouterr().out
+    assert "e+29" in out and "inf" not in out and ",000,000,000,000,000,000" not in out
+
+
+def test_absurd_model_sizes_are_refused(capsys, tmp_path):
+    err = one_line_error(capsys, ["project", "--model", llama_config(tmp_path, num_hidden_layers=2**40),
+                                  "--hardware", "b300", "--gpus", "16"])
+    assert "parameter count" in err
+
+
+def test_a_step_faster_than_a_kernel_launch_is_not_a_measurement(capsys, tmp_path):
+    record = {"kind": "step", "model": "llama-3.1-8b", "hardware": "h100", "gpus": 8, "gpus_per_node": 8,
+              "seq_len": 8192, "micro_batch": 2, "activation_checkpointing": "selective",
+              "tokens_per_s_per_gpu": 1e308}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps([record]))
+    out = tmp_path / "cal.json"
+    err = one_line_error(capsys, ["fit", path, "--model", "llama-3.1-8b", "--hardware", "h100", "-o", out])
+    assert "tokens_per_s_per_gpu" in err and "1e-05 to 1e+07 s" in err
+    assert not out.exists()
+
+
+def test_an_npy_shape_must_be_integers(tmp_path):
+    np.save(tmp_path / "x.npy", np.arange(1, 5001, dtype="<u4"))
+    raw = (tmp_path / "x.npy").read_bytes().replace(b"(5000,)", b"(5e3,) ")
+    (tmp_path / "bad.npy").write_bytes(raw)
+    with pytest.raises(libscale.ParseError, match="shape"):
+        libscale.read_lengths(tmp_path / "bad.npy")
+
+
+# --- writing: never over something that is not a regular file --------------------------
+
+
+def fit_args(out: object) -> list[object]:
+    log = Path(__file__).parent / "data" / "logs" / "torchtitan.log"
+    return ["fit", log, "--model", "qwen3-32b", "--hardware", "h100", "--gpus", "8", "-o", out]
+
+
+def test_fit_output_refuses_devices_directories_and_links_to_them(capsys, tmp_path):
+    assert "refusing" in one_line_error(capsys, fit_args("/dev/null"))
+    link = tmp_path / "null"
+    link.symlink_to("/dev/null")
+    assert "symbolic link to a device" in one_line_error(capsys, fit_args(link))
+    assert link.is_symlink()
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    assert "link to nothing" in one_line_error(capsys, fit_args(dangling))
+    assert "is a directory" in one_line_error(capsys, fit_args(tmp_path))
+    assert "empty" in one_line_error(capsys, fit_args(""))
+
+
+def test_fit_output_writes_through_a_link_and_leaves_no_temporary_file(capsys, tmp_path):
+    target = tmp_path / "cal.json"
+    target.write_text("old")
+    target.chmod(0o640)
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert cli.main([str(a) for a in fit_args(link)]) == 0
+    capsys.readouterr()
+    assert link.is_symlink() and json.loads(target.read_text())["schema"].startswith("libscale.calibration")
+    assert (target.stat().st_mode & 0o777) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal.json", "link.json"]
+
+
+# --- reading: only regular files, bounded, one line for every failure ------------------
+
+
+@pytest.fixture
+def fifo(tmp_path) -> Path:
+    path = tmp_path / "fifo.json"
+    os.mkfifo(path)
+    return path
+
+
+def test_a_fifo_with_no_writer_is_refused_not_waited_on(fifo):
+    for args in (["project", "--model", fifo, "--hardware", "b300", "--gpus", "16"],
+                 ["project", "--model", "qwen3-32b", "--hardware", fifo, "--gpus", "16"],
+                 PROJECT + ["--calibration", fifo],
+                 PROJECT + ["--data", fifo],
+                 GATE + ["--lengths", fifo],
+                 ["fit", fifo, "--model", "qwen3-32b", "--hardware", "h100", "-o", fifo.parent / "c.json"]):
+        err = subprocess_error(args)
+        assert "FIFO" in err or "not a regular file" in err, (args, err)
+
+
+def test_triage_reads_a_fifo_to_its_end(fifo):
+    # A trace through a FIFO is a supported use (`nvidia-smi ... > fifo`); with no writer it is empty.
+    err = subprocess_error(["triage", fifo])
+    assert "no samples" in err
+
+
+@pytest.mark.parametrize("args", [
+    ["project", "--model", "/dev/zero", "--hardware", "b300", "--gpus", "16"],
+    GATE + ["--lengths", "/dev/zero", "--dtype", "uint32"],
+    ["triage", "/dev/zero"],
+])
+def test_a_device_is_refused_before_it_is_read(args):
+    assert "character device" in subprocess_error(args)
+
+
+def test_directories_link_loops_and_missing_files_are_named(capsys, tmp_path):
+    (tmp_path / "dir.json").mkdir()
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    hw = ["project", "--model", "qwen3-32b", "--gpus", "16", "--hardware"]
+    assert "is a directory; expected a libscale.hardware/1" in one_line_error(capsys, hw + [tmp_path / "dir.json"])
+    assert "symbolic links" in one_line_error(capsys, hw + [tmp_path / "a"])
+    assert "symbolic links" in one_line_error(capsys, ["project", "--model", tmp_path / "a", "--hardware",
+                                                        "b300", "--gpus", "16"])
+    assert "is a directory" in one_line_error(capsys, ["triage", tmp_path / "dir.json"])
+    assert "is a directory" in one_line_error(capsys, GATE + ["--lengths", tmp_path / "dir.json"])
+    assert "no such file" in one_line_error(capsys, ["triage", tmp_path / "missing.csv"])
+
+
+@pytest.mark.parametrize("text, match", [
+    ('{"hidden_size": 1e999}', "1e999"),
+    ("[" * 100_000, "nested deeper than 256"),
+    ("[" * 300 + "]" * 300, "nested deeper than 256"),
+    ('{"hidden_size": \xff}', "malformed JSON"),
+])
+def test_malformed_json_is_one_line(capsys, tmp_path, text, match):
+    path = tmp_path / "config.json"
+    path.write_bytes(text.encode("latin-1"))
+    for args in (["project", "--model", path, "--hardware", "b300", "--gpus", "16"],
+                 ["project", "--model", "qwen3-32b", "--hardware", path, "--gpus", "16"]):
+        assert match in one_line_error(capsys, args)
+
+
+def test_invalid_utf8_in_a_message_is_escaped_not_a_unicode_error(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b"\xff\xfe{")
+    with pytest.raises(libscale.ParseError, match=r"\\xff"):
+        libscale.hardware(path)
+
+
+@pytest.mark.parametrize("value, match", [
+    ("{dir}/missing.json", "no such file, and not inline JSON"),
+    ("{dir}/dir.json", "is a directory"),
+    ("{dir}/dir.json/x.json", "not a directory"),
+    ('{{"pretokenized": 1e999}}', "beyond the range"),
+    ("[1, 2]", "no such file, and not inline JSON"),
+])
+def test_data_is_inline_json_or_a_regular_file(capsys, tmp_path, value, match):
+    (tmp_path / "dir.json").mkdir()
+    (tmp_path / "dir.json" / "x.json").mkdir()
+    (tmp_path / "file.json").write_text("{}")
+    arg = value.format(dir=tmp_path).replace("dir.json/x.json", "file.json/x.json")
+    assert match.lower() in one_line_error(capsys, PROJECT + ["--data", arg]).lower()
+
+
+def test_a_huge_world_size_is_refused_before_anything_is_allocated(capsys, tmp_path):
+    np.save(tmp_path / "l.npy", np.full(100, 1000, dtype="<u4"))
+    err = one_line_error(capsys, ["gate", "--lengths", tmp_path / "l.npy", "--seq-len", "4096",
+                                  "--world-size", str(2**40)])
+    assert "world_size" in err and "1048576" in err
+
+
+def test_a_path_with_a_nul_byte_is_refused(tmp_path):
+    good = tmp_path / "hw.json"
+    good.write_text("{}")
+    with pytest.raises(libscale.ParseError, match="NUL"):
+        libscale.hardware(f"{good}\0.x")
+    with pytest.raises(libscale.ParseError, match="NUL"):
+        libscale.read_trace(f"{good}\0.x")
+
+
+# --- Python objects -----------------------------------------------------------------------
+
+
+def test_recursive_and_deep_objects_raise_instead_of_crashing():
+    # In a child: before the fix, the C stack overflowed and took the interpreter with it.
+    code = """
+import libscale
+loop = []
+loop.append(loop)
+record = {"kind": "step"}
+record["self"] = record
+for value in ([loop], [record], [{"kind": "step", "gpus": 2**64}]):
+    try:
+        libscale.read_measurements(value)
+    except (ValueError, TypeError) as e:
+        print(type(e).__name__, str(e))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3, out.stdout
+    assert "nested deeper than 256" in lines[1]
+    assert "beyond the 64-bit integer range" in lines[2]
+
+
+def test_bool_fields_take_only_bools():
+    spec = libscale.model("qwen3-32b")
+    for bad in (2.5, float("nan"), "yes", None):
+        with pytest.raises(TypeError, match="expected True or False"):
+            spec.qkv_bias = bad
+    spec.qkv_bias = np.bool_(True)
+    assert spec.qkv_bias is True
+
+
+# --- the live triage ------------------------------------------------------------------
+
+
+def test_live_triage_drops_a_sample_at_a_huge_time_and_goes_on():
+    # Before the fix: a heap overflow (the smoothing window emptied itself), and
+    # `libscale watch` died with SIGSEGV beside the job it guarded.
+    code = """
+import numpy as np, libscale
+from libscale import _core
+s = _core.triage.TriageStream(libscale.default_power_bands("h100"))
+up = s.push(np.array([1e308, 10.0]), np.array([0, 0], dtype=np.int32), np.array([600.0, 600.0]),
+            np.array([100.0, 100.0]))
+later = s.push(np.array([11.0]), np.array([0], dtype=np.int32), np.array([610.0]), np.array([100.0]))
+print(up["dropped_samples"], later["dropped_samples"], s.last_time_s)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "0", "11.0"]
