@@ -25,10 +25,11 @@
 #                                 (-Og: -O1 without the passes that hinder debugging; it keeps
 #                                 the flow analysis behind -Wmaybe-uninitialized, which -O0
 #                                 loses); -g1 for the line tables that stack traces need, without
-#                                 the rest of the debug information. Measured here (GCC 12,
-#                                 user time): fit_collectives.cpp 56 s at -O1 -g, 48 s at -O1 -g1,
-#                                 35 s at -Og -g1; the core and its tests 809 s at -O1 -g1,
-#                                 589 s at -Og -g1, while the suite's run time moves by seconds
+#                                 the rest of the debug information. Measured on this project's
+#                                 2-core machine (GCC 12, CPU seconds): fit_collectives.cpp 56 s
+#                                 at -O1 -g, 48 s at -O1 -g1, 35 s at -Og -g1; the whole
+#                                 sanitized build 1,247 s at -O1 -g1, 862 s at -Og -g1, its
+#                                 ctest 96 s at -O1, 117 s at -Og
 #
 # The run-time options for the tests are in LIBSCALE_SANITIZER_ENV (a list for a test's
 # ENVIRONMENT property), applied to the tests of a folder by libscale_sanitize_tests().

@@ -1,4 +1,4 @@
-// Property tests (issue 13): relations that must hold for every shipped model, hardware
+// Property tests: relations that must hold for every shipped model, hardware
 // profile, GPU count and sequence length, not just the hand-worked cases of the other
 // files. Each property asserts on computed values with a tolerance stated next to it.
 //

@@ -179,7 +179,7 @@ TEST(TriageStream, DropsBadAndOutOfOrderSamples) {
     EXPECT_THROW(s.push(t, {g.data(), 3}, p, u, NAN), std::invalid_argument);
 }
 
-// Regression (issue 13): a sample at t = 1e308 emptied the smoothing window (t - window
+// Regression: a sample at t = 1e308 emptied the smoothing window (t - window
 // rounds to t) and read the front of an empty deque; `libscale watch` died with SIGSEGV.
 // Such a time is dropped and counted, and later real samples are still classified.
 TEST(TriageStream, HugeSampleTimesAreDroppedNotClassified) {

@@ -1,4 +1,4 @@
-"""Hostile input (issue 13): every class of input that used to crash, hang, print a
+"""Hostile input: every class of input that used to crash, hang, print a
 traceback or silently change a value now gets one line on stderr and exit status 2 from
 the CLI, or a Python exception from the API. One test per class; the C++ side of the
 same classes is in tests/cpp/test_input_file.cpp and the fuzzers' corpora (fuzz/)."""

@@ -1,4 +1,4 @@
-"""Property tests (issue 13) through the Python API, and a robustness sweep of the public API.
+"""Property tests through the Python API, and a robustness sweep of the public API.
 
 Properties, with hypothesis (derandomized: the same examples on every run and machine):
 

@@ -5,7 +5,7 @@ data must never act. Also the Prometheus textfile, the hook, --dry-run, attach b
 checkpoint marker, a live dcgm-exporter URL, a growing nvidia-smi log, and NVML through a
 loader test double (there is no GPU here).
 
-The job never outlives the watcher (issue 13): a watcher killed by SIGKILL takes its job
+The job never outlives the watcher: a watcher killed by SIGKILL takes its job
 and its hooks with it; a worker that left the job's session (setsid, double fork) is still
 found and killed; a hook that hangs is ended on its timeout; an exception in the loop is an
 `error` event, the watch going on where it can and ending the job where it cannot; what the
@@ -568,7 +568,7 @@ def test_watch_options_come_from_the_core(hang_csv: Path):
     assert all(name in (W.Watcher.__doc__ or "") for name in libscale.options.names("watch"))
 
 
-# --- the job never outlives the watcher (issue 13) ----------------------------------------
+# --- the job never outlives the watcher ------------------------------------------------
 
 # The job: a worker that leaves the job's session (setsid) and is orphaned by a double fork,
 # as a launcher's daemonized helper is; the job writes its PID and the worker's, then sleeps.
