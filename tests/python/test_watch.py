@@ -572,7 +572,7 @@ def test_watch_options_come_from_the_core(hang_csv: Path):
 
 # The job: a worker that leaves the job's session (setsid) and is orphaned by a double fork,
 # as a launcher's daemonized helper is; the job writes its PID and the worker's, then sleeps.
-DETACHED = """
+DETACHED_WORKER = """
 import os, sys, time
 r, w = os.pipe()
 if os.fork() == 0:
@@ -586,8 +586,8 @@ worker = os.read(r, 64).decode()
 with open(sys.argv[1] + ".tmp", "w") as f:
     f.write(f"{os.getpid()} {worker}")
 os.replace(sys.argv[1] + ".tmp", sys.argv[1])
-time.sleep(600)
 """
+DETACHED = DETACHED_WORKER + "time.sleep(600)\n"
 
 # A hook that starts a child and waits on it; it writes its own PID and the child's.
 def _hanging_hook(path: Path) -> str:
@@ -759,21 +759,7 @@ def test_a_killed_keeper_takes_the_job_with_it_and_is_reported(healthy_csv: Path
     assert _schema_errors(events) == {}
 
 
-LEAVES = """
-import os, sys, time
-r, w = os.pipe()
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        os.write(w, str(os.getpid()).encode())
-        time.sleep(600)
-    os._exit(0)
-os.close(w)
-with open(sys.argv[1] + ".tmp", "w") as f:
-    f.write(f"{os.getpid()} {os.read(r, 64).decode()}")
-os.replace(sys.argv[1] + ".tmp", sys.argv[1])
-sys.exit(7)
-"""
+LEAVES = DETACHED_WORKER + "sys.exit(7)\n"  # the job exits on its own, leaving its worker
 
 
 def test_the_jobs_status_is_the_watchers_and_what_it_leaves_is_ended(tmp_path: Path, healthy_csv: Path):
