@@ -10,8 +10,9 @@
 //   nlohmann::json::exception      -> libscale.ParseError (a JSON value of the wrong type or range)
 //   std::bad_alloc                 -> MemoryError
 //   std::filesystem::filesystem_error -> OSError
-// Messages are decoded as UTF-8 with invalid bytes shown as \xNN escapes: a message that
-// quotes a malformed file must not turn into a UnicodeDecodeError of its own.
+// Messages are made one line (libscale::one_line: control bytes escaped) and decoded as
+// UTF-8 with invalid bytes shown as \xNN escapes: a message that quotes a malformed file
+// must not span lines or turn into a UnicodeDecodeError of its own.
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -42,8 +43,9 @@ PyObject* new_exception(py::module_& m, const char* name, PyObject* base, const 
     return type;
 }
 
-py::str message_of(const char* message) {
-    PyObject* s = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "backslashreplace");
+py::str message_of(const char* what) {
+    const std::string message = libscale::one_line(what);
+    PyObject* s = PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "backslashreplace");
     if (!s) throw py::error_already_set();
     return py::reinterpret_steal<py::str>(s);
 }

@@ -72,7 +72,7 @@ struct Args {
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
-    std::cerr << "libscale-calibrate: " << msg << "\n(see libscale-calibrate --help)\n";
+    std::cerr << "libscale-calibrate: " << one_line(msg) << "\n(see libscale-calibrate --help)\n";
     std::exit(kExitUsage);
 }
 
@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
     try {
         world = mpi ? make_mpi_world(&argc, &argv) : make_local_world(local_ranks, a.nodes);
     } catch (const std::exception& e) {
-        std::cerr << "libscale-calibrate: " << e.what() << "\n";
+        std::cerr << "libscale-calibrate: " << one_line(e.what()) << "\n";
         return kExitUsage;
     }
 
@@ -269,14 +269,14 @@ int main(int argc, char** argv) {
         ro.progress = !a.quiet;
         return run_calibration(*world, *backend, plan, ro);
     } catch (const BackendError& e) {
-        std::cerr << "libscale-calibrate: rank " << world->rank() << ": " << e.what() << "\n";
+        std::cerr << "libscale-calibrate: rank " << world->rank() << ": " << one_line(e.what()) << "\n";
         world->abort(kExitFault);
     } catch (const std::invalid_argument& e) {
-        std::cerr << "libscale-calibrate: " << e.what() << "\n";
+        std::cerr << "libscale-calibrate: " << one_line(e.what()) << "\n";
         if (world->size() > 1) world->abort(kExitUsage);
         return kExitUsage;
     } catch (const std::exception& e) {
-        std::cerr << "libscale-calibrate: rank " << world->rank() << ": " << e.what() << "\n";
+        std::cerr << "libscale-calibrate: rank " << world->rank() << ": " << one_line(e.what()) << "\n";
         if (world->size() > 1) world->abort(kExitFault);
         return kExitFault;
     }

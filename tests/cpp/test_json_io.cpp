@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -144,6 +146,82 @@ TEST(JsonIo, CalibrationFractionsMissingNestedField) {
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("gemm.eta_max = 1.2"), std::string::npos) << e.what();
     }
+}
+
+// A key the reader does not know, at any level of a default-form file, is named with the
+// valid ones: a misspelt "margn" would otherwise leave the margin at its default.
+TEST(JsonIo, CalibrationFractionsRefuseUnknownKeys) {
+    const json good = json::parse(R"({"schema": "libscale.calibration/2", "kind": "default",
+        "compute": {"framework_efficiency": 1.0,
+                    "gemm": {"eta_max": 0.7, "fp8_eta_max": 0.6, "tile_m": 128, "tile_n": 256, "k_half": 300},
+                    "attention": {"forward_eta_max": 0.35, "forward_half_seq": 400, "backward_eta_max": 0.34,
+                                  "backward_half_seq": 600, "head_dim_half": 20},
+                    "overhead": {"kernel_s": 5e-6, "layer_s": 0, "step_s": 0}},
+        "comm": {"intra_node": {"alpha_us": 2, "busbw_fraction": 0.8},
+                 "inter_node": {"alpha_us": 10, "busbw_fraction": 0.9}},
+        "memory": {"hbm_efficiency": 0.85, "reserved_gib": 2, "fragmentation": 0.05, "margin": 0.2},
+        "power": {"compute_fraction": 0.9, "comm_fraction": 0.5, "idle_fraction": 0.1}})");
+    EXPECT_DOUBLE_EQ(calibration_fractions_from_json(good, "cal.json").memory_margin, 0.2);
+    const std::vector<std::pair<json::json_pointer, std::string>> cases = {
+        {json::json_pointer("/memory/margn"),
+         "'memory.margn' is not known here; valid: hbm_efficiency, "
+         "reserved_gib, fragmentation, margin"},
+        {json::json_pointer("/compute/gemm/eta"), "'compute.gemm.eta'"},
+        {json::json_pointer("/compute/attention/fwd_eta_max"), "'compute.attention.fwd_eta_max'"},
+        {json::json_pointer("/compute/overhead/launch_s"), "'compute.overhead.launch_s'"},
+        {json::json_pointer("/compute/eta_max"), "'compute.eta_max'"},
+        {json::json_pointer("/comm/inter_node/alpha_s"), "'comm.inter_node.alpha_s'"},
+        {json::json_pointer("/comm/intra/alpha_us"), "'comm.intra'"},
+        {json::json_pointer("/power/idle_w"), "'power.idle_w'"},
+    };
+    for (const auto& [where, expected] : cases) {
+        json j = good;
+        j[where] = 1;
+        const std::string msg = message_of([&] { (void)calibration_fractions_from_json(j, "cal.json"); });
+        EXPECT_NE(msg.find("cal.json: field " + expected), std::string::npos) << where.to_string() << ": " << msg;
+    }
+}
+
+// Optional text fields: absent or null take their default; any other type is refused,
+// never skipped.
+TEST(JsonIo, OptionalTextOfTheWrongTypeIsRefused) {
+    json j = hardware_json();
+    EXPECT_EQ(hardware_from_json(j, "hw.json").display_name, "g");
+    j["display_name"] = nullptr;
+    EXPECT_EQ(hardware_from_json(j, "hw.json").display_name, "g");
+    j["display_name"] = 42;
+    const std::string msg = message_of([&] { (void)hardware_from_json(j, "hw.json"); });
+    EXPECT_NE(msg.find("'display_name' = 42"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("a string"), std::string::npos) << msg;
+}
+
+// A negative sliding window is refused, not read as "no window"; libscale's own
+// annotations must be text.
+TEST(JsonIo, HfConfigNegativeWindowAndBadAnnotationsAreRefused) {
+    json c = json::parse(R"({"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100, "max_position_embeddings": 256})");
+    EXPECT_EQ(model_from_hf_config(c, "m", "m/config.json").model_type, "llama");
+    std::string msg;
+
+    for (const char* type : {"mistral", "qwen3"}) {
+        c["model_type"] = type;
+        c["use_sliding_window"] = true;
+        c["sliding_window"] = 0;  // zero is "none" upstream too
+        EXPECT_EQ(model_from_hf_config(c, "m", "m/config.json").sliding_window_layers, 0) << type;
+        c["sliding_window"] = -4096;
+        msg = message_of([&] { (void)model_from_hf_config(c, "m", "m/config.json"); });
+        EXPECT_NE(msg.find("sliding_window"), std::string::npos) << type << ": " << msg;
+        EXPECT_NE(msg.find("-4096"), std::string::npos) << type << ": " << msg;
+        c.erase("sliding_window");
+        c.erase("use_sliding_window");
+    }
+    c["model_type"] = "llama";
+    c["_libscale"] = {{"name", 7}};
+    msg = message_of([&] { (void)model_from_hf_config(c, "m", "m/config.json"); });
+    EXPECT_NE(msg.find("'_libscale.name' = 7"), std::string::npos) << msg;
+    c["_libscale"] = "x";
+    msg = message_of([&] { (void)model_from_hf_config(c, "m", "m/config.json"); });
+    EXPECT_NE(msg.find("'_libscale'"), std::string::npos) << msg;
 }
 
 TEST(JsonIo, HfConfigMissingFieldIsNamed) {

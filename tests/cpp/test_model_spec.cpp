@@ -319,5 +319,29 @@ TEST(ModelSpec, TinyModelCountedByHand) {
     EXPECT_EQ(p.matmul_forward, 102'000'000);  // 4 · 13,000,000 + 50,000,000
 }
 
+// The counts are int64 products of the sizes: a spec no model has (built field by field,
+// never validated) is refused before they are formed, not counted into an overflow.
+TEST(ModelSpec, CountingAnInvalidSpecThrowsInsteadOfOverflowing) {
+    ModelSpec m = find_model("qwen3-8b");
+    m.hidden_size = std::int64_t{1} << 40;
+    m.intermediate_size = std::int64_t{1} << 40;
+    try {
+        (void)count_parameters(m);
+        FAIL() << "no error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("over 1e15"), std::string::npos) << e.what();
+    }
+    m = find_model("qwen3-8b");
+    m.num_layers = -36;
+    EXPECT_THROW((void)count_parameters(m), std::invalid_argument);
+}
+
+// Messages are one line whatever they quote.
+TEST(Error, OneLineEscapesControlBytes) {
+    EXPECT_EQ(one_line("plain text, UTF-8: \u00d7 \u2265"), "plain text, UTF-8: \u00d7 \u2265");
+    EXPECT_EQ(one_line("a\nb\rc\td"), "a\\nb\\rc\\td");
+    EXPECT_EQ(one_line(std::string("\x1b[31mred\x7f\0end", 13)), "\\x1b[31mred\\x7f\\x00end");
+}
+
 }  // namespace
 }  // namespace libscale

@@ -276,6 +276,29 @@ def test_bool_fields_take_only_bools():
     assert spec.qkv_bias is True
 
 
+def test_counting_a_spec_no_model_has_raises_instead_of_overflowing():
+    spec = libscale.model("qwen3-8b")
+    spec.hidden_size = 2**40
+    spec.intermediate_size = 2**40
+    with pytest.raises(ValueError, match="over 1e15"):
+        libscale.count_parameters(spec)
+    with pytest.raises(ValueError, match="over 1e15"):
+        _ = spec.parameters
+
+
+def test_a_message_quoting_a_newline_or_an_escape_stays_one_line(tmp_path):
+    # A file name is the user's to choose: one with a newline and an ANSI escape in it
+    # must not split the message or colour the terminal.
+    weird = tmp_path / "hw\n\x1b[31m.json"
+    weird.write_text('{"schema": "libscale.hardware/1"}')
+    with pytest.raises(libscale.ParseError) as e:
+        libscale.hardware(str(weird))
+    text = str(e.value)
+    assert "\n" not in text and "\x1b" not in text, text
+    assert "hw\\n\\x1b[31m.json" in text, text
+    assert "missing field 'name'" in text, text
+
+
 # --- the live triage ------------------------------------------------------------------
 
 

@@ -182,7 +182,8 @@ void read_uncertainty(const json& j, const Calibration& cal, CalibrationFile& ou
 
 // Every key under "coefficients" must be a coefficient or a group of them: a misspelt
 // name would otherwise be ignored and a default used in its place.
-void check_known_keys(const json& o, const std::string& path, const std::string& prefix, std::string_view origin) {
+void check_coefficient_keys(const json& o, const std::string& path, const std::string& prefix,
+                            std::string_view origin) {
     for (const auto& [key, v] : o.items()) {
         const std::string name = prefix + key;
         bool leaf = false, group = false;
@@ -197,7 +198,7 @@ void check_known_keys(const json& o, const std::string& path, const std::string&
             }
         }
         if (group && v.is_object()) {
-            check_known_keys(v, path + "." + key, name + ".", origin);
+            check_coefficient_keys(v, path + "." + key, name + ".", origin);
         } else if (!leaf) {
             fail(origin, path + "." + key, "is not a known coefficient; valid here: " + valid);
         }
@@ -219,7 +220,10 @@ CalibrationFile read_default(const json& j, const HardwareProfile& hw, std::stri
         throw ParseError(std::string(origin) + ": " + e.what());
     }
     out.provenance = {{"hardware", hw.name}, {"source", std::string(origin)}};
-    if (const auto d = j.find("description"); d != j.end() && d->is_string()) out.provenance["notes"] = *d;
+    if (const auto d = j.find("description"); d != j.end() && !d->is_null()) {
+        if (!d->is_string()) fail(origin, "description", "= " + d->dump() + "; expected a string");
+        out.provenance["notes"] = *d;
+    }
     out.sources = optional_object(j, "sources", origin);
     out.quality = json::object();
     return out;
@@ -239,7 +243,7 @@ CalibrationFile read_absolute(const json& j, const std::string& kind, const Hard
     c.source = std::string(origin);
     const json& k = member(j, "coefficients", "coefficients", origin);
     if (!k.is_object()) fail(origin, "coefficients", "= " + k.dump() + "; expected an object");
-    check_known_keys(k, "coefficients", "", origin);
+    check_coefficient_keys(k, "coefficients", "", origin);
     for (const CoefficientInfo& info : calibration_coefficients()) {
         const std::string path = std::string("coefficients.") + info.name;
         const json* at = &k;
@@ -339,8 +343,10 @@ CalibrationFile calibration_from_json(const json& j, const HardwareProfile& hw, 
 PowerBands power_bands_from_calibration_json(const json& j, const HardwareProfile& hw, std::string_view origin) {
     if (!j.is_object()) throw ParseError(std::string(origin) + ": expected a JSON object (a calibration file)");
     check_schema(j, origin, /*allow_v1=*/true);
-    if (const auto h = j.find("hardware"); h != j.end() && h->is_string() && lower(h->get<std::string>()) != "generic")
-        check_hardware(h->get<std::string>(), hw, origin);
+    if (const auto h = j.find("hardware"); h != j.end()) {
+        if (!h->is_string()) fail(origin, "hardware", "= " + h->dump() + "; expected a hardware name");
+        if (lower(h->get<std::string>()) != "generic") check_hardware(h->get<std::string>(), hw, origin);
+    }
     const auto it = j.find("power_bands");
     if (it == j.end())
         throw ParseError(std::string(origin) +

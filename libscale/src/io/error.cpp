@@ -24,6 +24,28 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+std::string one_line(std::string_view message) {
+    std::string out;
+    out.reserve(message.size());
+    for (const char ch : message) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c >= 0x20 && c != 0x7f) {
+            out.push_back(ch);
+        } else if (c == '\n') {
+            out.append("\\n");
+        } else if (c == '\r') {
+            out.append("\\r");
+        } else if (c == '\t') {
+            out.append("\\t");
+        } else {
+            constexpr const char* kHex = "0123456789abcdef";
+            out.append("\\x").push_back(kHex[c >> 4]);
+            out.push_back(kHex[c & 0xf]);
+        }
+    }
+    return out;
+}
+
 std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
                                        std::size_t max_results) {
     std::vector<std::pair<std::size_t, std::string>> scored;

@@ -1,6 +1,7 @@
 #include "libscale/io/json_io.hpp"
 
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -99,9 +100,13 @@ double get_number(const json& j, const std::string& field, std::string_view orig
     return v.get<double>();
 }
 
-std::string get_string_or(const json& j, const std::string& field, std::string fallback) {
+// An optional text field: absent or null gives the fallback; any other non-string is an
+// error, never skipped (a number where a name belongs is a mistake in the file).
+std::string get_string_or(const json& j, const std::string& field, std::string fallback, std::string_view origin) {
     const auto it = j.find(field);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::move(fallback);
+    if (it == j.end() || it->is_null()) return fallback;
+    if (!it->is_string()) field_error(origin, field, *it, "a string");
+    return it->get<std::string>();
 }
 
 void require_schema(const json& j, const char* schema, std::string_view origin) {
@@ -112,13 +117,25 @@ void require_schema(const json& j, const char* schema, std::string_view origin) 
 
 }  // namespace
 
+void check_known_keys(const json& o, std::string_view path, std::initializer_list<std::string_view> known,
+                      std::string_view origin) {
+    for (const auto& item : o.items()) {
+        if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
+        std::string valid;
+        for (const std::string_view k : known) valid.append(valid.empty() ? "" : ", ").append(k);
+        std::string field(path);
+        field.append(path.empty() ? "" : ".").append(item.key());
+        throw ParseError(std::string(origin) + ": field '" + field + "' is not known here; valid: " + valid);
+    }
+}
+
 HardwareProfile hardware_from_json(const json& j, std::string_view origin) {
     require_schema(j, "libscale.hardware/1", origin);
     HardwareProfile h;
     const json& name = require(j, "name", origin);
     if (!name.is_string() || name.get<std::string>().empty()) field_error(origin, "name", name, "a non-empty string");
     h.name = name.get<std::string>();
-    h.display_name = get_string_or(j, "display_name", h.name);
+    h.display_name = get_string_or(j, "display_name", h.name, origin);
     h.peak_bf16_tflops = get_number(j, "peak_bf16_tflops", origin);
     // Optional: hardware files written before the per-operation compute model lack them.
     h.peak_fp8_tflops = j.contains("peak_fp8_tflops") ? get_number(j, "peak_fp8_tflops", origin) : 0.0;
@@ -164,13 +181,18 @@ CalibrationFractions calibration_fractions_from_json(const json& j, std::string_
     };
     CalibrationFractions f;
     const json& compute = section(j, "compute", "compute");
+    check_known_keys(compute, "compute", {"framework_efficiency", "gemm", "attention", "overhead"}, origin);
     const json& gemm = section(compute, "gemm", "compute.gemm");
+    check_known_keys(gemm, "compute.gemm", {"eta_max", "fp8_eta_max", "tile_m", "tile_n", "k_half"}, origin);
     f.gemm.eta_max = num(gemm, "eta_max", "compute.gemm.eta_max");
     f.gemm.fp8_eta_max = num(gemm, "fp8_eta_max", "compute.gemm.fp8_eta_max");
     f.gemm.tile_m = num(gemm, "tile_m", "compute.gemm.tile_m");
     f.gemm.tile_n = num(gemm, "tile_n", "compute.gemm.tile_n");
     f.gemm.k_half = num(gemm, "k_half", "compute.gemm.k_half");
     const json& att = section(compute, "attention", "compute.attention");
+    check_known_keys(att, "compute.attention",
+                     {"forward_eta_max", "forward_half_seq", "backward_eta_max", "backward_half_seq", "head_dim_half"},
+                     origin);
     f.attention.forward_eta_max = num(att, "forward_eta_max", "compute.attention.forward_eta_max");
     f.attention.forward_half_seq = num(att, "forward_half_seq", "compute.attention.forward_half_seq");
     f.attention.backward_eta_max = num(att, "backward_eta_max", "compute.attention.backward_eta_max");
@@ -178,24 +200,30 @@ CalibrationFractions calibration_fractions_from_json(const json& j, std::string_
     f.attention.head_dim_half = num(att, "head_dim_half", "compute.attention.head_dim_half");
     f.framework_efficiency = num(compute, "framework_efficiency", "compute.framework_efficiency");
     const json& over = section(compute, "overhead", "compute.overhead");
+    check_known_keys(over, "compute.overhead", {"kernel_s", "layer_s", "step_s"}, origin);
     f.kernel_overhead_s = num(over, "kernel_s", "compute.overhead.kernel_s");
     f.layer_overhead_s = num(over, "layer_s", "compute.overhead.layer_s");
     f.step_overhead_s = num(over, "step_s", "compute.overhead.step_s");
     const json& comm = section(j, "comm", "comm");
+    check_known_keys(comm, "comm", {"intra_node", "inter_node"}, origin);
     const json& intra = section(comm, "intra_node", "comm.intra_node");
+    check_known_keys(intra, "comm.intra_node", {"alpha_us", "busbw_fraction"}, origin);
     f.intra_alpha_us = in_range(intra, "alpha_us", "comm.intra_node.alpha_us", 0, 1e6, "microseconds in [0, 1e6]");
     f.intra_busbw_fraction = in_range(intra, "busbw_fraction", "comm.intra_node.busbw_fraction", 1e-9, 1,
                                       "a fraction of the line rate in (0, 1]");
     const json& inter = section(comm, "inter_node", "comm.inter_node");
+    check_known_keys(inter, "comm.inter_node", {"alpha_us", "busbw_fraction"}, origin);
     f.inter_alpha_us = in_range(inter, "alpha_us", "comm.inter_node.alpha_us", 0, 1e6, "microseconds in [0, 1e6]");
     f.inter_busbw_fraction = in_range(inter, "busbw_fraction", "comm.inter_node.busbw_fraction", 1e-9, 1,
                                       "a fraction of the line rate in (0, 1]");
     const json& memory = section(j, "memory", "memory");
+    check_known_keys(memory, "memory", {"hbm_efficiency", "reserved_gib", "fragmentation", "margin"}, origin);
     f.hbm_efficiency = num(memory, "hbm_efficiency", "memory.hbm_efficiency");
     f.reserved_gib = num(memory, "reserved_gib", "memory.reserved_gib");
     f.fragmentation = num(memory, "fragmentation", "memory.fragmentation");
     f.memory_margin = num(memory, "margin", "memory.margin");
     const json& power = section(j, "power", "power");
+    check_known_keys(power, "power", {"compute_fraction", "comm_fraction", "idle_fraction"}, origin);
     f.power_compute_fraction =
         in_range(power, "compute_fraction", "power.compute_fraction", 0, 1, "a fraction of board power in [0, 1]");
     f.power_comm_fraction =

@@ -172,8 +172,9 @@ ModelSpec model_from_hf_config(const json& config, std::string_view name, std::s
     }
     refuse_mixture_of_experts(config, type, origin);
     if (type.empty()) {
-        // No model_type (hand-written files): read as llama only when Llama's size keys
-        // are all there, rather than guessing at another family's layout.
+        // No model_type, or an empty one (transformers writes "" for a bare
+        // PretrainedConfig: configuration_utils.py to_dict): read as llama only when
+        // Llama's size keys are all there, rather than guessing at another family's layout.
         for (const char* key :
              {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size"})
             if (!config.contains(key))
@@ -188,9 +189,16 @@ ModelSpec model_from_hf_config(const json& config, std::string_view name, std::s
     ModelSpec m;
     m.model_type = type;
     const json meta = config.value("_libscale", json::object());
+    if (!meta.is_object())
+        throw ParseError(std::string(origin) + ": field '_libscale' = " + meta.dump() +
+                         "; expected an object (libscale's name and source for the model)");
     const auto meta_text = [&](const char* key, std::string_view fallback) {
-        const auto it = meta.is_object() ? meta.find(key) : meta.end();
-        return meta.is_object() && it != meta.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+        const auto it = meta.find(key);
+        if (it == meta.end() || it->is_null()) return std::string(fallback);
+        if (!it->is_string())
+            throw ParseError(std::string(origin) + ": field '_libscale." + key + "' = " + it->dump() +
+                             "; expected a string");
+        return it->get<std::string>();
     };
     m.name = meta_text("name", name);
     m.source = meta_text("source", origin);

@@ -43,10 +43,18 @@ void decoder(const HfConfig& c, ModelSpec& m, const Defaults& d) {
 // attention_bias: a bias on q, k, v and o (Llama, Qwen3, Gemma, OLMo).
 void attention_bias(const HfConfig& c, ModelSpec& m) { m.qkv_bias = m.o_bias = c.flag("attention_bias", false); }
 
+// sliding_window in tokens: null is none, and so is 0; a negative width is a broken file,
+// refused rather than read as "none".
+std::int64_t window_tokens(const HfConfig& c, std::int64_t missing) {
+    const std::int64_t w = c.is_null("sliding_window") ? 0 : c.integer("sliding_window", missing);
+    if (w < 0) c.bad_value("sliding_window", c.raw("sliding_window"), "expected a window in tokens >= 0, or null");
+    return w;
+}
+
 // A window on every layer (Mistral, Phi-3, StarCoder2: sliding_window passed to every
 // attention call); null: none.
 void window_on_every_layer(const HfConfig& c, ModelSpec& m, std::int64_t missing) {
-    m.sliding_window = c.is_null("sliding_window") ? 0 : c.integer("sliding_window", missing);
+    m.sliding_window = window_tokens(c, missing);
     m.sliding_window_layers = sliding_layers(c, m.num_layers, m.sliding_window > 0 ? m.num_layers : 0);
     if (m.sliding_window_layers == 0) m.sliding_window = 0;
 }
@@ -54,7 +62,7 @@ void window_on_every_layer(const HfConfig& c, ModelSpec& m, std::int64_t missing
 // Qwen2 / Qwen3: layers with index >= max_window_layers use the window, and only
 // when use_sliding_window (modeling_qwen2.py Qwen2Attention, modeling_qwen3.py).
 void qwen_window(const HfConfig& c, ModelSpec& m) {
-    const std::int64_t window = c.is_null("sliding_window") ? 0 : c.integer("sliding_window", 4096);
+    const std::int64_t window = window_tokens(c, 4096);
     const std::int64_t from = c.integer("max_window_layers", 28);
     const bool use = c.flag("use_sliding_window", false) && window > 0;
     // Layer i slides when i >= max_window_layers (configuration_qwen2.py's layer_types), so
@@ -124,7 +132,7 @@ void gemma2(const HfConfig& c, ModelSpec& m) {
     m.norms_per_layer = 4;
     m.attn_logit_softcap = c.is_null("attn_logit_softcapping") ? 0 : c.number("attn_logit_softcapping", 50.0);
     m.final_logit_softcap = c.is_null("final_logit_softcapping") ? 0 : c.number("final_logit_softcapping", 30.0);
-    const std::int64_t window = c.is_null("sliding_window") ? 0 : c.integer("sliding_window", 4096);
+    const std::int64_t window = window_tokens(c, 4096);
     m.sliding_window_layers = sliding_layers(c, m.num_layers, window > 0 ? (m.num_layers + 1) / 2 : 0);
     m.sliding_window = m.sliding_window_layers > 0 ? window : 0;
 }

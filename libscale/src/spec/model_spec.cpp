@@ -122,6 +122,7 @@ void ModelSpec::validate() const {
 }
 
 ParameterCounts count_parameters(const ModelSpec& m) {
+    m.validate();
     ParameterCounts p;
     const std::int64_t d = m.hidden_size, f = m.intermediate_size, e = m.embed_width();
     const std::int64_t q_width = m.q_width(), kv_width = m.kv_width();

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace libscale {
@@ -57,6 +58,12 @@ public:
 private:
     int nvml_return_;
 };
+
+// A message as one line of text: newlines, carriage returns, tabs and other control
+// bytes (an ANSI escape from a file name, say) become \n, \r, \t and \xNN, so that a
+// message quoting user input can neither span lines in a log nor drive the terminal.
+// The Python binding and the command-line tools pass every error message through it.
+std::string one_line(std::string_view message);
 
 // Closest names by edit distance, for "did you mean" messages.
 std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,

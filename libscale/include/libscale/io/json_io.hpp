@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
@@ -23,6 +24,12 @@ nlohmann::json parse_json(std::string_view text, std::string_view origin);
 // `expected` names it in errors ("a libscale.hardware/1 JSON file").
 nlohmann::json read_json_file(const std::filesystem::path& path, std::string_view expected = "a JSON file",
                               std::uint64_t max_bytes = kMaxConfigFileBytes);
+
+// Throws ParseError naming the first key of the object `o` (at `path`, "" for the top
+// level) that is not in `known`, with the valid ones: a misspelt key would otherwise be
+// skipped and the value it meant to set left at its default.
+void check_known_keys(const nlohmann::json& o, std::string_view path, std::initializer_list<std::string_view> known,
+                      std::string_view origin);
 
 HardwareProfile hardware_from_json(const nlohmann::json& j, std::string_view origin);
 CalibrationFractions calibration_fractions_from_json(const nlohmann::json& j, std::string_view origin);

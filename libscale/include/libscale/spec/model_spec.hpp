@@ -132,6 +132,8 @@ struct ParameterCounts {
     std::int64_t matmul_forward = 0;
 };
 
+// Validates `m` first (ModelSpec::validate, std::invalid_argument): the counts are products
+// of the sizes in 64-bit integers, which sizes no model has would overflow.
 ParameterCounts count_parameters(const ModelSpec& m);
 
 std::ostream& operator<<(std::ostream& os, const ParameterCounts& p);
