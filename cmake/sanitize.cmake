@@ -1,6 +1,7 @@
 # LIBSCALE_SANITIZE: AddressSanitizer (with LeakSanitizer) and UndefinedBehaviorSanitizer
 # on every C++ target of the build: the core, the tests and the fake NVML libraries they
-# dlopen, the harness and its CUDA backend's host code, the benchmarks, the fuzz targets
+# dlopen, the harness and its CUDA backend's host code (but for the cudnn-frontend file:
+# calibration/cuda/CMakeLists.txt says why), the benchmarks, the fuzz targets
 # (and whatever a subdirectory adds later), through directory-wide options limited to C++
 # compiles and C++ links, so that nvcc never sees these host-only flags. Included by the
 # top CMakeLists.txt before any target is defined. Flags (GCC manual, "Program

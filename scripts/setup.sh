@@ -2,7 +2,8 @@
 # Sets up a fresh Debian 12 machine (as root) for libscale: Debian packages, a .venv
 # with the Python dependencies, and the libscale package built from this checkout.
 # Idempotent and quiet: what is already there is left alone, and the package is
-# rebuilt only when its sources changed.
+# rebuilt only when its sources changed. `setup.sh packages`: the Debian packages only
+# (scripts/test.sh starts clang-tidy once they are there).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -23,6 +24,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq >/dev/null
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+[ "${1:-}" = packages ] && exit 0
 
 python=${LIBSCALE_PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
@@ -47,12 +50,13 @@ if ! .venv/bin/python -c "import numpy, pandas, pytest, hypothesis, pybind11, sc
   .venv/bin/python -m pip install -q --disable-pip-version-check "${py_packages[@]}"
 fi
 
-# Rebuild the package only when something that goes into it changed.
-stamp=$(find libscale bindings calibration/data cmake CMakeLists.txt pyproject.toml -type f \
-          -not -path '*/__pycache__/*' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
-if [ "$(cat .venv/.libscale-stamp 2>/dev/null)" != "$stamp" ]; then
-  echo "setup: building and installing libscale (pip install .)"
-  .venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation \
-      -Cbuild-dir=build/python -Ccmake.define.LIBSCALE_WARNINGS_AS_ERRORS="${LIBSCALE_WARNINGS_AS_ERRORS:-OFF}" .
+# Rebuild the package only when something that goes into it changed: the sdist, then the
+# wheel from it (scripts/build_wheel.sh, as pip builds it from PyPI), installed here; the
+# wheel test (scripts/test_wheel.sh) repairs and installs the same wheel.
+stamp=$(scripts/package_stamp.sh)
+if [ "$(cat .venv/.libscale-stamp 2>/dev/null)" != "$stamp" ] || ! compgen -G "build/dist/libscale-*.whl" >/dev/null; then
+  echo "setup: building libscale (sdist, then the wheel from it) and installing it"
+  wheel=$(scripts/build_wheel.sh)
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall "$wheel"
   echo "$stamp" > .venv/.libscale-stamp
 fi

