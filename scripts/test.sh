@@ -23,10 +23,10 @@ jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p build
 # clang-tidy, the longest check, starts as soon as the Debian packages are there: beside
 # the downloads of the Python packages, which leave the cores idle on a fresh machine, and
-# then beside the builds and the tests (the Python suite is mostly one process). Its output
-# is shown when it fails.
+# then beside the builds and the tests (the Python suite is mostly one process), at a
+# lower priority, so that it takes what they leave. Its output is shown when it fails.
 scripts/setup.sh packages
-LIBSCALE_JOBS=$jobs scripts/lint.sh tidy > build/tidy.log 2>&1 &
+LIBSCALE_JOBS=$jobs nice -n 10 scripts/lint.sh tidy > build/tidy.log 2>&1 &
 tidy_pid=$!
 trap 'kill $tidy_pid 2>/dev/null || true; printf "test: %s\n" "${times[@]}"' EXIT
 scripts/setup.sh

@@ -1,9 +1,10 @@
 """Installs anywhere: one version source, requires-python as tested, an sdist of only what
 builds the package, the dependency download's checksum, the cibuildwheel configuration.
 
-The wheel itself (built from the sdist with the dependencies downloaded, auditwheel-repaired,
-installed in a fresh venv, main job run) is scripts/test_wheel.sh, run by scripts/test.sh;
-the download path with the whole C++ suite is scripts/test_fetch_deps.sh."""
+The wheel itself is built from the sdist by scripts/build_wheel.sh (scripts/setup.sh installs
+it, so this suite runs against it), then auditwheel-repaired, installed in a fresh venv and
+the main job run by scripts/test_wheel.sh; scripts/test.sh builds the C++ suite from the
+downloaded dependencies, and scripts/test_fetch_deps.sh checks the download's failure modes."""
 
 from __future__ import annotations
 
