@@ -11,7 +11,8 @@
 #                          LIBSCALE_MODULE_PATH (e.g. build/dev/bindings:bindings)
 #   4. clang-format        --dry-run --Werror on libscale/, bindings/src, tests/cpp, bench,
 #                          calibration, fuzz
-#   5. clang-tidy          on the core's sources (libscale/src) and the fuzz targets (fuzz/),
+#   5. clang-tidy          (.venv's, pinned by scripts/setup.sh) on the core's sources
+#                          (libscale/src) and the fuzz targets (fuzz/),
 #                          with the compile commands of
 #                          build/lint (configured here, nothing compiled); a file is checked
 #                          again only when it, a library header, .clang-tidy or the compile
@@ -63,18 +64,18 @@ run_tidy() {
           > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; return 1; }
     # What every source's result depends on besides the source itself.
     local common
-    common=$(cat .clang-tidy "$build/compile_commands.json" \
-                 $(files_of 'libscale/*.hpp' 'fuzz/*.hpp') | sha256sum | cut -c1-64)
+    common=$( { "$root/.venv/bin/clang-tidy" --version; cat .clang-tidy "$build/compile_commands.json" \
+                 $(files_of 'libscale/*.hpp' 'fuzz/*.hpp'); } | sha256sum | cut -c1-64)
     local ok="$build/tidy-ok"
     [ "${LIBSCALE_TIDY_CACHE:-1}" = 0 ] && rm -rf "$ok"
     mkdir -p "$ok"
-    export LINT_BUILD="$build" LINT_OK="$ok" LINT_COMMON="$common"
+    export LINT_BUILD="$build" LINT_OK="$ok" LINT_COMMON="$common" LINT_TIDY="$root/.venv/bin/clang-tidy"
     # One clang-tidy per source, $jobs at a time; a clean result is remembered by key.
     local files=${LIBSCALE_TIDY_FILES:-$(files_of 'libscale/src/*.cpp' 'fuzz/*.cpp')}
     printf '%s\n' $files | xargs -r -P "$jobs" -n 1 bash -c '
         key=$( { echo "$LINT_COMMON $1"; cat "$1"; } | sha256sum | cut -c1-64)
         [ -e "$LINT_OK/$key" ] && exit 0
-        if out=$(clang-tidy -p "$LINT_BUILD" --quiet "$1" 2>&1); then
+        if out=$("$LINT_TIDY" -p "$LINT_BUILD" --quiet "$1" 2>&1); then
             touch "$LINT_OK/$key"
         else
             printf "%s\n" "$out" | grep -v -E "^[0-9]+ warnings? (and [0-9]+ errors? )?generated\.$"

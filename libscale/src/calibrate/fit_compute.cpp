@@ -144,7 +144,8 @@ public:
             }
             bool accepted = false;
             // Levenberg-Marquardt damping: x10 per rejected trial, so a float counter is exact enough.
-            for (; lambda < 1e12; lambda *= 10) {  // NOLINT(clang-analyzer-security.FloatLoopCounter)
+            // NOLINTNEXTLINE(clang-analyzer-security.FloatLoopCounter,bugprone-float-loop-counter)
+            for (; lambda < 1e12; lambda *= 10) {
                 MatrixXd M = A;
                 M.diagonal() += lambda * A.diagonal() + VectorXd::Constant(p, 1e-12);
                 trial = th - M.ldlt().solve(g);

@@ -96,8 +96,10 @@ bool parse_number(std::string_view text, double& out) {
         else return false;
     }
     if (digits == 0 || dots > 1) return false;
-    const char* last = text.data() + text.size();
-    const auto r = std::from_chars(text.data(), last, out);
+    // from_chars takes the range [first, last): no terminator is read.
+    const char* const first = text.data();
+    const char* const last = first + text.size();
+    const auto r = std::from_chars(first, last, out);
     return r.ec == std::errc() && r.ptr == last;
 }
 

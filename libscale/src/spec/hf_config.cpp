@@ -157,6 +157,7 @@ void refuse_mixture_of_experts(const json& config, const std::string& type, std:
 
 std::vector<std::string> supported_model_types() {
     std::vector<std::string> out;
+    out.reserve(detail::kFamilyCount);
     for (std::size_t i = 0; i < detail::kFamilyCount; ++i) out.emplace_back(detail::kFamilies[i].model_type);
     std::sort(out.begin(), out.end());
     return out;

@@ -170,7 +170,8 @@ NvmlSource::NvmlSource(std::vector<int> indices) : impl_(std::make_unique<Impl>(
     s.initialised = true;
 
     unsigned int count = 0;
-    if ((r = get_count(&count)) != kSuccess) throw NvmlError("NVML: nvmlDeviceGetCount_v2 failed: " + s.describe(r), r);
+    r = get_count(&count);
+    if (r != kSuccess) throw NvmlError("NVML: nvmlDeviceGetCount_v2 failed: " + s.describe(r), r);
     if (count == 0) throw NvmlError("NVML: no GPUs found (library '" + s.path + "')");
     if (indices.empty())
         for (unsigned int i = 0; i < count; ++i) indices.push_back(static_cast<int>(i));
@@ -186,7 +187,8 @@ NvmlSource::NvmlSource(std::vector<int> indices) : impl_(std::make_unique<Impl>(
 
     for (int i : indices) {
         Device d = nullptr;
-        if ((r = get_handle(static_cast<unsigned int>(i), &d)) != kSuccess)
+        r = get_handle(static_cast<unsigned int>(i), &d);
+        if (r != kSuccess)
             throw NvmlError("NVML: cannot open GPU " + std::to_string(i) + ": " + s.describe(r), r);
         NvmlGpuInfo g;
         g.index = i;

@@ -14,7 +14,7 @@ using namespace option_builders;
 
 // An entry of a nested struct: the table's struct holds it as `part`.
 template <class Outer, class Inner>
-Option<Outer> nested(Inner Outer::*part, Option<Inner> o) {
+Option<Outer> nested(Inner Outer::*part, const Option<Inner>& o) {
     Option<Outer> out{o.name,  o.type, o.unit, o.help, o.choices, o.minimum, o.maximum, o.optional, o.exclusive_minimum,
                       nullptr, nullptr};
     out.get = [part, get = o.get](const Outer& x) { return get(x.*part); };
@@ -48,7 +48,7 @@ const OptionTable<TriageOptions>& triage_options() {
     using Cl = ClassifierOptions;
     using De = DetectorOptions;
     using Ck = CheckpointSchedule;
-    const auto checkpoints = [](Option<Ck> o) { return nested<De, Ck>(&De::checkpoints, std::move(o)); };
+    const auto checkpoints = [](const Option<Ck>& o) { return nested<De, Ck>(&De::checkpoints, o); };
     static const OptionTable<T> table{
         "triage",
         {
