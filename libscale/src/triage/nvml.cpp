@@ -188,8 +188,7 @@ NvmlSource::NvmlSource(std::vector<int> indices) : impl_(std::make_unique<Impl>(
     for (int i : indices) {
         Device d = nullptr;
         r = get_handle(static_cast<unsigned int>(i), &d);
-        if (r != kSuccess)
-            throw NvmlError("NVML: cannot open GPU " + std::to_string(i) + ": " + s.describe(r), r);
+        if (r != kSuccess) throw NvmlError("NVML: cannot open GPU " + std::to_string(i) + ": " + s.describe(r), r);
         NvmlGpuInfo g;
         g.index = i;
         // Name and UUID only label the GPU; a failure to read them leaves them empty.
