@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Usage: scripts/check_dep_headers.sh BUILD_DIR
 # Passes when the objects of a CMake build read Eigen and nlohmann/json from the copies
-# CMake downloaded (_deps/libscale_*-src) and never from /usr/include; the wheel test and
-# the fetch-fallback test both build that way. What the compiler read comes from its
+# CMake downloaded (_deps/libscale_*-src) and never from /usr/include; the C++ suite of
+# scripts/test.sh and the fetch-fallback test both build that way. What the compiler read comes from its
 # dependency files (Ninja keeps them in its log; Makefiles in *.o.d).
 set -euo pipefail
 build=${1:?usage: check_dep_headers.sh BUILD_DIR}

