@@ -87,8 +87,9 @@ TEST(JsonIo, HardwareMissingOrWrongFieldIsNamed) {
     EXPECT_NE(msg.find("peak_bf16_tflops = -1"), std::string::npos) << msg;
 }
 
-TEST(JsonIo, CalibrationFractionsMissingNestedField) {
-    json j = json::parse(R"({"schema": "libscale.calibration/2", "kind": "default",
+// A default-form (fractions) calibration with a value in every field.
+json fractions_json() {
+    return json::parse(R"({"schema": "libscale.calibration/2", "kind": "default",
         "compute": {"framework_efficiency": 1.0,
                     "gemm": {"eta_max": 0.7, "fp8_eta_max": 0.6, "tile_m": 128, "tile_n": 256, "k_half": 300},
                     "attention": {"forward_eta_max": 0.35, "forward_half_seq": 400, "backward_eta_max": 0.34,
@@ -97,8 +98,12 @@ TEST(JsonIo, CalibrationFractionsMissingNestedField) {
         "comm": {"intra_node": {"alpha_us": 2, "busbw_fraction": 0.8},
                  "inter_node": {"alpha_us": 10, "busbw_fraction": 0.9}},
         "memory": {"hbm_efficiency": 0.85, "reserved_gib": 2, "fragmentation": 0.05, "margin": 0.2},
-        "power": {"compute_fraction": 0.9, "comm_fraction": 0.5, "idle_fraction": 0.1},
-        "prior": {"framework_efficiency": 0.3, "gemm.eta_max": 0.1}})");
+        "power": {"compute_fraction": 0.9, "comm_fraction": 0.5, "idle_fraction": 0.1}})");
+}
+
+TEST(JsonIo, CalibrationFractionsMissingNestedField) {
+    json j = fractions_json();
+    j["prior"] = {{"framework_efficiency", 0.3}, {"gemm.eta_max", 0.1}};
     const CalibrationFractions f = calibration_fractions_from_json(j, "cal.json");
     EXPECT_DOUBLE_EQ(f.gemm.eta_max, 0.7);
     EXPECT_DOUBLE_EQ(f.gemm.k_half, 300);
@@ -151,16 +156,7 @@ TEST(JsonIo, CalibrationFractionsMissingNestedField) {
 // A key the reader does not know, at any level of a default-form file, is named with the
 // valid ones: a misspelt "margn" would otherwise leave the margin at its default.
 TEST(JsonIo, CalibrationFractionsRefuseUnknownKeys) {
-    const json good = json::parse(R"({"schema": "libscale.calibration/2", "kind": "default",
-        "compute": {"framework_efficiency": 1.0,
-                    "gemm": {"eta_max": 0.7, "fp8_eta_max": 0.6, "tile_m": 128, "tile_n": 256, "k_half": 300},
-                    "attention": {"forward_eta_max": 0.35, "forward_half_seq": 400, "backward_eta_max": 0.34,
-                                  "backward_half_seq": 600, "head_dim_half": 20},
-                    "overhead": {"kernel_s": 5e-6, "layer_s": 0, "step_s": 0}},
-        "comm": {"intra_node": {"alpha_us": 2, "busbw_fraction": 0.8},
-                 "inter_node": {"alpha_us": 10, "busbw_fraction": 0.9}},
-        "memory": {"hbm_efficiency": 0.85, "reserved_gib": 2, "fragmentation": 0.05, "margin": 0.2},
-        "power": {"compute_fraction": 0.9, "comm_fraction": 0.5, "idle_fraction": 0.1}})");
+    const json good = fractions_json();
     EXPECT_DOUBLE_EQ(calibration_fractions_from_json(good, "cal.json").memory_margin, 0.2);
     const std::vector<std::pair<json::json_pointer, std::string>> cases = {
         {json::json_pointer("/memory/margn"),

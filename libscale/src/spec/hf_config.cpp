@@ -189,21 +189,12 @@ ModelSpec model_from_hf_config(const json& config, std::string_view name, std::s
                          "' is not supported; supported: " + supported_list());
     ModelSpec m;
     m.model_type = type;
-    const json meta = config.value("_libscale", json::object());
-    if (!meta.is_object())
-        throw ParseError(std::string(origin) + ": field '_libscale' = " + meta.dump() +
-                         "; expected an object (libscale's name and source for the model)");
-    const auto meta_text = [&](const char* key, std::string_view fallback) {
-        const auto it = meta.find(key);
-        if (it == meta.end() || it->is_null()) return std::string(fallback);
-        if (!it->is_string())
-            throw ParseError(std::string(origin) + ": field '_libscale." + key + "' = " + it->dump() +
-                             "; expected a string");
-        return it->get<std::string>();
-    };
-    m.name = meta_text("name", name);
-    m.source = meta_text("source", origin);
-    fam->read(detail::HfConfig(config, origin, type), m);
+    const detail::HfConfig c(config, origin, type);
+    // libscale's own annotations of a shipped file (the catalog name, the source).
+    const detail::HfConfig meta = c.object("_libscale");
+    m.name = meta.text("name", std::string(name));
+    m.source = meta.text("source", std::string(origin));
+    fam->read(c, m);
     try {
         m.validate();
     } catch (const std::invalid_argument& e) {
