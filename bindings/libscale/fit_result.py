@@ -100,7 +100,7 @@ class FitResult(Result):
 
     @property
     def notes(self) -> list[str]:
-        return list(self.measurements.notes)
+        return list(self.measurements.notes) + list(self._raw.notes)
 
     @property
     def provenance(self) -> dict[str, Any]:

@@ -48,12 +48,6 @@ __global__ void fill_f32_kernel(float* p, std::size_t n, float v) {
         p[i] = v;
 }
 
-__global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n) {
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x)
-        dst[i] = src[i];
-}
-
 __global__ void elementwise_kernel(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, std::size_t n) {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x) {
@@ -93,13 +87,6 @@ cudaError_t fill_fp8_e4m3(void* p, std::size_t count, std::uint64_t seed, float 
 
 cudaError_t fill_f32(float* p, std::size_t count, float value, cudaStream_t s) {
     fill_f32_kernel<<<blocks_for(count), kThreads, 0, s>>>(p, count, value);
-    return cudaGetLastError();
-}
-
-cudaError_t copy_bandwidth(const void* src, void* dst, std::size_t bytes, cudaStream_t s) {
-    const std::size_t n = bytes / 2 / sizeof(uint4);
-    if (n == 0) return cudaSuccess;
-    copy_kernel<<<blocks_for(n), kThreads, 0, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), n);
     return cudaGetLastError();
 }
 

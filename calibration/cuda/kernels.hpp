@@ -17,11 +17,6 @@ cudaError_t fill_bf16(void* p, std::size_t count, std::uint64_t seed, float scal
 cudaError_t fill_fp8_e4m3(void* p, std::size_t count, std::uint64_t seed, float scale, cudaStream_t s);
 cudaError_t fill_f32(float* p, std::size_t count, float value, cudaStream_t s);
 
-// Copies `bytes` / 2 bytes from src to dst in 16-byte vectors with a grid-stride loop,
-// so HBM sees `bytes` read + written in all (the plan's BandwidthCase::bytes; the
-// STREAM "copy" kernel, McCalpin 1995). bytes / 2 is rounded down to 16 bytes.
-cudaError_t copy_bandwidth(const void* src, void* dst, std::size_t bytes, cudaStream_t s);
-
 // y[i] = x[i]·sigmoid(x[i]) + y[i] over bf16 (a SiLU-and-residual stand-in): 2 reads and 1
 // write of 2 bytes, 6 bytes per element. The micro-run's memory-bound work.
 cudaError_t elementwise_bf16(const void* x, void* y, std::size_t count, cudaStream_t s);

@@ -293,10 +293,14 @@ private:
     }
 
     void layer_forward(std::size_t l, bool recompute) {
-        for (int i = 0; i < op_.layer_gemm_count; ++i) forward(op_.layer_gemms[static_cast<std::size_t>(i)]);
+        // An early-stopping recompute leaves out the last GEMM and residual add (compute_times).
+        const bool stop = recompute && op_.recompute_early_stop;
+        const int gemms = stop ? op_.layer_gemm_count - 1 : op_.layer_gemm_count;
+        for (int i = 0; i < gemms; ++i) forward(op_.layer_gemms[static_cast<std::size_t>(i)]);
         attention(false, l);
-        memory(op_.layer_forward_bytes_per_token * static_cast<double>(t_) +
-               (recompute ? 0.0 : op_.layer_forward_fixed_bytes));
+        memory(op_.layer_forward_bytes_per_token * static_cast<double>(t_) -
+               (stop ? op_.recompute_skipped_bytes_per_token * static_cast<double>(t_) : 0.0) +
+               (recompute ? 0.0 : op_.layer_forward_fixed_bytes + op_.fsdp_layer_forward_bytes));
     }
 
     void layer_backward(std::size_t l) {
@@ -311,7 +315,8 @@ private:
         }
         for (int i = op_.layer_gemm_count; i-- > 0;) backward(op_.layer_gemms[static_cast<std::size_t>(i)]);
         attention(true, l);
-        memory(op_.layer_backward_bytes_per_token * static_cast<double>(t_) + op_.layer_backward_fixed_bytes);
+        memory(op_.layer_backward_bytes_per_token * static_cast<double>(t_) + op_.layer_backward_fixed_bytes +
+               op_.fsdp_layer_backward_bytes);
     }
 
     void head(bool back) {
@@ -331,10 +336,11 @@ private:
         const double t = static_cast<double>(t_);
         if (!back) {
             if (op_.embed_gemm.n > 0) forward(op_.embed_gemm);
-            memory(op_.embed_forward_bytes_per_token * t);
+            memory(op_.embed_forward_bytes_per_token * t + op_.fsdp_root_gather_bytes);
         } else {
             if (op_.embed_gemm.n > 0) backward(op_.embed_gemm);
-            memory(op_.embed_backward_bytes_per_token * t + op_.embed_backward_fixed_bytes);
+            memory(op_.embed_backward_bytes_per_token * t + op_.embed_backward_fixed_bytes +
+                   op_.fsdp_root_reduce_bytes);
         }
     }
 

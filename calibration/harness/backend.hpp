@@ -40,6 +40,9 @@ class Backend {
 public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;  // "cuda" | "simulated"
+    // The fused-attention kernel attention() times: its records and the fitted calibration
+    // name it, so that projections scale other kernels relative to it.
+    virtual AttentionKernel attention_kernel() const = 0;
     // GPU name, memory, clocks, power limit, driver / CUDA / cuBLAS / cuDNN / NCCL versions.
     virtual nlohmann::json device_info() = 0;
     virtual Timing gemm(const GemmCase& c, int warmup, int repeats) = 0;

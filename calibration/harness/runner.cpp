@@ -300,8 +300,8 @@ private:
                 dog_->at("operations: " + describe(a));
                 const Timing t = b_.attention(a, p_.warmup, p_.repeats);
                 if (t.skipped.empty())
-                    mine.records.attention.push_back(
-                        {hw, a.batch, a.seq_len, a.heads, a.head_dim, a.causal, a.backward, t.seconds});
+                    mine.records.attention.push_back({hw, a.batch, a.seq_len, a.heads, a.head_dim, a.causal, a.backward,
+                                                      t.seconds, b_.attention_kernel()});
                 else mine.skipped.push_back(skip("operations", describe(a), w_.rank(), t.skipped));
             } else {
                 const BandwidthCase& c = p_.bandwidth[static_cast<std::size_t>(i - ng - na)];

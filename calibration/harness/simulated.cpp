@@ -91,6 +91,8 @@ public:
     }
 
     std::string name() const override { return "simulated"; }
+    // Its "true" calibration is a default one, whose attention law is FlashAttention-2's.
+    AttentionKernel attention_kernel() const override { return AttentionKernel::flash2; }
 
     nlohmann::json device_info() override {
         return {{"gpu_name", "simulated " + hw_.display_name},

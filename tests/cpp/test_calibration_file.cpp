@@ -211,6 +211,36 @@ TEST(CalibrationFile, FitResultIsWrittenWithQualityAndSources) {
     EXPECT_THROW((void)calibration_to_json(fit, {}), std::invalid_argument);
 }
 
+// "measured_with.attention_kernel" names the kernel behind the attention law; absent, it is
+// FlashAttention-2 (the published charts of every default); anything else is an error.
+TEST(CalibrationFile, MeasuredWithNamesTheAttentionKernel) {
+    const HardwareProfile hw = find_hardware("b300");
+    CalibrationFile f = sample_file();
+    EXPECT_EQ(calibration_to_json(f)["measured_with"]["attention_kernel"], "flash2");
+    f.calibration.attention_kernel = AttentionKernel::cudnn;
+    json j = calibration_to_json(f);
+    EXPECT_EQ(j["measured_with"]["attention_kernel"], "cudnn");
+    EXPECT_EQ(calibration_from_json(j, hw, "mem").calibration.attention_kernel, AttentionKernel::cudnn);
+    j.erase("measured_with");
+    EXPECT_EQ(calibration_from_json(j, hw, "mem").calibration.attention_kernel, AttentionKernel::flash2);
+    EXPECT_EQ(default_calibration(hw).attention_kernel, AttentionKernel::flash2);
+    const auto error_of = [&](const json& bad) {
+        try {
+            (void)calibration_from_json(bad, hw, "c.json");
+        } catch (const ParseError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    j["measured_with"] = {{"attention_kernel", "flash4"}};
+    EXPECT_NE(error_of(j).find("attention_kernel"), std::string::npos) << error_of(j);
+    EXPECT_NE(error_of(j).find("flash4"), std::string::npos) << error_of(j);
+    j["measured_with"] = {{"attention_kernal", "cudnn"}};
+    EXPECT_NE(error_of(j).find("measured_with.attention_kernal"), std::string::npos) << error_of(j);
+    j["measured_with"] = 3;
+    EXPECT_NE(error_of(j).find("measured_with"), std::string::npos) << error_of(j);
+}
+
 TEST(CalibrationFile, SchemaOneIsRefusedForProjectionsButKeepsItsPowerBands) {
     // Schema 1's one compute efficiency for every FLOP has no per-operation equivalent.
     const json v1 = json::parse(R"({"schema": "libscale.calibration/1", "kind": "fitted", "hardware": "h100",

@@ -268,7 +268,9 @@ TEST(Catalog, ShippedFiles) {
     };
     EXPECT_EQ(under("models/"), 37);
     EXPECT_EQ(under("hardware/"), 7);
-    EXPECT_EQ(under("calibrations/"), 9);  // 8 defaults (one generic), one derived
+    EXPECT_EQ(under("calibrations/"), 10);  // 8 defaults (one generic), one derived, one fitted (H200 harness)
+    EXPECT_TRUE(contains(files, "calibrations/fitted-h200-harness.json"));
+    EXPECT_TRUE(contains(files, "measured/h200-2026-12-04/harness-measurements.json"));
     EXPECT_TRUE(contains(files, "hardware/b300.json"));
     EXPECT_TRUE(contains(files, "calibrations/default-generic.json"));
     EXPECT_TRUE(contains(files, "calibrations/derived-b300-qwen3-32b.json"));

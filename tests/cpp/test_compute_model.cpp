@@ -98,6 +98,37 @@ TEST(AttentionLaw, FlopsRatesHalfLengthsAndHeadDim) {
     EXPECT_REL(attention_time_s(hw, cal, 1000, 1000, 128, 500, 1000, false, AttentionKernel::flash_triton), 2e9 / rate);
 }
 
+// A calibration knows which kernel its attention law measured: that kernel runs at exactly
+// the law, the others at their published ratio relative to it (cuDNN 1.607 of FA2,
+// FlashAttention in Triton 0.419), each at its own half length.
+TEST(AttentionLaw, RatiosRelativeToTheMeasuredKernel) {
+    const HardwareProfile hw = tiny_hardware();
+    Calibration cal = tiny_calibration();  // eta 0.5, half lengths 0
+    cal.attention_kernel = AttentionKernel::cudnn;
+    // cuDNN measured: cuDNN at the law itself (5e14 FLOP/s, no half length), not 1.607 × it.
+    EXPECT_REL(attention_time_s(hw, cal, 1000, 1000, 128, 500, 1000, false, AttentionKernel::cudnn), 4e-6);
+    EXPECT_REL(attention_time_s(hw, cal, 1000, 1000, 128, 500, 1000, true, AttentionKernel::cudnn), 1e-5);
+    // FA2 from a cuDNN law: 1/1.607 of it, at FA2's own half lengths (408 forward, 608 backward).
+    const double fa2_fwd = 1e15 * 0.5 / 1.607 * 1000.0 / 1408.0, fa2_bwd = 1e15 * 0.5 / 1.607 * 1000.0 / 1608.0;
+    EXPECT_REL(attention_time_s(hw, cal, 1000, 1000, 128, 500, 1000, false), 2e9 / fa2_fwd);
+    EXPECT_REL(attention_time_s(hw, cal, 1000, 1000, 128, 500, 1000, true), 5e9 / fa2_bwd);
+    // Triton from a cuDNN law: 0.419 / 1.607.
+    const double triton = 1e15 * 0.5 * 0.419 / 1.607 * 1000.0 / 1323.0;
+    EXPECT_REL(attention_time_s(hw, cal, 1000, 1000, 128, 500, 1000, false, AttentionKernel::flash_triton),
+               2e9 / triton);
+    // with_attention_kernel carries a law to another kernel's scale: the FA2 law of the
+    // tiny calibration, as cuDNN, predicts cuDNN as a FA2 law with cuDNN's ratio did.
+    const Calibration fa2 = tiny_calibration();
+    const Calibration as_cudnn = with_attention_kernel(fa2, AttentionKernel::cudnn);
+    EXPECT_EQ(as_cudnn.attention_kernel, AttentionKernel::cudnn);
+    EXPECT_REL(as_cudnn.attention.forward_eta_max, 0.5 * 1.607);
+    EXPECT_REL(as_cudnn.attention.backward_half_seq, 385);
+    for (const bool backward : {false, true})
+        EXPECT_REL(attention_time_s(hw, as_cudnn, 1000, 1000, 128, 500, 1000, backward, AttentionKernel::cudnn),
+                   attention_time_s(hw, fa2, 1000, 1000, 128, 500, 1000, backward, AttentionKernel::cudnn));
+    EXPECT_EQ(with_attention_kernel(fa2, AttentionKernel::flash2).attention.forward_eta_max, 0.5);
+}
+
 TEST(MemoryLaw, BytesOverAchievedBandwidth) {
     EXPECT_REL(memory_time_s(tiny_hardware(), tiny_calibration(), 5e12), 1.0);
 }
@@ -123,8 +154,10 @@ TEST(OperationPlan, TinyLayerEagerAndCompiled) {
     EXPECT_EQ(o.layer_forward_kernels, 37);
     EXPECT_EQ(o.layer_backward_kernels, 53);
     // FSDP2 copy-out: the layer's 13,002,000 bf16 parameters read and written per gather.
-    EXPECT_REL(o.layer_forward_fixed_bytes, 2.0 * 2.0 * 13'002'000.0);
-    EXPECT_REL(o.layer_backward_fixed_bytes, 2.0 * 2.0 * 13'002'000.0);
+    EXPECT_REL(o.fsdp_layer_forward_bytes, 2.0 * 2.0 * 13'002'000.0);
+    EXPECT_REL(o.fsdp_layer_backward_bytes, 2.0 * 2.0 * 13'002'000.0);
+    EXPECT_EQ(o.layer_forward_fixed_bytes, 0);
+    EXPECT_EQ(o.fsdp_root_gather_bytes, 0);  // generic: the copy-out alone
     // Compiled: norms 2·4·1000, rotary 4·2000, SwiGLU 6·3000, residuals folded into the
     // norms (2·2·1000) = 38,000 B; backward 2·8·1000 + 8000 + 10·3000 + 4000 = 58,000 B.
     c.torch_compile = true;
@@ -196,6 +229,65 @@ TEST(ComputeTimes, CheckpointingRecomputesWhatItDiscards) {
     c.activation_checkpointing = Checkpointing::full;
     c.checkpoint_every = 2;
     EXPECT_REL(backward() - none, 43.4e-6);
+}
+
+// Hugging Face transformers' checkpointing stops its recompute before the layer's last GEMM
+// (down, 12 µs here) and residual add: full − none = GEMMs 52 − 12 µs + attention 4 µs + the
+// forward's memory-bound bytes but one add, (154,000 − 6,000) B × 1000 tokens at 0.62 of
+// 5e12 B/s.
+TEST(ComputeTimes, TransformersRecomputeStopsEarly) {
+    const ModelSpec m = tiny_model();
+    const ParameterCounts p = count_parameters(m);
+    TrainingConfig c = tiny_config();
+    c.implementation = Implementation::transformers;
+    const auto backward = [&] { return compute_times(m, p, tiny_hardware(), tiny_calibration(), c).layer_backward_s; };
+    const double full = backward();
+    c.activation_checkpointing = Checkpointing::none;
+    EXPECT_REL(full - backward(), 40e-6 + 4e-6 + 148'000.0 * 1000 / 0.62 / 5e12);
+    // torchtitan recomputes the whole layer (its byte counts differ, its GEMMs do not).
+    c.implementation = Implementation::torchtitan;
+    const ComputeTimes none = compute_times(m, p, tiny_hardware(), tiny_calibration(), c);
+    c.activation_checkpointing = Checkpointing::full;
+    const ComputeTimes all = compute_times(m, p, tiny_hardware(), tiny_calibration(), c);
+    EXPECT_REL(all.gemm_s - none.gemm_s, 4 * 52e-6);
+}
+
+// FSDP2's copies on the compute stream, per parameter (docs/model.md): with one GPU a
+// gather casts fp32 to bf16 (6 B at 0.80 of a copy) and copies (4 B), a reduction
+// chunk_cats (2 + reduce bytes, at 0.46) and copies (2 × reduce bytes); with more GPUs the
+// copy-out (4 B) and the chunk_cat stay. The root unit: one gather, one reduction.
+TEST(OperationPlan, Fsdp2CopiesByWorldSize) {
+    const ModelSpec m = tiny_model();
+    const ParameterCounts p = count_parameters(m);
+    const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
+    TrainingConfig c = tiny_config();
+    c.implementation = Implementation::transformers;
+    c.gpus = 1;
+    c.global_batch_tokens = 0;
+    c.reduce_bytes = 4;
+    OperationPlan o = plan_operations(m, p, c);
+    const double gather1 = 6 / 0.80 + 4, reduce1 = 6 / 0.46 + 8;
+    EXPECT_REL(o.fsdp_layer_forward_bytes, gather1 * layer);
+    EXPECT_REL(o.fsdp_layer_backward_bytes, (gather1 + reduce1) * layer);  // gathered again: resharded
+    EXPECT_REL(o.fsdp_root_gather_bytes, gather1 * root);
+    EXPECT_REL(o.fsdp_root_reduce_bytes, reduce1 * root);
+    c.gpus = 8;
+    c.reduce_bytes = 2;
+    o = plan_operations(m, p, c);
+    EXPECT_REL(o.fsdp_layer_forward_bytes, 4 * layer);
+    EXPECT_REL(o.fsdp_layer_backward_bytes, (4 + 4 / 0.46) * layer);
+    EXPECT_REL(o.fsdp_root_reduce_bytes, 4 / 0.46 * root);
+    c.reshard_after_forward = false;
+    EXPECT_REL(plan_operations(m, p, c).fsdp_layer_backward_bytes, 4 / 0.46 * layer);
+    // bf16 weights: no cast at a one-GPU gather.
+    c.gpus = 1;
+    c.master_weights = MasterWeights::bf16;
+    EXPECT_REL(plan_operations(m, p, c).fsdp_layer_forward_bytes, 4 * layer);
+    // The per-part times: FSDP2's copies and the loss are reported within memory_s.
+    const ComputeTimes t = compute_times(m, p, tiny_hardware(), tiny_calibration(), c);
+    EXPECT_GT(t.fsdp_copy_s, 0);
+    EXPECT_REL(t.loss_s, (14.0 + 22.0) * 50'000 * 1000 / 0.62 / 5e12);
+    EXPECT_LT(t.fsdp_copy_s + t.loss_s, t.memory_s);
 }
 
 TEST(ComputeTimes, HostBoundWhenKernelsAreShort) {

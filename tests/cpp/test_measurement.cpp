@@ -173,6 +173,36 @@ TEST(Measurement, RoundTripAndFile) {
 
 // The harness's step micro-runs are their own kind: read, written back, and kept out of
 // the steps the fitter consumes (they carry no framework overheads).
+// An attention record names its kernel; without one it is the file's: cuDNN for the
+// harness's CUDA backend (the only attention it times), FlashAttention-2 otherwise.
+TEST(Measurement, AttentionRecordsNameTheirKernel) {
+    const json fwd = {{"kind", "attention"}, {"hardware", "h200"}, {"batch", 1},        {"seq_len", 4096},
+                      {"heads", 64},         {"head_dim", 128},    {"pass", "forward"}, {"seconds", 1e-3}};
+    json named = fwd;
+    named["kernel"] = "flash3";
+    named["seq_len"] = 8192;
+    const json cuda = {{"schema", "libscale.measurements/2"},
+                       {"provenance", {{"backend", "cuda"}}},
+                       {"records", json::array({fwd, named})}};
+    const MeasurementSet m = measurements_from_json(cuda, "cuda.json");
+    EXPECT_EQ(m.attention[0].kernel, AttentionKernel::cudnn);
+    EXPECT_EQ(m.attention[1].kernel, AttentionKernel::flash3);
+    EXPECT_EQ(to_json(m)["records"][0]["kernel"], "cudnn");
+    json simulated = cuda;
+    simulated["provenance"]["backend"] = "simulated";
+    EXPECT_EQ(measurements_from_json(simulated, "sim.json").attention[0].kernel, AttentionKernel::flash2);
+    EXPECT_EQ(measurements_from_json(json::array({fwd}), "list.json").attention[0].kernel, AttentionKernel::flash2);
+    named["kernel"] = "flash9";
+    try {
+        (void)measurements_from_json(json::array({named}), "bad.json");
+        FAIL();
+    } catch (const ParseError& e) {
+        const std::string w = e.what();
+        EXPECT_NE(w.find("record 0"), std::string::npos) << w;
+        EXPECT_NE(w.find("'kernel' = \"flash9\""), std::string::npos) << w;
+    }
+}
+
 TEST(Measurement, StepMicroRunsAreKeptApartFromSteps) {
     const json r = {{"kind", "step_microrun"},
                     {"model", "qwen3-32b"},

@@ -200,6 +200,14 @@ def _kernel_records() -> tuple[list[dict], dict[str, list[float]]]:
     return records, scale
 
 
+def _no_launch() -> libscale.Calibration:
+    """B300's default without a copy's launch (kernel_overhead_s 0, which the fit then holds:
+    0 has no logarithm), so that every kernel law is linear in log(value)."""
+    cal = libscale.default_calibration(B300)
+    cal.kernel_overhead_s = 0.0
+    return cal
+
+
 def _closed_form(records: list[dict], scale: dict[str, list[float]], sigma: float) -> dict[str, tuple[float, float]]:
     """name -> (value, posterior sd of its log)."""
     cal, priors = libscale.default_calibration(B300), libscale._core.calibrate.default_priors(B300)
@@ -218,7 +226,7 @@ def test_fit_kernel_records_in_closed_form():
     records, scale = _kernel_records()
     priors = libscale._core.calibrate.default_priors(B300)
     for sigma in (0.03, 0.1):
-        r = libscale.fit(records, relative_error=sigma)   # hardware from the records
+        r = libscale.fit(records, relative_error=sigma, prior=_no_launch())   # hardware from the records
         expected = _closed_form(records, scale, sigma)
         assert r.parameters == list(expected) and r.records_used == 9
         by_name = {c.name: c for c in r.coefficients}
@@ -254,21 +262,25 @@ def test_cli_fit_kernel_record_file(tmp_path):
     for name, (value, sd_log) in expected.items():
         row = next(line for line in lines if line.startswith(name + " "))
         cells = row.split()
-        assert float(cells[1]) == pytest.approx(value, rel=1e-3) and float(cells[2]) == pytest.approx(
-            value * sd_log, rel=1e-3)
+        # The CLI fits from the default, whose copies also pay a launch (kernel_overhead_s,
+        # fitted with them): the bandwidth law is then no longer the closed form's alone.
+        rel = 0.05 if name == "hbm_efficiency" else 1e-3
+        assert float(cells[1]) == pytest.approx(value, rel=rel) and float(cells[2]) == pytest.approx(
+            value * sd_log, rel=max(rel, 0.2 if name == "hbm_efficiency" else rel))
         assert f"{libscale._core.calibrate.get_parameter(default, name):.4g}" in row
         assert ("yes" if sd_log < 0.7 * libscale._core.calibrate.default_priors(B300)[name] else "no (prior)") in row
     kept = next(line for line in lines if line.startswith("gemm.k_half "))
     assert "not fitted" in kept
     written = libscale.read_calibration(cal, "b300")
     for name, (value, _) in expected.items():
-        assert libscale._core.calibrate.get_parameter(written.calibration, name) == pytest.approx(value, rel=1e-6)
-    assert written.parameters == list(expected)
+        assert libscale._core.calibrate.get_parameter(written.calibration, name) == pytest.approx(
+            value, rel=0.05 if name == "hbm_efficiency" else 1e-6)
+    assert written.parameters == [*expected, "kernel_overhead_s"]  # the copies' launch, fitted with them
     # the default relative error (0.03) gives the other closed form
     d = json.loads(run_cli(["fit", str(src), "-o", str(cal), "--json"]).stdout)
     values = {c["name"]: c["value"] for c in d["coefficients"]}
     for name, (value, _) in _closed_form(records, scale, 0.03).items():
-        assert values[name] == pytest.approx(value, rel=1e-6)
+        assert values[name] == pytest.approx(value, rel=0.05 if name == "hbm_efficiency" else 1e-6)
 
 
 def test_v1_gemm_chain_records_are_refused(tmp_path):
@@ -444,8 +456,8 @@ def test_fit_prior_log_sd_option_moves_the_fit():
     # A looser prior on hbm_efficiency lets the three bandwidth records pull it further.
     records, _scale = _kernel_records()
     bandwidth = [r for r in records if r["kind"] == "bandwidth"]
-    tight = libscale.fit(bandwidth, "b300")
-    loose = libscale.fit(bandwidth, "b300", prior_log_sd={"hbm_efficiency": 1.0})
+    tight = libscale.fit(bandwidth, "b300", prior=_no_launch())
+    loose = libscale.fit(bandwidth, "b300", prior=_no_launch(), prior_log_sd={"hbm_efficiency": 1.0})
     assert loose.prior_log_sd == {"hbm_efficiency": 1.0}
     prior = libscale.default_calibration(B300).hbm_efficiency
     value = {r.name: r for r in tight.coefficients}["hbm_efficiency"].value

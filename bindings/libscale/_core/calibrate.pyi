@@ -103,6 +103,7 @@ class Calibration(metaclass=_Pybind11Type):
     source: str
     gemm: GemmLaw
     attention: AttentionLaw
+    attention_kernel: str
     hbm_efficiency: float
     framework_efficiency: float
     kernel_overhead_s: float
@@ -125,6 +126,7 @@ class Calibration(metaclass=_Pybind11Type):
         source: str = '',
         gemm: GemmLaw = ...,
         attention: AttentionLaw = ...,
+        attention_kernel: str = 'flash2',
         hbm_efficiency: float = 0.0,
         framework_efficiency: float = 1.0,
         kernel_overhead_s: float = 0.0,
@@ -555,6 +557,10 @@ class FitResult(metaclass=_Pybind11Type):
     @property
     def unidentified(self) -> list[str]:
         """'name: reason' for what the data cannot pin down"""
+
+    @property
+    def notes(self) -> list[str]:
+        """records the fit set aside, and why"""
 
     @property
     def power_bands(self) -> triage.PowerBands | None:

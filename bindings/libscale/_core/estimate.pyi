@@ -54,6 +54,14 @@ class ComputeTimes(metaclass=_Pybind11Type):
         """device time in memory-bound kernels"""
 
     @property
+    def fsdp_copy_s(self) -> float:
+        """of memory_s: FSDP2's copies on the compute stream (casts, copy-out, chunk_cat)"""
+
+    @property
+    def loss_s(self) -> float:
+        """of memory_s: the loss over the vocabulary"""
+
+    @property
     def host_wait_s(self) -> float:
         """time the GPU waits on the host"""
 

@@ -380,6 +380,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
     attention_kernel: typing.Literal[
         'flash2', 'flash3', 'cudnn', 'flash1', 'flash_triton', 'llm_foundry_triton', 'xformers', 'eager'
     ]
+    implementation: typing.Literal['generic', 'transformers', 'torchtitan']
     torch_compile: bool
     checkpoint_every: int
     clip_grad_norm: bool
@@ -415,6 +416,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
         attention_kernel: typing.Literal[
             'flash2', 'flash3', 'cudnn', 'flash1', 'flash_triton', 'llm_foundry_triton', 'xformers', 'eager'
         ] = 'flash2',
+        implementation: typing.Literal['generic', 'transformers', 'torchtitan'] = 'generic',
         torch_compile: bool = False,
         checkpoint_every: int = 1,
         clip_grad_norm: bool = False,

@@ -108,6 +108,10 @@ void register_calibrate_calibration(py::module_& m) {
         field("hardware", &C::hardware), field("kind", &C::kind, "'default' (uncalibrated), 'derived' or 'fitted'"),
         field("source", &C::source), field("gemm", &C::gemm, "GEMM law (gemm.* coefficients)"),
         field("attention", &C::attention, "fused-attention law (attention.* coefficients)"),
+        enum_field("attention_kernel", &C::attention_kernel, parse_attention_kernel,
+                   "the fused-attention kernel the attention law was measured with ('flash2' for the published "
+                   "charts of the defaults, 'cudnn' for the harness's CUDA backend); other kernels run at their "
+                   "published ratio to it"),
         field("hbm_efficiency", &C::hbm_efficiency, coefficient_doc("hbm_efficiency")),
         field("framework_efficiency", &C::framework_efficiency, coefficient_doc("framework_efficiency")),
         field("kernel_overhead_s", &C::kernel_overhead_s, coefficient_doc("kernel_overhead_s")),

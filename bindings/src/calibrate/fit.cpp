@@ -145,6 +145,7 @@ void register_calibrate_fit(py::module_& m) {
                    "of `parameters`, natural units"),
                field("coefficients", &R::coefficients, "every coefficient, fitted or kept"),
                field("unidentified", &R::unidentified, "'name: reason' for what the data cannot pin down"),
+               field("notes", &R::notes, "records the fit set aside, and why"),
                field("power_bands", &R::power_bands, "from the power records of all five phases; None otherwise"),
                field("power_bands_note", &R::power_bands_note,
                      "why the power records gave no bands ('' when they did, or there were none)"),

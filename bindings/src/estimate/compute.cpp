@@ -47,6 +47,9 @@ void register_estimate_compute(py::module_& m) {
                       field("gemm_s", &T::gemm_s, "device time in GEMMs (all layers, head, embedding)"),
                       field("attention_s", &T::attention_s, "device time in fused attention"),
                       field("memory_s", &T::memory_s, "device time in memory-bound kernels"),
+                      field("fsdp_copy_s", &T::fsdp_copy_s,
+                            "of memory_s: FSDP2's copies on the compute stream (casts, copy-out, chunk_cat)"),
+                      field("loss_s", &T::loss_s, "of memory_s: the loss over the vocabulary"),
                       field("host_wait_s", &T::host_wait_s, "time the GPU waits on the host")),
                Access::read_only);
     t.def_property_readonly("micro_batch_s", &ComputeTimes::micro_batch_s,

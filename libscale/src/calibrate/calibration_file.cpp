@@ -99,6 +99,24 @@ json optional_object(const json& j, const char* key, std::string_view origin) {
     return *it;
 }
 
+// "measured_with": what the laws were measured with. Only the attention kernel changes a
+// projection (compute_model.cpp scales other kernels relative to it); absent, the law is
+// FlashAttention-2's, as the published charts behind every default are.
+void read_measured_with(const json& j, Calibration& c, std::string_view origin) {
+    const json m = optional_object(j, "measured_with", origin);
+    for (const auto& [key, v] : m.items())
+        if (key != "attention_kernel")
+            fail(origin, "measured_with." + key, "is not known here; valid: attention_kernel");
+    const auto k = m.find("attention_kernel");
+    if (k == m.end() || k->is_null()) return;
+    if (!k->is_string()) fail(origin, "measured_with.attention_kernel", "= " + k->dump() + "; expected a kernel name");
+    try {
+        c.attention_kernel = parse_attention_kernel(k->get<std::string>());
+    } catch (const std::invalid_argument& e) {
+        throw ParseError(std::string(origin) + ": measured_with." + e.what());
+    }
+}
+
 // Symmetric positive semi-definite, judged on the correlation matrix: the parameters'
 // units differ by twenty orders of magnitude (efficiency vs bytes/s), which would drown
 // a small negative eigenvalue of the raw matrix in rounding.
@@ -216,6 +234,7 @@ CalibrationFile read_default(const json& j, const HardwareProfile& hw, std::stri
         const CalibrationFractions f = calibration_fractions_from_json(j, origin);
         out.calibration = resolve_calibration(f, hw, "default", std::string(origin));
         out.prior_log_sd = f.prior_log_sd;
+        read_measured_with(j, out.calibration, origin);
     } catch (const std::invalid_argument& e) {
         throw ParseError(std::string(origin) + ": " + e.what());
     }
@@ -267,6 +286,7 @@ CalibrationFile read_absolute(const json& j, const std::string& kind, const Hard
         throw ParseError(std::string(origin) + ": " + e.what());
     }
 
+    read_measured_with(j, c, origin);
     read_uncertainty(j, c, out, origin);
     out.prior_log_sd = prior_from_json(j, origin);
     out.quality = optional_object(j, "quality", origin);
@@ -313,6 +333,7 @@ json absolute_form(const Calibration& c, const std::string& kind, const std::vec
             at = &(*at)[std::string(rest.substr(0, dot))];
         (*at)[std::string(rest)] = info.ref(const_cast<Calibration&>(c));
     }
+    j["measured_with"] = {{"attention_kernel", to_string(c.attention_kernel)}};
     if (!parameters.empty() && covariance.size() != 0)
         j["uncertainty"] = {{"parameters", parameters}, {"covariance", covariance_json(covariance)}};
     j["quality"] = quality.is_object() ? std::move(quality) : json::object();

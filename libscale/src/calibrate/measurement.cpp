@@ -147,8 +147,17 @@ GemmRun parse_gemm(const Record& r) {
     return g;
 }
 
-AttentionRun parse_attention(const Record& r) {
+AttentionRun parse_attention(const Record& r, AttentionKernel file_kernel) {
     AttentionRun a;
+    a.kernel = file_kernel;
+    if (r.has("kernel")) {
+        const std::string k = r.str("kernel");
+        try {
+            a.kernel = parse_attention_kernel(k);
+        } catch (const std::invalid_argument&) {
+            r.bad("kernel", k, "flash2, flash3, cudnn, flash1, flash_triton, llm_foundry_triton, xformers or eager");
+        }
+    }
     a.hardware = r.str("hardware");
     a.batch = r.positive("batch");
     a.seq_len = r.positive("seq_len");
@@ -334,9 +343,18 @@ MeasurementSet measurements_from_json(const json& j, std::string_view origin) {
         throw ParseError(std::string(origin) + ": expected a list of measurement records or {\"schema\": \"" +
                          kMeasurementSchema + "\", \"records\": [...]}");
 
+    // Attention records without a "kernel" (the harness wrote none before it named it):
+    // the CUDA backend has only ever timed cuDNN's fused attention
+    // (calibration/cuda/attention_cudnn.cpp), so its files default to cudnn; any other
+    // file to FlashAttention-2, the law of the published charts.
+    AttentionKernel file_kernel = AttentionKernel::flash2;
+    if (j.is_object())
+        if (const auto p = j.find("provenance"); p != j.end() && p->is_object())
+            if (const auto b = p->find("backend"); b != p->end() && b->is_string() && b->get<std::string>() == "cuda")
+                file_kernel = AttentionKernel::cudnn;
     MeasurementSet m;
     DuplicateCheck<std::tuple<std::string, double, double, double, bool>> gemm_dups;
-    DuplicateCheck<std::tuple<std::string, double, double, double, double, bool, bool>> attention_dups;
+    DuplicateCheck<std::tuple<std::string, double, double, double, double, bool, bool, int>> attention_dups;
     DuplicateCheck<std::tuple<std::string, double>> bandwidth_dups;
     DuplicateCheck<std::tuple<std::string, int, std::int64_t, std::int64_t, double>> coll_dups;
     DuplicateCheck<std::string> step_dups;
@@ -348,9 +366,10 @@ MeasurementSet measurements_from_json(const json& j, std::string_view origin) {
             const GemmRun& g = m.gemm.back();
             gemm_dups.add({lower(g.hardware), g.m, g.n, g.k, g.fp8}, g.seconds, i, origin);
         } else if (kind == "attention") {
-            m.attention.push_back(parse_attention(r));
+            m.attention.push_back(parse_attention(r, file_kernel));
             const AttentionRun& a = m.attention.back();
-            attention_dups.add({lower(a.hardware), a.batch, a.seq_len, a.heads, a.head_dim, a.causal, a.backward},
+            attention_dups.add({lower(a.hardware), a.batch, a.seq_len, a.heads, a.head_dim, a.causal, a.backward,
+                                static_cast<int>(a.kernel)},
                                a.seconds, i, origin);
         } else if (kind == "bandwidth") {
             m.bandwidth.push_back(parse_bandwidth(r));
@@ -404,6 +423,7 @@ json to_json(const MeasurementSet& m) {
                            {"head_dim", a.head_dim},
                            {"causal", a.causal},
                            {"pass", a.backward ? "backward" : "forward"},
+                           {"kernel", to_string(a.kernel)},
                            {"seconds", a.seconds}});
     for (const BandwidthRun& b : m.bandwidth)
         records.push_back(

@@ -26,12 +26,16 @@ ErrorSummary summarize(std::vector<double> errors) {
 
 // What differs from the calibration row decides the category.
 char category_of(const StepRun& row, const StepRun& ref) {
-    if (row.model != ref.model) return 'b';
+    // A model cut to other dimensions (model_overrides: fewer layers) is another size.
+    if (row.model != ref.model || row.model_overrides != ref.model_overrides) return 'b';
     // Any training option other than the GPU count and the global batch (which strong
-    // scaling changes with it) makes the row a different configuration.
+    // scaling changes with it) makes the row a different configuration; so does another
+    // global batch at the same GPU count (more gradient accumulation).
     for (const auto& o : training_options().options)
         if (o.name != "gpus" && o.name != "global_batch_tokens" && o.get(row.config) != o.get(ref.config)) return 'c';
-    if (row.hardware != ref.hardware || row.model_overrides != ref.model_overrides) return 'c';
+    if (row.config.gpus == ref.config.gpus && row.config.global_batch_tokens != ref.config.global_batch_tokens)
+        return 'c';
+    if (row.hardware != ref.hardware) return 'c';
     return 'a';
 }
 

@@ -47,21 +47,23 @@ constexpr EagerOrCompiled kCompiled{4, 8, 1, 1, 4, 8, 4, 1, 6, 10, 1, 4, 6, 2, 0
 //     (scripts/train/benchmarking/README.md @8c8dd48, sequences 512 to 65536) moves the
 //     FlashAttention-Triton law to 0.622 (forward) and 0.570 (backward) of FA2; its A100
 //     40GB and H100 tables are held out (docs/model.md "Validation").
+//   flash2 itself: its own half lengths on the H100 charts (forward 408, backward 608;
+//     docs/model.md "Attention"), used only when a calibration measured another kernel.
 struct KernelLaw {
-    double forward_ratio, backward_ratio, half_seq;
+    double forward_ratio, backward_ratio, forward_half_seq, backward_half_seq;
 };
 KernelLaw kernel_law(AttentionKernel k) {
     switch (k) {
-        case AttentionKernel::flash2: return {1.0, 1.0, 0.0};
-        case AttentionKernel::flash3: return {1.861, 1.861, 608};
-        case AttentionKernel::cudnn: return {1.607, 1.607, 385};
-        case AttentionKernel::flash1: return {0.42, 0.42, 244};
-        case AttentionKernel::flash_triton: return {0.419, 0.419, 323};
-        case AttentionKernel::llm_foundry_triton: return {0.622, 0.570, 323};
-        case AttentionKernel::xformers: return {0.482, 0.482, 316};
-        case AttentionKernel::eager: return {0.187, 0.187, 298};
+        case AttentionKernel::flash2: return {1.0, 1.0, 408, 608};
+        case AttentionKernel::flash3: return {1.861, 1.861, 608, 608};
+        case AttentionKernel::cudnn: return {1.607, 1.607, 385, 385};
+        case AttentionKernel::flash1: return {0.42, 0.42, 244, 244};
+        case AttentionKernel::flash_triton: return {0.419, 0.419, 323, 323};
+        case AttentionKernel::llm_foundry_triton: return {0.622, 0.570, 323, 323};
+        case AttentionKernel::xformers: return {0.482, 0.482, 316, 316};
+        case AttentionKernel::eager: return {0.187, 0.187, 298, 298};
     }
-    return {1.0, 1.0, 0.0};
+    return {1.0, 1.0, 408, 608};
 }
 
 struct GemmRate {
@@ -130,11 +132,16 @@ GemmPasses gemm_passes(const GemmRate& bf16, const GemmRate& fp8, const GemmOp& 
 
 double attention_rate(const HardwareProfile& hw, const Calibration& cal, double head_dim, double seq_len, bool backward,
                       AttentionKernel kernel) {
+    // The law is the calibration's kernel (cal.attention_kernel): another kernel runs at the
+    // ratio of their published rates and at its own half length; the measured kernel
+    // itself at exactly the law, so a harness calibration that timed cuDNN's SDPA is not
+    // scaled by cuDNN's ratio a second time.
     const AttentionLaw& a = cal.attention;
-    const KernelLaw k = kernel_law(kernel);
-    const double eta_max = backward ? a.backward_eta_max * k.backward_ratio : a.forward_eta_max * k.forward_ratio;
-    const double half =
-        kernel == AttentionKernel::flash2 ? (backward ? a.backward_half_seq : a.forward_half_seq) : k.half_seq;
+    const KernelLaw k = kernel_law(kernel), base = kernel_law(cal.attention_kernel);
+    const double eta_max = backward ? a.backward_eta_max * k.backward_ratio / base.backward_ratio
+                                    : a.forward_eta_max * k.forward_ratio / base.forward_ratio;
+    const double half = kernel == cal.attention_kernel ? (backward ? a.backward_half_seq : a.forward_half_seq)
+                                                       : (backward ? k.backward_half_seq : k.forward_half_seq);
     const double c = a.head_dim_half;
     const double head = (head_dim / (head_dim + c)) / (128.0 / (128.0 + c));
     return hw.peak_flops() * eta_max * cal.framework_efficiency * head * seq_len / (seq_len + half);
@@ -235,19 +242,60 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
     const double norms = static_cast<double>(m.norms_per_layer);
     const bool qk = m.qk_norm != QkNorm::none, rope = m.positions == Positions::rope;
     const bool gated = m.mlp == MlpKind::gated, rms = m.norm == NormKind::rms;
-    const double norm_f = rms ? k.rms_forward : k.layer_forward, norm_b = rms ? k.rms_backward : k.layer_backward;
-    const double norm_kf = rms ? k.rms_forward_kernels : 1, norm_kb = rms ? k.rms_backward_kernels : 2;
     const double qkv_width = q + kv;
+    // The chains of the implementation that runs (compiled code fuses them all alike).
+    const Implementation impl = c.torch_compile ? Implementation::generic : c.implementation;
+    double norm_f = rms ? k.rms_forward : k.layer_forward, norm_b = rms ? k.rms_backward : k.layer_backward;
+    double norm_kf = rms ? k.rms_forward_kernels : 1, norm_kb = rms ? k.rms_backward_kernels : 2;
+    double rope_f = k.rope, rope_b = k.rope, rope_kf = k.rope_kernels, rope_kb = k.rope_kernels;
+    double residual_f = 2 * k.residual, residual_b = 2 * k.residual;
+    double residual_kf = 2 * k.residual_kernels, residual_kb = 2 * k.residual_kernels;
+    double gated_b = k.gated_backward, loss_f = 18, loss_b = 22, rate = 1;
+    if (impl == Implementation::transformers && rms) {
+        // Hugging Face transformers v5.17.0, models/qwen3/modeling_qwen3.py (Llama's alike):
+        // RMSNorm in fp32, x.to(fp32), pow, mean, rsqrt, mul, to(bf16), weight mul: 36 B per
+        // element forward in 8 kernels, 92 B backward in 16; rotary (mul cos, neg, cat, mul
+        // sin, add) 20 B forward, 30 B backward in 9 kernels, plus 4 B for the clone of the
+        // per-head view's gradient with q/k-norm; the MLP input's, the attention input's
+        // and the residuals' gradients accumulate in 5 adds (30 B per element of d).
+        // Measured on one H200 (calibration/data/measured/h200-2026-12-04/PROFILE.md):
+        // these kernels, many of them TensorIterator's non-vectorized broadcast path,
+        // moved 339.7 GB in 129.9 ms, 2.62 TB/s against the same profile's device-to-
+        // device memcpy at 4.20 TB/s: their bytes count at 0.62 of the copy law.
+        norm_f = 36, norm_b = 92, norm_kf = 8, norm_kb = 16;
+        rope_f = 20, rope_b = 30 + (qk ? 4 : 0), rope_kf = 5, rope_kb = qk ? 10 : 9;
+        residual_b = 30, residual_kb = 5;
+        gated_b = 18;
+        loss_f = 14, loss_b = 22;  // loss/loss_utils.py: logits.float() 6 + log-softmax 8; zeros 4 + 12 + 6
+        rate = 0.62;
+        o.recompute_early_stop = true;
+        o.recompute_skipped_bytes_per_token = 6 * d;  // the second residual add
+    } else if (impl == Implementation::torchtitan && rms) {
+        // pytorch/torchtitan@b5bcd76c: nn.RMSNorm runs PyTorch's fused RMSNorm kernel (read x,
+        // write y; backward read dy and x, write dx); rotary is complex64 for Llama 3
+        // (cast, complex mul, cast: 20 B each way in 3 kernels) and fp32 cos/sin for Qwen3
+        // (models/common/rope.py CosSinRoPE: 52 B forward in 7 kernels, 72 B backward in 11);
+        // checkpointing recomputes the whole layer (early_stop=False). Its kernels' rate is
+        // not measured: the copy law's (an assumption).
+        norm_f = 4, norm_b = 6, norm_kf = 1, norm_kb = 2;
+        rope_f = qk ? 52 : 20, rope_b = qk ? 72 : 20, rope_kf = qk ? 7 : 3, rope_kb = qk ? 11 : 3;
+        residual_b = 30, residual_kb = 5;
+        gated_b = 18;
+        loss_f = 14, loss_b = 22;  // components/loss.py: cross_entropy(pred.float()), as transformers
+    }
     o.layer_forward_bytes_per_token = norms * norm_f * d + (qk ? norm_f * qkv_width : 0) +
-                                      (rope ? k.rope * qkv_width : 0) +
-                                      (gated ? k.gated_forward : k.plain_forward) * f + 2 * k.residual * d;
+                                      (rope ? rope_f * qkv_width : 0) +
+                                      (gated ? k.gated_forward : k.plain_forward) * f + residual_f * d;
     o.layer_backward_bytes_per_token = norms * norm_b * d + (qk ? norm_b * qkv_width : 0) +
-                                       (rope ? k.rope * qkv_width : 0) +
-                                       (gated ? k.gated_backward : k.plain_backward) * f + 2 * k.residual * d;
-    o.layer_forward_kernels = norms * norm_kf + (qk ? 2 * norm_kf : 0) + (rope ? 2 * k.rope_kernels : 0) +
-                              (gated ? k.gated_kernels : 1) + 2 * k.residual_kernels + 1;  // + attention
-    o.layer_backward_kernels = norms * norm_kb + (qk ? 2 * norm_kb : 0) + (rope ? 2 * k.rope_kernels : 0) +
-                               (gated ? k.gated_kernels + 1 : 1) + 2 * k.residual_kernels + 3;  // + attention (3)
+                                       (rope ? rope_b * qkv_width : 0) + (gated ? gated_b : k.plain_backward) * f +
+                                       residual_b * d;
+    o.layer_forward_kernels = norms * norm_kf + (qk ? 2 * norm_kf : 0) + (rope ? 2 * rope_kf : 0) +
+                              (gated ? k.gated_kernels : 1) + residual_kf + 1;  // + attention
+    o.layer_backward_kernels = norms * norm_kb + (qk ? 2 * norm_kb : 0) + (rope ? 2 * rope_kb : 0) +
+                               (gated ? k.gated_kernels + 1 : 1) + residual_kb + 3;  // + attention (3)
+    o.layer_forward_bytes_per_token /= rate;
+    o.layer_backward_bytes_per_token /= rate;
+    o.recompute_skipped_bytes_per_token /= rate;
     for (int i = 0; i < o.layer_gemm_count; ++i) {
         const GemmOp& g = o.layer_gemms[static_cast<std::size_t>(i)];
         o.layer_forward_kernels += 1;
@@ -270,20 +318,46 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
             o.layer_backward_kernels += c.torch_compile ? 2 : 3;
         }
     }
-    // FSDP2 copies each gathered layer out of the all-gather buffer into its parameters
-    // (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_all_gather_copy_out):
-    // the layer's bytes read and written once per gather, on the compute stream.
-    if (c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp) {
+    // FSDP2's copies on the compute stream (torch 2.11, torch/distributed/fsdp/_fully_shard/;
+    // docs/model.md "FSDP2's copies"). Per gather, foreach_all_gather_copy_out splits the
+    // gathered buffer into the parameters (read and write the gathered bytes); the fp32 →
+    // bf16 cast and the copy-in run on the all-gather streams, beside compute. With one GPU
+    // FSDPParamGroup.unshard gathers nothing: wait_for_unshard casts each fp32 shard to bf16
+    // (6 B per parameter at 0.80 of a copy: 3.37 TB/s on one H200 against its 4.20 TB/s
+    // memcpy) and copies it (4 B). Per reduction, chunk_cat lays the bf16 gradients out in
+    // the reduce dtype (2 + 2 or 4 B per parameter, at 0.46 of a copy: 1.95 TB/s), and with
+    // one GPU the reduce-scatter is a device-to-device copy of that buffer (2 × reduce B).
+    // The root unit (embeddings, final norm, output head) is gathered once a micro-batch:
+    // FSDP2 keeps the root unsharded after forward. The generic implementation keeps the
+    // copy-out alone, as the published series were validated with (docs/model.md).
+    const bool fsdp = c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp;
+    if (fsdp && c.implementation == Implementation::generic) {
         const double matmul = static_cast<double>(p.per_layer_matmul);
         const double rest = static_cast<double>(p.per_layer - p.per_layer_matmul);
         const double gathered = (c.fp8_all_gather && fp8 ? 1.0 : 2.0) * matmul + 2.0 * rest;
-        o.layer_forward_fixed_bytes += 2.0 * gathered;
+        o.fsdp_layer_forward_bytes = 2.0 * gathered;
+        o.fsdp_layer_backward_bytes = c.reshard_after_forward ? 2.0 * gathered : 0.0;
         o.layer_forward_kernels += 1;
         o.copy_out_kernels = 1;
-        if (c.reshard_after_forward) {
-            o.layer_backward_fixed_bytes += 2.0 * gathered;
-            o.layer_backward_kernels += 1;
-        }
+        if (c.reshard_after_forward) o.layer_backward_kernels += 1;
+    } else if (fsdp) {
+        const double matmul = static_cast<double>(p.per_layer_matmul);
+        const double rest = static_cast<double>(p.per_layer - p.per_layer_matmul);
+        const double gathered = (c.fp8_all_gather && fp8 ? 1.0 : 2.0) * matmul + 2.0 * rest;  // bytes
+        const double one_gpu = c.gpus == 1 ? 1.0 : 0.0;
+        const double cast = c.master_weights == MasterWeights::fp32 ? 6.0 / 0.80 : 0.0;  // per parameter
+        const double rb = static_cast<double>(c.reduce_bytes);
+        const double per_gather = one_gpu > 0 ? cast + 2.0 * gathered / static_cast<double>(p.per_layer)
+                                              : 2.0 * gathered / static_cast<double>(p.per_layer);
+        const double per_reduce = (2.0 + rb) / 0.46 + one_gpu * 2.0 * rb;
+        const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
+        o.fsdp_layer_forward_bytes = per_gather * layer;
+        o.fsdp_layer_backward_bytes = ((c.reshard_after_forward ? per_gather : 0.0) + per_reduce) * layer;
+        o.fsdp_root_gather_bytes = (one_gpu > 0 ? cast + 4.0 : 4.0) * root;
+        o.fsdp_root_reduce_bytes = per_reduce * root;
+        o.layer_forward_kernels += 1;
+        o.copy_out_kernels = 1;
+        o.layer_backward_kernels += c.reshard_after_forward ? 2 : 1;
     }
 
     o.attention_width = q;
@@ -304,10 +378,13 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
         o.project_gemm = {ew, d, false, false, false};
         o.embed_gemm = {d, ew, false, false, false};
     }
+    o.loss_forward_bytes_per_token = (eager ? loss_f : 6) * V / rate;
+    o.loss_backward_bytes_per_token = (eager ? loss_b : 0) * V / rate;
     o.head_forward_bytes_per_token =
-        (m.final_norm ? norm_f * d : 0) + (softcap ? kAct * 2 * V : 0) + (eager ? 18 : 6) * V;
-    o.head_backward_bytes_per_token = (m.final_norm ? norm_b * d : 0) + (softcap ? kAct * 3 * V : 0) +
-                                      (eager ? 22 : 0) * V + (m.lm_head_bias ? kAct * V : 0);
+        ((m.final_norm ? norm_f * d : 0) + (softcap ? kAct * 2 * V : 0)) / rate + o.loss_forward_bytes_per_token;
+    o.head_backward_bytes_per_token =
+        ((m.final_norm ? norm_b * d : 0) + (softcap ? kAct * 3 * V : 0) + (m.lm_head_bias ? kAct * V : 0)) / rate +
+        o.loss_backward_bytes_per_token;
     const double head_gemms = m.embed_proj_dim > 0 ? 2 : 1;
     o.head_forward_kernels = (m.final_norm ? norm_kf : 0) + (softcap ? 1 : 0) + (eager ? 3 : 1) + head_gemms;
     o.head_backward_kernels =
@@ -363,18 +440,25 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
     };
     const double a_fwd = attention(false), a_bwd = attention(true);
     const double m_fwd_tokens = o.layer_forward_bytes_per_token * t / bw;
-    const double m_fwd = m_fwd_tokens + o.layer_forward_fixed_bytes / bw;
-    const double m_bwd = (o.layer_backward_bytes_per_token * t + o.layer_backward_fixed_bytes) / bw;
+    const double fsdp_f = o.fsdp_layer_forward_bytes / bw, fsdp_b = o.fsdp_layer_backward_bytes / bw;
+    const double m_fwd = m_fwd_tokens + o.layer_forward_fixed_bytes / bw + fsdp_f;
+    const double m_bwd = (o.layer_backward_bytes_per_token * t + o.layer_backward_fixed_bytes) / bw + fsdp_b;
+    // The last GEMM of the layer (in call order) and what early-stopping recompute skips.
+    const GemmOp& last = o.layer_gemms[static_cast<std::size_t>(std::max(o.layer_gemm_count - 1, 0))];
+    const double last_fwd = o.layer_gemm_count > 0 ? gemm_passes(bf16, fp8, last, t).forward : 0.0;
 
     double recompute = 0, recompute_kernels = 0, recompute_gemm = 0, recompute_attention = 0;
     switch (o.checkpointing) {
         case Checkpointing::none: break;
         case Checkpointing::full:
-            // The whole layer forward again (its parameters are still gathered).
-            recompute_gemm = g_fwd;
+            // The whole layer forward again (its parameters are still gathered); an early-
+            // stopping recompute ends before the last GEMM and residual add, whose outputs
+            // backward does not need (torch/utils/checkpoint.py, early_stop).
+            recompute_gemm = g_fwd - (o.recompute_early_stop ? last_fwd : 0.0);
             recompute_attention = a_fwd;
-            recompute = g_fwd + a_fwd + m_fwd_tokens;
-            recompute_kernels = o.layer_forward_kernels - o.copy_out_kernels;
+            recompute = recompute_gemm + a_fwd + m_fwd_tokens -
+                        (o.recompute_early_stop ? o.recompute_skipped_bytes_per_token * t / bw : 0.0);
+            recompute_kernels = o.layer_forward_kernels - o.copy_out_kernels - (o.recompute_early_stop ? 2 : 0);
             break;
         case Checkpointing::selective:
             // The odd-numbered matmuls and every memory-bound op; attention is saved.
@@ -403,9 +487,10 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
     const GemmPasses em = gemm_passes(bf16, fp8, o.embed_gemm, t);
     const double hf_dev = h.forward + pr.forward + o.head_forward_bytes_per_token * t / bw;
     const double hb_dev = h.dgrad + h.wgrad + pr.dgrad + pr.wgrad + o.head_backward_bytes_per_token * t / bw;
-    const double ef_dev = em.forward + o.embed_forward_bytes_per_token * t / bw;
+    const double ef_dev = em.forward + (o.embed_forward_bytes_per_token * t + o.fsdp_root_gather_bytes) / bw;
     const double eb_dev =
-        em.dgrad + em.wgrad + (o.embed_backward_bytes_per_token * t + o.embed_backward_fixed_bytes) / bw;
+        em.dgrad + em.wgrad +
+        (o.embed_backward_bytes_per_token * t + o.embed_backward_fixed_bytes + o.fsdp_root_reduce_bytes) / bw;
     const double tau = cal.kernel_overhead_s;
     out.head_forward_s = std::max(hf_dev, o.head_forward_kernels * tau);
     out.head_backward_s = std::max(hb_dev, o.head_backward_kernels * tau);
@@ -417,6 +502,8 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
     out.attention_s = L * (a_fwd + a_bwd + recompute_attention);
     const double device = L * (dev_f + dev_b) + hf_dev + hb_dev + ef_dev + eb_dev;
     out.memory_s = device - out.gemm_s - out.attention_s;
+    out.fsdp_copy_s = L * (fsdp_f + fsdp_b) + (o.fsdp_root_gather_bytes + o.fsdp_root_reduce_bytes) / bw;
+    out.loss_s = (o.loss_forward_bytes_per_token + o.loss_backward_bytes_per_token) * t / bw;
     out.host_wait_s = L * (out.layer_forward_s - dev_f + out.layer_backward_s - dev_b) + (out.head_forward_s - hf_dev) +
                       (out.head_backward_s - hb_dev) + (out.embed_forward_s - ef_dev) + (out.embed_backward_s - eb_dev);
     return out;
@@ -450,6 +537,18 @@ double mean_attended_keys(const ModelSpec& m, double span) noexcept {
     if (!(L > 0) || m.sliding_window <= 0) return span;
     const double w = std::min(static_cast<double>(m.sliding_window_layers), L);
     return ((L - w) * span + w * windowed(span, static_cast<double>(m.sliding_window)).keys) / L;
+}
+
+Calibration with_attention_kernel(const Calibration& cal, AttentionKernel to) noexcept {
+    if (to == cal.attention_kernel) return cal;
+    Calibration c = cal;
+    const KernelLaw k = kernel_law(to), base = kernel_law(cal.attention_kernel);
+    c.attention.forward_eta_max *= k.forward_ratio / base.forward_ratio;
+    c.attention.backward_eta_max *= k.backward_ratio / base.backward_ratio;
+    c.attention.forward_half_seq = k.forward_half_seq;
+    c.attention.backward_half_seq = k.backward_half_seq;
+    c.attention_kernel = to;
+    return c;
 }
 
 double memory_time_s(const HardwareProfile& hw, const Calibration& cal, double bytes) noexcept {

@@ -74,6 +74,9 @@ constexpr std::pair<const char*, AttentionKernel> kAttentionKernels[] = {
     {"xformers", AttentionKernel::xformers},
     {"eager", AttentionKernel::eager}};
 constexpr std::pair<const char*, LossKernel> kLosses[] = {{"eager", LossKernel::eager}, {"fused", LossKernel::fused}};
+constexpr std::pair<const char*, Implementation> kImplementations[] = {{"generic", Implementation::generic},
+                                                                       {"transformers", Implementation::transformers},
+                                                                       {"torchtitan", Implementation::torchtitan}};
 
 }  // namespace
 
@@ -88,6 +91,8 @@ AttentionKernel parse_attention_kernel(std::string_view s) {
 }
 const char* to_string(AttentionKernel k) { return name_of(k, kAttentionKernels); }
 LossKernel parse_loss_kernel(std::string_view s) { return parse_named("loss_kernel", s, kLosses); }
+Implementation parse_implementation(std::string_view s) { return parse_named("implementation", s, kImplementations); }
+const char* to_string(Implementation i) { return name_of(i, kImplementations); }
 const char* to_string(LossKernel k) { return name_of(k, kLosses); }
 
 std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layers) noexcept {

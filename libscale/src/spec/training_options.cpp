@@ -62,6 +62,11 @@ const OptionTable<TrainingConfig>& training_options() {
                 "attention_kernel", &C::attention_kernel, parse_attention_kernel,
                 {"flash2", "flash3", "cudnn", "flash1", "flash_triton", "llm_foundry_triton", "xformers", "eager"},
                 "fused-attention implementation"),
+            choice<C>("implementation", &C::implementation, parse_implementation,
+                      {"generic", "transformers", "torchtitan"},
+                      "the model code whose memory-bound kernels run: generic per-op eager counts, Hugging Face "
+                      "transformers' eager modules (fp32 RMSNorm, early-stopping recompute) or torchtitan's (fused "
+                      "RMSNorm, full recompute); docs/model.md"),
             boolean<C>("torch_compile", &C::torch_compile, "torch.compile of each decoder layer"),
             integer<C>("checkpoint_every", &C::checkpoint_every, "layers",
                        "activation checkpointing on every k-th decoder layer only (1: every layer)", 1, 1 << 20),

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "libscale/spec/training_config.hpp"
+
 namespace libscale {
 
 struct HardwareProfile;
@@ -50,6 +52,11 @@ struct Calibration {
     std::string source;
     GemmLaw gemm;
     AttentionLaw attention;
+    // The fused-attention kernel the attention law was measured with: FlashAttention-2 for
+    // the published charts of the defaults, cuDNN's SDPA for the harness's CUDA backend.
+    // A projection with another attention_kernel scales the law by that kernel's published
+    // ratio relative to this one (compute_model.cpp), never on top of a measured kernel.
+    AttentionKernel attention_kernel = AttentionKernel::flash2;
     double hbm_efficiency = 0;  // achieved / peak HBM bandwidth of memory-bound kernels
     // A trainer's rate relative to the kernel laws above, common to GEMMs, attention and
     // memory-bound kernels (clocks under sustained power, SMs shared with collectives,

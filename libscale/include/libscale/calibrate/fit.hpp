@@ -62,12 +62,20 @@ struct FitOptions {
     std::map<std::string, double> prior_log_sd;
 };
 
+// Bandwidth records of at most this many bytes (read plus written) are not fitted to the HBM
+// law: the copy stays in L2 (fit.cpp).
+inline constexpr double kCacheResidentCopyBytes = 64.0 * 1024 * 1024;
+// GEMM records shorter than this many kernel launches (the prior's kernel_overhead_s) are
+// launch-bound, and the GEMM law is a throughput law: they are not fitted either.
+inline constexpr double kLaunchBoundLaunches = 5.0;
+
 struct FitResult {
     Calibration calibration;                // prior with the fitted values in place
     std::vector<std::string> parameters;    // fitted, in covariance order
     Eigen::MatrixXd covariance;             // of `parameters`, natural units
     std::vector<Coefficient> coefficients;  // every coefficient, fitted or kept
     std::vector<std::string> unidentified;  // "name: reason" for what the data cannot pin down
+    std::vector<std::string> notes;         // records set aside, and why
     // (pred − obs)/obs per record used: intra-node collectives, cross-node collectives, GEMM,
     // attention and bandwidth micro-runs, then steps, each in input order.
     std::vector<double> relative_residuals;

@@ -35,6 +35,9 @@ struct AttentionRun {
     bool causal = true;
     bool backward = false;  // "pass": "forward" | "backward"
     double seconds = 0;
+    // The fused kernel timed ("kernel"); a record without one takes its file's default
+    // (measurements_from_json).
+    AttentionKernel kernel = AttentionKernel::flash2;
 };
 
 // A memory-bound kernel that reads and writes `bytes` in all (a copy counts both).

@@ -37,7 +37,9 @@ struct LayerGemms {
 LayerGemms layer_gemms(const ModelSpec& m, bool fp8 = false);
 
 // What a decoder layer, the head and the embedding do, independent of the hardware and of
-// the token count: built once per model and configuration (plan_operations).
+// the token count: built once per model and configuration (plan_operations). Memory-bound
+// work is in bytes at the copy law's rate (hbm_efficiency): a kernel class that streams
+// slower than a device-to-device copy counts its bytes over its measured rate.
 struct OperationPlan {
     std::array<GemmOp, LayerGemms::kMax> layer_gemms{};
     int layer_gemm_count = 0;
@@ -46,11 +48,21 @@ struct OperationPlan {
     double layer_backward_bytes_per_token = 0;
     double layer_forward_kernels = 0;
     double layer_backward_kernels = 0;
-    // Bytes per micro-batch independent of tokens: FSDP2's copy-out of a gathered layer
-    // (per gather) and fp8 weight casts.
+    // Bytes per micro-batch independent of tokens: fp8 weight casts.
     double layer_forward_fixed_bytes = 0;
     double layer_backward_fixed_bytes = 0;
-    double copy_out_kernels = 0;  // of layer_forward_kernels: FSDP2's copy-out, not recomputed
+    double copy_out_kernels = 0;  // of layer_forward_kernels: FSDP2's copies, not recomputed
+    // FSDP2's own copies on the compute stream (docs/model.md "FSDP2's copies"), per micro-
+    // batch: a layer's per gather (forward; again in backward when resharded) and per
+    // gradient reduction, and the root unit's one gather and one reduction.
+    double fsdp_layer_forward_bytes = 0;   // its gather
+    double fsdp_layer_backward_bytes = 0;  // its gather again when resharded, and its reduction
+    double fsdp_root_gather_bytes = 0;
+    double fsdp_root_reduce_bytes = 0;
+    // Transformers' non-reentrant checkpointing stops its recompute after the last op whose
+    // output backward needs: the layer's last GEMM and residual add are not run again.
+    bool recompute_early_stop = false;
+    double recompute_skipped_bytes_per_token = 0;
     // Attention: q heads × head_dim; layers that use a sliding window.
     double attention_width = 0;  // h · d_h
     double head_dim = 0;
@@ -59,9 +71,11 @@ struct OperationPlan {
     double layers = 0;
     // Output head: optional OPT project_out, the output projection, then norms and loss.
     GemmOp head_gemm;
-    GemmOp project_gemm;  // n = 0: absent
-    double head_forward_bytes_per_token = 0;
+    GemmOp project_gemm;                      // n = 0: absent
+    double head_forward_bytes_per_token = 0;  // loss included
     double head_backward_bytes_per_token = 0;
+    double loss_forward_bytes_per_token = 0;  // the loss over the vocabulary, of the head's
+    double loss_backward_bytes_per_token = 0;
     double head_forward_kernels = 0;
     double head_backward_kernels = 0;
     // Embedding lookup; its backward zero-fills the table's gradient once per micro-batch.
@@ -93,6 +107,9 @@ struct ComputeTimes {
     double gemm_s = 0;
     double attention_s = 0;
     double memory_s = 0;
+    // Of memory_s: FSDP2's copies, and the loss over the vocabulary (head).
+    double fsdp_copy_s = 0;
+    double loss_s = 0;
     double host_wait_s = 0;        // time the GPU waits on the host
     double micro_batch_s() const;  // L·(forward + backward) + head + embedding
 };
@@ -117,6 +134,10 @@ double attention_time_s(const HardwareProfile& hw, const Calibration& cal, doubl
 // The FLOPs those laws count for one fused attention call (backward: 2.5× forward).
 double attention_flops(double tokens, double width, double span, bool backward) noexcept;
 double memory_time_s(const HardwareProfile& hw, const Calibration& cal, double bytes) noexcept;
+// The calibration with its attention law re-expressed for kernel `to`: maxima scaled by the
+// two kernels' published ratio, `to`'s own half lengths (unchanged when `to` is already the
+// calibration's kernel). The fitter starts from it when it fits another kernel's records.
+Calibration with_attention_kernel(const Calibration& cal, AttentionKernel to) noexcept;
 // Keys a query attends on average over the layers, sliding-window layers included
 // (span: a global layer's mean, seq/2 for a causal sequence).
 double mean_attended_keys(const ModelSpec& m, double span) noexcept;

@@ -61,6 +61,15 @@ enum class AttentionKernel { flash2, flash3, cudnn, flash1, flash_triton, llm_fo
 AttentionKernel parse_attention_kernel(std::string_view s);
 const char* to_string(AttentionKernel k);
 
+// The model code whose memory-bound kernels run (docs/model.md "Memory-bound work"):
+// generic, the per-operation eager counts the published series were validated with;
+// transformers, Hugging Face transformers' eager modules (fp32 RMSNorm chains, rotary on
+// mixed layouts, its checkpointing's early-stopping recompute); torchtitan, torchtitan's
+// eager modules (fused RMSNorm, full recompute).
+enum class Implementation { generic, transformers, torchtitan };
+Implementation parse_implementation(std::string_view s);
+const char* to_string(Implementation i);
+
 // Where a step's tokens come from. Defaults: pretokenized data already in the page
 // cache, which costs nothing the model resolves; the DESIGN's NFS / tokenization
 // cases are set explicitly.
@@ -103,6 +112,7 @@ struct TrainingConfig {
     MasterWeights master_weights = MasterWeights::fp32;
     LossKernel loss_kernel = LossKernel::eager;
     AttentionKernel attention_kernel = AttentionKernel::flash2;
+    Implementation implementation = Implementation::generic;
     // torch.compile of each decoder layer: elementwise chains fused (norm with residual,
     // activation with product, rotary, fp8 casts), fewer kernels launched.
     bool torch_compile = false;
