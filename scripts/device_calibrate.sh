@@ -11,15 +11,32 @@
 #       python3's nvidia-* packages, builds for the GPU present (native), records
 #       nvidia-smi, runs the harness into OUT/run and copies its three files and the logs
 #       to OUT (flat: the device returns two folder levels at most).
+#   scripts/device_calibrate.sh steps OUT [libscale trainer-steps arguments...]
+#       there, optional, where python3 has torch and transformers: builds libscale's
+#       compiled module (libscale._core) from this tree for that python3 (its headers,
+#       Python.h, and pybind11 carried in .device/ by 'prepare'), then runs
+#       `python3 -m libscale trainer-steps` with this tree's package on PYTHONPATH (libscale
+#       need not be installed there), one process per GPU through torchrun when there are
+#       several (LIBSCALE_STEPS_GPUS overrides the count). Writes OUT/trainer-steps.json
+#       (real FSDP2 step records; docs/cli.md) and OUT/trainer-steps.log.
+#       e.g. steps OUT --model qwen3-32b --hardware h200 --layers 4,8 --seq-len 2048,8192
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 dev="$root/.device"
 
 prepare() {
-    mkdir -p "$dev"
+    mkdir -p "$dev" .git/info
     grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
     scripts/make_dep_archives.sh "$dev/deps" >/dev/null
+    # pybind11 (headers and CMake package, from .venv) for the 'steps' phase's Python module.
+    local pb
+    pb=$(compgen -G ".venv/lib/python3*/site-packages/pybind11/share/cmake/pybind11/pybind11Config.cmake" | head -1 ||
+         true)
+    [ -n "$pb" ] || { echo "device_calibrate: no pybind11 in .venv (run scripts/setup.sh)" >&2; exit 1; }
+    rm -rf "$dev/pybind11"
+    cp -R "${pb%/share/cmake/pybind11/pybind11Config.cmake}" "$dev/pybind11"
+    rm -rf "$dev/pybind11/__pycache__"
     local fe
     fe=$(compgen -G ".venv/lib/python3*/site-packages/include/cudnn_frontend.h" | head -1 || true)
     [ -n "$fe" ] || { echo "device_calibrate: no cudnn-frontend headers in .venv (run scripts/setup.sh)" >&2; exit 1; }
@@ -36,15 +53,21 @@ package_dir() {
         2>/dev/null || true
 }
 
+# The CMake arguments of the carried dependency archives, one a line: their file:// URLs
+# re-rooted at this copy of the tree.
+dep_args() {
+    [ -d "$dev/deps" ] || { echo "device_calibrate: no .device/deps (run 'prepare' here and carry .device)" >&2; exit 1; }
+    sed -E "s#file://.*/([^/]+)\$#file://$dev/deps/\\1#" "$dev/deps/cmake-args"
+}
+
 run() {
     local out=${1:?usage: device_calibrate.sh run OUT [arguments]}
     shift
     mkdir -p "$out"
     out=$(cd "$out" && pwd)
-    [ -d "$dev/deps" ] || { echo "device_calibrate: no .device/deps (run 'prepare' here and carry .device)" >&2; exit 1; }
     local args=()
-    # The archives' file:// URLs, re-rooted at this copy of the tree.
-    mapfile -t args < <(sed -E "s#file://.*/([^/]+)\$#file://$dev/deps/\\1#" "$dev/deps/cmake-args")
+    mapfile -t args < <(dep_args)
+    [ ${#args[@]} -gt 0 ] || exit 1
     args+=(-DLIBSCALE_CUDNN_FRONTEND_INCLUDE="$dev/cudnn_frontend/include")
     # NCCL and cuDNN: the CUDA install's, else the nvidia-* wheels PyTorch brings.
     local libpath=""
@@ -83,8 +106,57 @@ run() {
     return "$status"
 }
 
+# The trainer-steps phase: real FSDP2 steps with the machine's own torch (see the top).
+steps() {
+    local out=${1:?usage: device_calibrate.sh steps OUT [libscale trainer-steps arguments]}
+    shift
+    mkdir -p "$out"
+    out=$(cd "$out" && pwd)
+    local py
+    py=$(command -v python3) || { echo "device_calibrate: no python3" >&2; exit 1; }
+    if ! "$py" -c "import torch, transformers, numpy" 2>/dev/null; then
+        echo "device_calibrate: steps needs torch, transformers and numpy in $py (pip install torch transformers)," \
+             "which it does not import: $("$py" -c "import torch, transformers, numpy" 2>&1 | tail -1)" >&2
+        exit 1
+    fi
+    [ -f "$dev/pybind11/share/cmake/pybind11/pybind11Config.cmake" ] ||
+        { echo "device_calibrate: no .device/pybind11 (run 'prepare' here and carry .device)" >&2; exit 1; }
+    local args=()
+    mapfile -t args < <(dep_args)
+    [ ${#args[@]} -gt 0 ] || exit 1
+    # Only the compiled module: no harness, no CUDA (torch brings its own).
+    cmake -S . -B build/device-python -G Ninja -DCMAKE_BUILD_TYPE=Release -DLIBSCALE_BUILD_TESTS=OFF \
+        -DLIBSCALE_BUILD_BENCHMARKS=OFF -DLIBSCALE_BUILD_HARNESS=OFF -DLIBSCALE_BUILD_PYTHON=ON \
+        -DLIBSCALE_FETCH_DEPS=ON -DPython_EXECUTABLE="$py" -Dpybind11_DIR="$dev/pybind11/share/cmake/pybind11" \
+        "${args[@]}" > "$out/steps-configure.log" 2>&1 || {
+        tail -30 "$out/steps-configure.log"
+        echo "device_calibrate: configuring libscale._core for $py failed (it needs Python >= 3.11 and its" \
+             "headers, Python.h: Debian's python3-dev)" >&2
+        exit 1
+    }
+    cmake --build build/device-python -j "$(nproc)" --target _core > "$out/steps-build.log" 2>&1 ||
+        { tail -40 "$out/steps-build.log"; exit 1; }
+    local gpus=${LIBSCALE_STEPS_GPUS:-}
+    if [ -z "$gpus" ]; then
+        gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+        [ "$gpus" -ge 1 ] 2>/dev/null || gpus=1
+    fi
+    local launch=("$py")
+    [ "$gpus" -gt 1 ] && launch=("$py" -m torch.distributed.run --standalone --nproc-per-node "$gpus")
+    # The module built above joins the tree's pure-Python package (libscale/__init__.py
+    # extends its path over both folders); the file goes to OUT whatever -o was given.
+    local status=0
+    PYTHONPATH="$root/build/device-python/bindings:$root/bindings${PYTHONPATH:+:$PYTHONPATH}" \
+        "${launch[@]}" -m libscale trainer-steps "$@" -o "$out/trainer-steps.json" \
+        > >(tee "$out/trainer-steps.log") 2> >(tee -a "$out/trainer-steps.log" >&2) || status=$?
+    wait
+    return "$status"
+}
+
 case "${1:-}" in
     prepare) prepare ;;
     run) shift; run "$@" ;;
-    *) echo "usage: scripts/device_calibrate.sh prepare | run OUT [libscale-calibrate arguments]" >&2; exit 2 ;;
+    steps) shift; steps "$@" ;;
+    *) echo "usage: scripts/device_calibrate.sh prepare | run OUT [libscale-calibrate arguments] |" \
+            "steps OUT [libscale trainer-steps arguments]" >&2; exit 2 ;;
 esac

@@ -15,7 +15,7 @@ def test_docs_cli_md_is_up_to_date() -> None:
 def test_docs_cli_md_covers_every_command_and_exit_status() -> None:
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for command in cli.COMMANDS:
-        name = command.__name__.rsplit(".", 1)[1]
+        name = cli.command_name(command)
         assert f"## {name}\n" in text and f"<!-- flags: {name} -->" in text
     for status in ("| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 130 |"):
         assert status in text

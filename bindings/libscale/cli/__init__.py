@@ -1,9 +1,11 @@
 """The ``libscale`` command line: one module per subcommand, each with ``add_parser`` and
-``run``. docs/cli.md lists every command, flag, exit code and output.
+``run`` (and ``NAME`` where the command's name is not the module's: trainer_steps is
+``trainer-steps``). docs/cli.md lists every command, flag, exit code and output.
 
 Every command prints a table for people by default (every column header carries its unit),
 one JSON object with ``--format json`` (or ``--json``; ``watch``: one JSON line per event)
-and CSV rows with ``--format csv``; ``report`` writes an HTML page and prints one line.
+and CSV rows with ``--format csv``; ``report`` writes an HTML page and prints one line;
+``fit`` and ``trainer-steps`` also write a file.
 Exit status: 0 ok; 1 ``gate`` FAIL or ``solve`` with no GPU count meeting the target; 2 bad
 input, one line on stderr ``libscale: error: ...`` (``fit`` then writes no file); 3
 ``watch`` terminated the job after an alert (else the job's own status); 130 interrupted.
@@ -16,15 +18,21 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from types import ModuleType
 
 from .. import _core, _progress
-from . import fit, gate, hardware, models, project, report, solve, sweep, triage, validate, watch
+from . import fit, gate, hardware, models, project, report, solve, sweep, trainer_steps, triage, validate, watch
 from ._common import PROG, CliError, Parser, fail
 
-__all__ = ["PROG", "CliError", "build_parser", "main"]
+__all__ = ["PROG", "CliError", "build_parser", "command_name", "main"]
 
 #: The subcommands in the order `libscale --help` lists them.
-COMMANDS = (project, report, sweep, gate, solve, models, hardware, triage, watch, fit, validate)
+COMMANDS = (project, report, sweep, gate, solve, models, hardware, triage, watch, fit, validate, trainer_steps)
+
+
+def command_name(command: ModuleType) -> str:
+    """A subcommand's name: its module's ``NAME`` (trainer-steps), else the module's name."""
+    return str(getattr(command, "NAME", command.__name__.rsplit(".", 1)[1]))
 
 
 def build_parser() -> argparse.ArgumentParser:

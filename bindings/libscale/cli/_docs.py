@@ -10,7 +10,7 @@ import sys
 from . import COMMANDS
 from ._common import Parser
 
-_BLOCK = re.compile(r"(<!-- flags: (\w+) -->\n).*?(<!-- /flags -->)", re.S)
+_BLOCK = re.compile(r"(<!-- flags: ([\w-]+) -->\n).*?(<!-- /flags -->)", re.S)
 
 
 def command_parser(name: str) -> argparse.ArgumentParser:
