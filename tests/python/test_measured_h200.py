@@ -1,0 +1,145 @@
+"""The first measured hardware: what one H200 gave the harness, eight real FSDP2 steps of
+Qwen3-32B cut to 4 and 8 layers, and the kernel profile of one of them
+(calibration/data/measured/h200-2026-12-04/). The step model is checked part by part
+against the profile and whole against the steps; the bounds are the targets the model was
+built to, not timings."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+import libscale
+from libscale import _core
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "calibration" / "data" / "measured" / "h200-2026-12-04"
+STEPS = ROOT / "calibration" / "data" / "measurements" / "h200-fsdp2-transformers-qwen3-32b-slices.json"
+FITTED = ROOT / "calibration" / "data" / "calibrations" / "fitted-h200-harness.json"
+#: The profiled step's configuration, as fsdp2_steps.py ran it.
+PROFILED = dict(gpus=1, gpus_per_node=8, seq_len=8192, micro_batch=1, activation_checkpointing="full",
+                reduce_dtype="fp32", attention_kernel="cudnn", implementation="transformers")
+
+
+def categories() -> dict[str, float]:
+    return json.loads((RUN / "profile-categories.json").read_text())["ms"]
+
+
+def model(layers: int) -> _core.spec.ModelSpec:
+    m = libscale.model("qwen3-32b")
+    m.num_layers = layers
+    return m
+
+
+def parts_ms(calibration: _core.calibrate.Calibration) -> dict[str, float]:
+    hw = libscale.hardware("h200")
+    ct = _core.estimate.compute_times(model(8), hw, calibration, libscale.training_config(**PROFILED))
+    step = libscale.estimate_step(model(8), "h200", calibration=calibration, **PROFILED)
+    elementwise = ct.memory_s - ct.fsdp_copy_s - ct.loss_s
+    return {"gemm": 1e3 * ct.gemm_s, "attention": 1e3 * ct.attention_s, "fsdp_copies": 1e3 * ct.fsdp_copy_s,
+            "elementwise": 1e3 * elementwise, "loss": 1e3 * ct.loss_s, "optimizer": 1e3 * step.optimizer_s}
+
+
+def test_profile_categories_add_up_to_the_profile():
+    profile = json.loads((RUN / "profile-qwen3-32b-8layers-s8192-full.json").read_text())
+    assert sum(categories().values()) == pytest.approx(profile["total_us"] / 1e3, rel=1e-3)
+    # Name-separable ones agree with the profile's own categories.
+    by = profile["by_category_us"]
+    assert categories()["gemm"] == pytest.approx(by["gemm"] / 1e3, rel=1e-3)
+    assert categories()["optimizer"] == pytest.approx(by["optimizer"] / 1e3, rel=1e-3)
+
+
+def test_every_part_of_the_step_within_five_percent_of_the_profile():
+    # The default h200 calibration: its hbm_efficiency is a device-to-device copy, the
+    # reference the memory-bound kernel classes' rates are measured against.
+    predicted, measured = parts_ms(libscale.default_calibration("h200")), categories()
+    for part, ms in predicted.items():
+        assert ms == pytest.approx(measured[part], rel=0.05), (part, ms, measured[part])
+
+
+def test_harness_calibration_knows_it_measured_cudnn():
+    cal = _core.calibrate.read_calibration_file(str(FITTED), libscale.hardware("h200")).calibration
+    assert cal.attention_kernel == "cudnn"
+    # Projecting with cuDNN gives the profile's attention time (cuDNN's SDPA, forward and
+    # backward): the ratio is not applied on top of the kernel the harness measured.
+    attention = parts_ms(cal)["attention"]
+    profile = json.loads((RUN / "profile-qwen3-32b-8layers-s8192-full.json").read_text())
+    assert attention == pytest.approx(profile["by_category_us"]["attention"] / 1e3, rel=0.05)
+    # The harness's own file of that day read the same law as FlashAttention-2's and scaled
+    # it by cuDNN's 1.607: attention 40 % short.
+    old = _core.calibrate.read_calibration_file(str(RUN / "harness-calibration.json"), libscale.hardware("h200"))
+    assert old.calibration.attention_kernel == "flash2"
+    assert parts_ms(old.calibration)["attention"] < 0.65 * attention
+
+
+def test_bandwidth_fit_separates_launch_and_cache_from_hbm_streaming():
+    records = json.loads((RUN / "harness-measurements.json").read_text())["records"]
+    copies = sorted((r for r in records if r["kind"] == "bandwidth"), key=lambda r: r["bytes"])
+    largest_tbps = copies[-1]["bytes"] / copies[-1]["seconds"] / 1e12  # 3.92 TB/s at 2 GiB
+    fit = libscale.fit(RUN / "harness-measurements.json")
+    hw = libscale.hardware("h200")
+    assert fit.calibration.hbm_efficiency * hw.hbm_tbps == pytest.approx(largest_tbps, rel=0.05)
+    # The copies it used are within a few percent; the two L2-sized ones are set aside, said.
+    used = [e for e, kind in zip(fit.relative_residuals, fit.record_kinds, strict=True) if kind == "bandwidth"]
+    assert len(used) == 3 and max(abs(e) for e in used) < 0.06
+    assert any("2 bandwidth records of at most 64 MiB set aside" in n for n in fit.notes)
+    assert any("launch-bound" in n for n in fit.notes)
+    assert fit.calibration.attention_kernel == "cudnn"
+    # The shipped calibration is this fit.
+    shipped = _core.calibrate.read_calibration_file(str(FITTED), hw).calibration
+    assert shipped.hbm_efficiency == pytest.approx(fit.calibration.hbm_efficiency, rel=1e-9)
+
+
+def step_errors(calibration: object) -> list[float]:
+    out = []
+    for r in json.loads(STEPS.read_text())["records"]:
+        s = libscale.estimate_step(
+            model(r["model_overrides"]["num_hidden_layers"]), "h200", calibration=calibration, gpus=1,
+            gpus_per_node=8, seq_len=r["seq_len"], micro_batch=r["micro_batch"],
+            global_batch_tokens=r["seq_len"] * r["micro_batch"] * r["grad_accum"],
+            activation_checkpointing=r["activation_checkpointing"], reduce_dtype="fp32", attention_kernel="cudnn",
+            implementation="transformers")
+        out.append(s.step_time_s / r["step_time_s"] - 1)
+    return out
+
+
+def test_harness_alone_predicts_the_real_steps():
+    errors = [abs(e) for e in step_errors(str(FITTED))]
+    assert statistics.median(errors) <= 0.05, errors
+    # The target is 10 %; three rows ran with 117-119 GiB allocated of 139.8 (the caching
+    # allocator at its limit, which the model does not know) and are 12-15 % slower.
+    assert max(errors) <= 0.16, errors
+
+
+def test_steps_file_is_a_validation_series():
+    d = libscale.validate(STEPS).to_dict()
+    assert [s["rows"] for s in d["series"]] == [8]
+    errors = [abs(r["calibrated_error"]) for r in d["rows"] if r["calibrated_error"] is not None]
+    assert len(errors) == 8 and min(errors) < 1e-3  # the calibration row is fitted exactly
+    # Calibrated on the first row (framework efficiency fitted to one step); the rows near the
+    # memory limit (see above) are the largest errors.
+    assert statistics.median(errors) <= 0.06, errors
+    # Uncalibrated, the h200 default is within ×1.1 of the real steps at the median.
+    assert 1 / 1.1 <= d["default_ratio"]["median"] <= 1.1, d["default_ratio"]
+
+
+def h200_table() -> str:
+    """README's rows for the real H200 steps, as the model predicts them."""
+    rows = [("harness calibration alone (`fitted-h200-harness`)", str(FITTED)), ("uncalibrated h200 default", None)]
+    lines = ["| real H200, measured: 8 FSDP2 steps (`--implementation transformers`) | steps | median abs. error "
+             "| max abs. error |", "|---|---:|---:|---:|"]
+    for label, cal in rows:
+        errors = [abs(e) for e in step_errors(cal)]
+        lines.append(f"| {label} | {len(errors)} | {100 * statistics.median(errors):.1f} % | "
+                     f"{100 * max(errors):.1f} % |")
+    return "\n".join(lines)
+
+
+def test_readme_h200_rows_are_recomputed():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = "<!-- validation-h200 -->\n", "\n<!-- /validation-h200 -->"
+    assert start in readme and end in readme
+    assert readme.split(start)[1].split(end)[0].strip() == h200_table()
