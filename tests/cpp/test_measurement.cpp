@@ -171,6 +171,25 @@ TEST(Measurement, RoundTripAndFile) {
     EXPECT_EQ(both.bandwidth.size(), 2u);
 }
 
+// A step's peak reserved memory beside its allocated one (libscale trainer-steps writes
+// both) is read, checked and written back.
+TEST(Measurement, StepRecordsKeepReservedBesideAllocatedMemory) {
+    json r = {
+        {"kind", "step"},     {"model", "qwen3-0.6b"}, {"hardware", "h200"},         {"gpus", 1},
+        {"gpus_per_node", 8}, {"seq_len", 2048},       {"micro_batch", 1},           {"grad_accum", 1},
+        {"step_time_s", 0.5}, {"memory_gib", 20.5},    {"memory_kind", "allocated"}, {"memory_reserved_gib", 22.25}};
+    const MeasurementSet m = measurements_from_json(json::array({r}), "steps.json");
+    ASSERT_EQ(m.steps.size(), 1u);
+    EXPECT_EQ(m.steps[0].memory_gib, 20.5);
+    EXPECT_EQ(m.steps[0].memory_reserved_gib, 22.25);
+    EXPECT_EQ(to_json(m)["records"][0]["memory_reserved_gib"], 22.25);
+    r.erase("memory_reserved_gib");
+    EXPECT_FALSE(
+        to_json(measurements_from_json(json::array({r}), "steps.json"))["records"][0].contains("memory_reserved_gib"));
+    r["memory_reserved_gib"] = -1;
+    EXPECT_THROW((void)measurements_from_json(json::array({r}), "steps.json"), ParseError);
+}
+
 // The harness's step micro-runs are their own kind: read, written back, and kept out of
 // the steps the fitter consumes (they carry no framework overheads).
 // An attention record names its kernel; without one it is the file's: cuDNN for the

@@ -307,6 +307,10 @@ class StepRun(metaclass=_Pybind11Type):
         """reserved | allocated | active | nvidia-smi"""
 
     @property
+    def memory_reserved_gib(self) -> float:
+        """peak memory the caching allocator reserved per GPU, beside an allocated memory_gib (0: none)"""
+
+    @property
     def reported_mfu(self) -> float:
         """as the source computed it (0: none)"""
 

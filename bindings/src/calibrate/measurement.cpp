@@ -87,6 +87,8 @@ void register_calibrate_measurement(py::module_& m) {
                field("step_time_s", &StepRun::step_time_s),
                field("memory_gib", &StepRun::memory_gib, "published peak memory per GPU (0: none)"),
                field("memory_kind", &StepRun::memory_kind, "reserved | allocated | active | nvidia-smi"),
+               field("memory_reserved_gib", &StepRun::memory_reserved_gib,
+                     "peak memory the caching allocator reserved per GPU, beside an allocated memory_gib (0: none)"),
                field("reported_mfu", &StepRun::reported_mfu, "as the source computed it (0: none)"),
                field("relative_error", &StepRun::relative_error, "1 sd, relative (0: the fit's default)"),
                field("series", &StepRun::series),

@@ -234,6 +234,7 @@ StepRun parse_step(const Record& r) {
             s.memory_kind != "nvidia-smi")
             r.bad("memory_kind", s.memory_kind, "reserved, allocated, active or nvidia-smi");
     }
+    if (r.has("memory_reserved_gib")) s.memory_reserved_gib = r.positive("memory_reserved_gib");
     if (r.has("reported_mfu")) s.reported_mfu = r.positive("reported_mfu");
     if (r.has("relative_error")) {
         s.relative_error = r.positive("relative_error");
@@ -458,6 +459,7 @@ json to_json(const MeasurementSet& m) {
         }
         if (!s.model_overrides.empty()) r["model_overrides"] = s.model_overrides;
         if (s.memory_gib > 0) r["memory_gib"] = s.memory_gib, r["memory_kind"] = s.memory_kind;
+        if (s.memory_reserved_gib > 0) r["memory_reserved_gib"] = s.memory_reserved_gib;
         if (s.reported_mfu > 0) r["reported_mfu"] = s.reported_mfu;
         if (s.relative_error > 0) r["relative_error"] = s.relative_error;
         if (!s.series.empty()) r["series"] = s.series;

@@ -61,10 +61,13 @@ struct StepRun {
     std::string model;                                          // catalog name or config.json path
     nlohmann::json model_overrides = nlohmann::json::object();  // config.json keys replaced
     std::string hardware;                                       // catalog name or hardware JSON path
-    TrainingConfig config;           // gpus, gpus_per_node, seq_len, micro_batch, global batch, ...
-    double step_time_s = 0;          // from step_time_s, tokens_per_s or tokens_per_s_per_gpu
-    double memory_gib = 0;           // published peak memory per GPU (0: none)
-    std::string memory_kind;         // reserved | allocated | active | nvidia-smi
+    TrainingConfig config;    // gpus, gpus_per_node, seq_len, micro_batch, global batch, ...
+    double step_time_s = 0;   // from step_time_s, tokens_per_s or tokens_per_s_per_gpu
+    double memory_gib = 0;    // published peak memory per GPU (0: none)
+    std::string memory_kind;  // reserved | allocated | active | nvidia-smi
+    // Peak memory the caching allocator reserved per GPU beside an allocated memory_gib
+    // (torch.cuda.max_memory_reserved; libscale trainer-steps writes both); 0: none.
+    double memory_reserved_gib = 0;
     double reported_mfu = 0;         // as the source computed it (0: none)
     double relative_error = 0;       // 1 sd of the figure, relative (0: the fit's default)
     std::string series;              // records of one table share it
