@@ -66,6 +66,14 @@ KernelLaw kernel_law(AttentionKernel k) {
     return {1.0, 1.0, 408, 608};
 }
 
+// Memory-bound kernel classes' rates, as fractions of a device-to-device memcpy, measured
+// on one H200 in one profiled FSDP2 step (calibration/data/measured/h200-2026-12-04/
+// PROFILE.md; the memcpys ran at 4.20 TB/s): transformers' elementwise kernels as a whole
+// 2.62 TB/s, FSDP2's fp32 → bf16 cast 3.37, chunk_cat 1.95.
+constexpr double kTransformersElementwiseRate = 0.62;
+constexpr double kCastRate = 0.80;
+constexpr double kChunkCatRate = 0.46;
+
 struct GemmRate {
     double peak = 0;  // FLOP/s of the whole GPU
     double sm = 0;    // 0: no wave model
@@ -267,7 +275,7 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
         residual_b = 30, residual_kb = 5;
         gated_b = 18;
         loss_f = 14, loss_b = 22;  // loss/loss_utils.py: logits.float() 6 + log-softmax 8; zeros 4 + 12 + 6
-        rate = 0.62;
+        rate = kTransformersElementwiseRate;
         o.recompute_early_stop = true;
         o.recompute_skipped_bytes_per_token = 6 * d;  // the second residual add
     } else if (impl == Implementation::torchtitan && rms) {
@@ -330,34 +338,31 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
     // The root unit (embeddings, final norm, output head) is gathered once a micro-batch:
     // FSDP2 keeps the root unsharded after forward. The generic implementation keeps the
     // copy-out alone, as the published series were validated with (docs/model.md).
-    const bool fsdp = c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp;
-    if (fsdp && c.implementation == Implementation::generic) {
+    if (c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp) {
         const double matmul = static_cast<double>(p.per_layer_matmul);
         const double rest = static_cast<double>(p.per_layer - p.per_layer_matmul);
-        const double gathered = (c.fp8_all_gather && fp8 ? 1.0 : 2.0) * matmul + 2.0 * rest;
-        o.fsdp_layer_forward_bytes = 2.0 * gathered;
-        o.fsdp_layer_backward_bytes = c.reshard_after_forward ? 2.0 * gathered : 0.0;
+        // A gathered layer's bytes read and written (fp8 all-gather: its matmul weights in 1 B).
+        const double copy_out = 2.0 * ((c.fp8_all_gather && fp8 ? 1.0 : 2.0) * matmul + 2.0 * rest);
         o.layer_forward_kernels += 1;
         o.copy_out_kernels = 1;
-        if (c.reshard_after_forward) o.layer_backward_kernels += 1;
-    } else if (fsdp) {
-        const double matmul = static_cast<double>(p.per_layer_matmul);
-        const double rest = static_cast<double>(p.per_layer - p.per_layer_matmul);
-        const double gathered = (c.fp8_all_gather && fp8 ? 1.0 : 2.0) * matmul + 2.0 * rest;  // bytes
-        const double one_gpu = c.gpus == 1 ? 1.0 : 0.0;
-        const double cast = c.master_weights == MasterWeights::fp32 ? 6.0 / 0.80 : 0.0;  // per parameter
-        const double rb = static_cast<double>(c.reduce_bytes);
-        const double per_gather = one_gpu > 0 ? cast + 2.0 * gathered / static_cast<double>(p.per_layer)
-                                              : 2.0 * gathered / static_cast<double>(p.per_layer);
-        const double per_reduce = (2.0 + rb) / 0.46 + one_gpu * 2.0 * rb;
-        const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
-        o.fsdp_layer_forward_bytes = per_gather * layer;
-        o.fsdp_layer_backward_bytes = ((c.reshard_after_forward ? per_gather : 0.0) + per_reduce) * layer;
-        o.fsdp_root_gather_bytes = (one_gpu > 0 ? cast + 4.0 : 4.0) * root;
-        o.fsdp_root_reduce_bytes = per_reduce * root;
-        o.layer_forward_kernels += 1;
-        o.copy_out_kernels = 1;
-        o.layer_backward_kernels += c.reshard_after_forward ? 2 : 1;
+        if (c.implementation == Implementation::generic) {
+            o.fsdp_layer_forward_bytes = copy_out;
+            o.fsdp_layer_backward_bytes = c.reshard_after_forward ? copy_out : 0.0;
+            if (c.reshard_after_forward) o.layer_backward_kernels += 1;
+        } else {
+            const bool one_gpu = c.gpus == 1;
+            const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
+            // Per parameter: the one-GPU cast of fp32 shards, and a reduction's chunk_cat (and its
+            // one-GPU copy standing in for the reduce-scatter).
+            const double cast = one_gpu && c.master_weights == MasterWeights::fp32 ? 6.0 / kCastRate : 0.0;
+            const double rb = static_cast<double>(c.reduce_bytes);
+            const double reduce = (2.0 + rb) / kChunkCatRate + (one_gpu ? 2.0 * rb : 0.0);
+            o.fsdp_layer_forward_bytes = cast * layer + copy_out;
+            o.fsdp_layer_backward_bytes = (c.reshard_after_forward ? o.fsdp_layer_forward_bytes : 0.0) + reduce * layer;
+            o.fsdp_root_gather_bytes = (cast + 4.0) * root;
+            o.fsdp_root_reduce_bytes = reduce * root;
+            o.layer_backward_kernels += c.reshard_after_forward ? 2 : 1;
+        }
     }
 
     o.attention_width = q;
@@ -418,10 +423,12 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
 
     // Decoder layer GEMMs.
     double g_fwd = 0, g_bwd = 0, g_sel = 0, n_sel = 0;
+    double last_fwd = 0;  // the layer's last GEMM in call order, which early-stopping recompute skips
     for (int i = 0; i < o.layer_gemm_count; ++i) {
         const GemmOp& g = o.layer_gemms[static_cast<std::size_t>(i)];
         const GemmPasses s = gemm_passes(bf16, fp8, g, t);
         g_fwd += s.forward;
+        last_fwd = s.forward;
         g_bwd += s.dgrad + s.wgrad;
         if (g.selective_recompute) {
             g_sel += s.forward;
@@ -443,9 +450,6 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
     const double fsdp_f = o.fsdp_layer_forward_bytes / bw, fsdp_b = o.fsdp_layer_backward_bytes / bw;
     const double m_fwd = m_fwd_tokens + o.layer_forward_fixed_bytes / bw + fsdp_f;
     const double m_bwd = (o.layer_backward_bytes_per_token * t + o.layer_backward_fixed_bytes) / bw + fsdp_b;
-    // The last GEMM of the layer (in call order) and what early-stopping recompute skips.
-    const GemmOp& last = o.layer_gemms[static_cast<std::size_t>(std::max(o.layer_gemm_count - 1, 0))];
-    const double last_fwd = o.layer_gemm_count > 0 ? gemm_passes(bf16, fp8, last, t).forward : 0.0;
 
     double recompute = 0, recompute_kernels = 0, recompute_gemm = 0, recompute_attention = 0;
     switch (o.checkpointing) {

@@ -20,6 +20,10 @@ namespace {
 // write master, m, v (12 B) and the bf16 copy the next forward gathers (2 B). The other
 // optimizers are itemized the same way in optimizer_traffic_bytes.
 constexpr double kCheckpointBytes = 14;  // bf16 weights + fp32 master + m + v per parameter
+// torch.optim's multi-tensor (fused / foreach) step streams at 0.79 of a memcpy: fused AdamW
+// moved 152.8 GB in 46.0 ms (3.32 TB/s) against 4.20 TB/s for the same step's memcpys on one
+// H200 (calibration/data/measured/h200-2026-12-04/PROFILE.md).
+constexpr double kMultiTensorRate = 0.79;
 
 bool is_positive_multiple(std::int64_t value, std::int64_t unit) { return unit > 0 && value > 0 && value % unit == 0; }
 
@@ -260,25 +264,23 @@ Schedule replicated_schedule(const ComputeTimes& ct, const ParameterCounts& p, c
 // torch/nn/utils/clip_grad.py). The all-reduce of the one-element norm is not modelled.
 //
 // Under FSDP2 (with an itemized implementation, compute_model.cpp) the optimizer updates the
-// fp32 shards and writes no bf16 copy: the cast runs at each gather (FSDP2's copies). torch.optim's fused and foreach
-// kernels (multi_tensor_apply) stream at 0.79 of a device-to-device copy: fused AdamW moved
-// 152.8 GB in 46.0 ms (3.32 TB/s) where the same step's memcpy ran at 4.20 TB/s on one H200
-// (calibration/data/measured/h200-2026-12-04/PROFILE.md); the bytes count at that rate.
+// fp32 shards and writes no bf16 copy: the cast runs at each gather (FSDP2's copies), and its
+// bytes count at torch.optim's multi-tensor rate (kMultiTensorRate).
 double optimizer_traffic_bytes(const TrainingConfig& c) {
     const bool fp32 = c.master_weights == MasterWeights::fp32;
     // The generic implementation keeps the counts the published series were validated with.
     const bool fsdp2 =
         (c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp) && c.implementation != Implementation::generic;
     const double w = fp32 ? 4.0 : 2.0, copy = fp32 && !fsdp2 ? 2.0 : 0.0;
-    const double clip = c.clip_grad_norm ? 3 * w : 0.0;
-    const double rate = fsdp2 ? 0.79 : 1.0;
+    double states = 7 * w;
     switch (c.optimizer) {
-        case Optimizer::adamw: return (7 * w + copy + clip) / rate;
-        case Optimizer::adamw_8bit: return (3 * w + 4.0 + copy + clip) / rate;
-        case Optimizer::sgd: return (5 * w + copy + clip) / rate;
-        case Optimizer::adafactor: return (7 * w + copy + clip) / rate;
+        case Optimizer::adamw:
+        case Optimizer::adafactor: states = 7 * w; break;
+        case Optimizer::adamw_8bit: states = 3 * w + 4.0; break;
+        case Optimizer::sgd: states = 5 * w; break;
     }
-    return (7 * w + copy + clip) / rate;
+    const double bytes = states + copy + (c.clip_grad_norm ? 3 * w : 0.0);
+    return fsdp2 ? bytes / kMultiTensorRate : bytes;
 }
 
 // Input pipeline: loader workers prefetch, so only what exceeds the step is exposed.
