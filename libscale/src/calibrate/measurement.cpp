@@ -154,8 +154,8 @@ AttentionRun parse_attention(const Record& r, AttentionKernel file_kernel) {
         const std::string k = r.str("kernel");
         try {
             a.kernel = parse_attention_kernel(k);
-        } catch (const std::invalid_argument&) {
-            r.bad("kernel", k, "flash2, flash3, cudnn, flash1, flash_triton, llm_foundry_triton, xformers or eager");
+        } catch (const std::invalid_argument& e) {
+            r.fail(std::string("field 'kernel': ") + e.what());  // as Record::option words a choice's error
         }
     }
     a.hardware = r.str("hardware");
