@@ -13,6 +13,7 @@ import contextlib
 import datetime
 import gc
 import importlib
+import itertools
 import os
 import platform
 import socket
@@ -124,7 +125,8 @@ def _cpu_name() -> str:
     """The CPU's model name (Linux: /proc/cpuinfo), else what platform knows."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
+            # The first CPU's block names it within its first lines; read no further.
+            for line in itertools.islice(f, 64):
                 if line.startswith("model name") and ":" in line:
                     return line.split(":", 1)[1].strip()
     except OSError:
