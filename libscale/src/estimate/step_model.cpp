@@ -272,13 +272,15 @@ double optimizer_traffic_bytes(const TrainingConfig& c) {
     const bool fsdp2 =
         (c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp) && c.implementation != Implementation::generic;
     const double w = fp32 ? 4.0 : 2.0, copy = fp32 && !fsdp2 ? 2.0 : 0.0;
-    double states = 7 * w;
-    switch (c.optimizer) {
-        case Optimizer::adamw:
-        case Optimizer::adafactor: states = 7 * w; break;
-        case Optimizer::adamw_8bit: states = 3 * w + 4.0; break;
-        case Optimizer::sgd: states = 5 * w; break;
-    }
+    const double states = [&] {
+        switch (c.optimizer) {
+            case Optimizer::adamw:
+            case Optimizer::adafactor: return 7 * w;
+            case Optimizer::adamw_8bit: return 3 * w + 4.0;
+            case Optimizer::sgd: return 5 * w;
+        }
+        return 7 * w;
+    }();
     const double bytes = states + copy + (c.clip_grad_norm ? 3 * w : 0.0);
     return fsdp2 ? bytes / kMultiTensorRate : bytes;
 }
