@@ -187,13 +187,33 @@ def _count(v: float) -> str:
     return f"{int(v):,}" if float(v).is_integer() and abs(v) < 1e15 else f"{v:.4g}"
 
 
-def calibration_kind(kind: str) -> str:
-    return "default (uncalibrated)" if kind == "default" else kind
+#: z of a normal distribution's 90th percentile: a log-normal coefficient's P10–P90 is its
+#: median × exp(±Z90 σ).
+Z90 = 1.2815515655446004
+
+
+def uncalibrated_spread_pct(file: Any) -> float | None:
+    """A default CalibrationFile's P10–P90 half-width in %: the spread of the shipped
+    measurements around it (its framework efficiency's, docs/calibration.md "Uncalibrated");
+    None for a fitted or derived one, or a default without a spread."""
+    params = list(file.parameters)
+    if file.kind != "default" or "framework_efficiency" not in params:
+        return None
+    i = params.index("framework_efficiency")
+    log_sd = math.sqrt(float(file.covariance[i][i])) / file.calibration.framework_efficiency
+    return 100 * (math.exp(Z90 * log_sd) - 1)
+
+
+def calibration_kind(kind: str, spread_pct: float | None = None) -> str:
+    """'default (uncalibrated ±18 %)', 'fitted', 'derived'."""
+    if kind != "default":
+        return kind
+    return "default (uncalibrated)" if spread_pct is None else f"default (uncalibrated ±{spread_pct:.0f} %)"
 
 
 def calibration_label(c: Mapping[str, Any]) -> str:
-    """'default (uncalibrated)', or the kind and where it came from: 'derived (path)'."""
-    kind = calibration_kind(c["kind"])
+    """'default (uncalibrated ±18 %)', or the kind and where it came from: 'derived (path)'."""
+    kind = calibration_kind(c["kind"], c.get("uncalibrated_p10_p90_pct"))
     if c["kind"] != "default" and c.get("source"):
         return f"{kind} ({c['source']})"
     return kind
@@ -309,6 +329,11 @@ def uncertainty_sentence(d: Mapping[str, Any]) -> str:
     if not params:
         return ("P10–P90: the calibration carries no covariance, so every interval is the point value "
                 "(no uncertainty is known)")
+    spread = (d.get("calibration") or {}).get("uncalibrated_p10_p90_pct")
+    if spread is not None:
+        return (f"P10–P90: 80% interval of the uncalibrated default, ±{spread:.0f} %: the spread of the shipped "
+                f"measurements around it, drawn as {', '.join(params)} ({u.get('samples')} samples, seed "
+                f"{u.get('seed')}); a calibration fitted to your own runs narrows it")
     return (f"P10–P90: 80% interval propagated from the calibration's covariance of {', '.join(params)} "
             f"({u.get('samples')} samples, seed {u.get('seed')}); other coefficients are held fixed")
 

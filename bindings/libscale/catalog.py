@@ -84,7 +84,7 @@ def calibration_file(value: CalibrationLike, hw: _spec.HardwareProfile) -> _cali
     """A CalibrationFile from None (the hardware's default), a Calibration, a CalibrationFile
     or a path / shipped name (read and checked against hw by the core)."""
     if value is None:
-        return _calibrate.CalibrationFile(calibration=_calibrate.default_calibration(hw))
+        return _calibrate.default_calibration_file(hw)
     if isinstance(value, _calibrate.CalibrationFile):
         return value  # made for hw? Scenario.validate checks, in every estimate
     if isinstance(value, _calibrate.Calibration):

@@ -126,13 +126,23 @@ class Result(abc.ABC):
         return self.text()
 
 
+def calibration_dict(file: Any) -> dict[str, Any]:
+    """A CalibrationFile's coefficients as a dict, with a default's P10–P90 half-width
+    (``uncalibrated_p10_p90_pct``)."""
+    d = struct_to_dict(file.calibration)
+    spread = _format.uncalibrated_spread_pct(file)
+    if spread is not None:
+        d["uncalibrated_p10_p90_pct"] = spread
+    return d
+
+
 def _context(plan: Plan, gpus: Sequence[int] | None = None) -> dict[str, Any]:
     """model, hardware, calibration and config: what every estimate reports alongside it."""
     config = struct_to_dict(plan.config)
     if gpus is not None:
         config["gpus"] = list(gpus)
     return {"model": struct_to_dict(plan.model), "hardware": struct_to_dict(plan.hardware),
-            "calibration": struct_to_dict(plan.calibration.calibration), "config": config}
+            "calibration": calibration_dict(plan.calibration), "config": config}
 
 
 # --- a step ---------------------------------------------------------------------------------
@@ -502,7 +512,7 @@ class Sweep(_OfPlan, Result):
         plan = self.plan
         cfg = struct_to_dict(plan.config)
         options = _format.options_text(cfg)
-        calibration = _format.calibration_label(struct_to_dict(plan.calibration.calibration))
+        calibration = _format.calibration_label(calibration_dict(plan.calibration))
         header = (f"{plan.model.name} ({plan.model.parameters:,} parameters) on {plan.hardware.name}, "
                   f"{cfg['strategy']}, {cfg['gpus_per_node'] or plan.hardware.gpus_per_node} GPUs/node, activation "
                   f"checkpointing {cfg['activation_checkpointing']}{', ' + options if options else ''}, {len(self)} "

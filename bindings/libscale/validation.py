@@ -57,7 +57,8 @@ class Validation(Result):
                         "precision": c.precision, "attention_kernel": c.attention_kernel,
                         "torch_compile": c.torch_compile,
                         "measured_tokens_per_s_per_gpu": row.measured_tokens_per_s_per_gpu,
-                        "default_ratio": row.default_ratio, "calibrated_error": row.calibrated_error,
+                        "default_ratio": row.default_ratio, "default_inside_p10_p90": row.default_inside_p10_p90,
+                        "calibrated_error": row.calibrated_error,
                         "fit_status": row.fit_status, "memory_gib": row.memory_gib,
                         "available_gib": row.available_gib, "published_memory_gib": row.published_memory_gib or None,
                         "published_memory_kind": row.published_memory_kind or None})
@@ -67,7 +68,8 @@ class Validation(Result):
         r = self._report
         return {"schema": self.SCHEMA, "summary": self.summary(),
                 "default_ratio": {"rows": r.default_count, "median": r.default_ratio_median,
-                                  "min": r.default_ratio_min, "max": r.default_ratio_max},
+                                  "min": r.default_ratio_min, "max": r.default_ratio_max,
+                                  "inside_p10_p90": r.default_inside_p10_p90},
                 "not_fitting": r.not_fitting, "excluded": list(r.excluded),
                 "series": [{"file": s.file, "series": s.series, "hardware": s.hardware, "rows": s.rows,
                             "framework_efficiency": s.calibration.framework_efficiency} for s in r.series],
@@ -84,6 +86,10 @@ class Validation(Result):
                          f"{median:.1f} % | {worst:.1f} % |"))
         lines.append(f"| uncalibrated default, tokens/s over measured | {r.default_count} "
                      f"| ×{r.default_ratio_median:.2f} | ×{r.default_ratio_min:.2f} – ×{r.default_ratio_max:.2f} |")
+        if r.default_count:
+            share = 100 * r.default_inside_p10_p90 / r.default_count
+            lines.append(f"| measured inside the uncalibrated default's P10–P90 | {r.default_count} "
+                         f"| {share:.0f} % | – |")
         return "\n".join(lines)
 
     def text(self) -> str:

@@ -86,8 +86,11 @@ TEST(CalibrationFile, DefaultFormResolvesLikeTheCatalog) {
     EXPECT_EQ(f.calibration.kind, "default");
     for (const CoefficientInfo& info : calibration_coefficients())
         EXPECT_EQ(get_parameter(f.calibration, info.name), get_parameter(d, info.name)) << info.name;
-    EXPECT_TRUE(f.parameters.empty());
-    EXPECT_EQ(f.covariance.size(), 0);
+    // Its spread, as the catalog's default_calibration_file gives it.
+    const CalibrationFile catalog = default_calibration_file(hw);
+    EXPECT_EQ(f.parameters, std::vector<std::string>{"framework_efficiency"});
+    EXPECT_EQ(f.parameters, catalog.parameters);
+    EXPECT_EQ(f.covariance, catalog.covariance);
     EXPECT_TRUE(f.sources.contains("compute.gemm.eta_max"));
     // The prior the fitter uses, as the catalog gives it.
     EXPECT_EQ(f.prior_log_sd, default_priors(hw));

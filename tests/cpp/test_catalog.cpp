@@ -172,7 +172,11 @@ TEST(Catalog, DefaultCalibrationResolvesFractions) {
     EXPECT_DOUBLE_EQ(cal.attention.backward_eta_max, 0.341);
     EXPECT_DOUBLE_EQ(cal.attention.backward_half_seq, 608);
     EXPECT_DOUBLE_EQ(cal.attention.head_dim_half, 20);
-    EXPECT_DOUBLE_EQ(cal.framework_efficiency, 1.0);
+    // Centred on the shipped step timings (scripts/centre_defaults.py), with their spread.
+    EXPECT_DOUBLE_EQ(cal.framework_efficiency, 0.818);
+    const CalibrationFile file = default_calibration_file(find_hardware("h100"));
+    ASSERT_EQ(file.parameters, std::vector<std::string>{"framework_efficiency"});
+    EXPECT_NEAR(std::sqrt(file.covariance(0, 0)), 0.818 * 0.128, 1e-12);
     EXPECT_DOUBLE_EQ(cal.kernel_overhead_s, 5e-6);
     EXPECT_DOUBLE_EQ(cal.hbm_efficiency, 0.9);
     EXPECT_DOUBLE_EQ(cal.fragmentation, 0.0);

@@ -252,14 +252,22 @@ TEST(Fit, KernelRunsWithoutNoiseRecoverTheLaws) {
         EXPECT_FALSE(coef(r, name).fitted);
         EXPECT_FALSE(coef(r, name).identified);
         EXPECT_EQ(get_parameter(r.calibration, name), get_parameter(s.prior, name));
-        EXPECT_FALSE(contains(r.parameters, name));
+        // Not fitted, yet with an uncertainty: the framework efficiency keeps the default's
+        // spread over the shipped step timings (a harness-only calibration is uncalibrated
+        // for the trainer).
+        EXPECT_EQ(contains(r.parameters, name), std::string(name) == "framework_efficiency");
     }
+    const CalibrationFile d = default_calibration_file(s.hw);
+    EXPECT_NEAR(coef(r, "framework_efficiency").std_error,
+                s.prior.framework_efficiency * std::sqrt(d.covariance(0, 0)) / d.calibration.framework_efficiency,
+                1e-12);
+    EXPECT_EQ(r.parameters.back(), "framework_efficiency");
     EXPECT_EQ(r.records_used, m.size());
     // The priors' pull leaves residuals of a few tenths of a percent, far inside the 3%.
     EXPECT_LT(r.rms_relative_error, 5e-3);
     EXPECT_TRUE(r.unidentified.empty()) << r.unidentified.front();
-    EXPECT_EQ(r.parameters.size(), 13u);
-    EXPECT_TRUE(r.families.empty());  // no step records to compare families on
+    EXPECT_EQ(r.parameters.size(), 14u);  // 13 fitted and the framework efficiency's spread
+    EXPECT_TRUE(r.families.empty());      // no step records to compare families on
     expect_posterior_covariance(r);
 }
 
@@ -277,7 +285,7 @@ TEST(Fit, BandwidthPosteriorIsTheConjugateNormalInLogSpace) {
     MeasurementSet m;
     s.bandwidth(m);  // N = 4, h = 0.8; prior h₀ = 0.9, τ = 0.25; σ = 0.03
     const FitResult r = fit(m, s.hw, s.prior);
-    ASSERT_EQ(r.parameters, std::vector<std::string>{"hbm_efficiency"});
+    ASSERT_EQ(r.parameters, (std::vector<std::string>{"hbm_efficiency", "framework_efficiency"}));
     const double precision = 4 / (0.03 * 0.03) + 1 / (0.25 * 0.25);  // 4460.444…
     const double theta = (4 / (0.03 * 0.03) * std::log(0.8) + 16 * std::log(0.9)) / precision;
     const double value = std::exp(theta);  // 0.80034…: pulled a little toward 0.9
@@ -310,7 +318,7 @@ TEST(Fit, NoisyKernelRunsWithinPosteriorSd) {
     s.attention(m);
     s.bandwidth(m);
     const FitResult r = fit(m, s.hw, s.prior);
-    ASSERT_EQ(r.covariance.rows(), 13);
+    ASSERT_EQ(r.covariance.rows(), 14);
     for (const char* name : kCollectiveParams) {
         const Coefficient& c = coef(r, name);
         EXPECT_GT(c.std_error, 0) << name;
@@ -333,7 +341,7 @@ TEST(Fit, GemmRunsAtOneInnerDimensionLeaveKHalfAtItsPrior) {
     for (double mn : {2048.0, 4096.0, 8192.0})
         m.gemm.push_back({"h100", mn, mn, 4096, false, gemm_time_s(s.hw, s.kernel_truth(), mn, mn, 4096)});
     const FitResult r = fit(m, s.hw, s.prior);
-    EXPECT_EQ(r.parameters, std::vector<std::string>{"gemm.eta_max"});
+    EXPECT_EQ(r.parameters, (std::vector<std::string>{"gemm.eta_max", "framework_efficiency"}));
     EXPECT_TRUE(coef(r, "gemm.eta_max").identified);
     // k_half is not free: the truth's 500 shows only as a lower eta_max, 4096 / (4096 + 500)
     // against the prior's 4096 / (4096 + 295): eta_max · 4391 / 4596 ≈ 0.717 (before the prior's
@@ -349,7 +357,8 @@ TEST(Fit, GemmRunsAtOneInnerDimensionLeaveKHalfAtItsPrior) {
             a.attention.push_back({"h100", 2, 4096, 32, 128, true, backward,
                                    attention_time_s(s.hw, s.kernel_truth(), 8192, 4096, 128, 2048, 4096, backward)});
     const FitResult q = fit(a, s.hw, s.prior);
-    EXPECT_EQ(q.parameters, (std::vector<std::string>{"attention.forward_eta_max", "attention.backward_eta_max"}));
+    EXPECT_EQ(q.parameters, (std::vector<std::string>{"attention.forward_eta_max", "attention.backward_eta_max",
+                                                      "framework_efficiency"}));
     EXPECT_EQ(q.calibration.attention.forward_half_seq, s.prior.attention.forward_half_seq);
     EXPECT_EQ(q.calibration.attention.backward_half_seq, s.prior.attention.backward_half_seq);
 }
@@ -703,7 +712,7 @@ TEST(Fit, OneSizeOneRankCountIsUnidentified) {
     EXPECT_EQ(r.calibration.intra_node.alpha_s, s.prior.intra_node.alpha_s);
     EXPECT_EQ(r.calibration.intra_node.busbw_bytes_per_s, s.prior.intra_node.busbw_bytes_per_s);
     EXPECT_FALSE(coef(r, "intra_node.alpha_s").fitted);
-    EXPECT_TRUE(r.parameters.empty());
+    EXPECT_EQ(r.parameters, std::vector<std::string>{"framework_efficiency"});  // the default's spread alone
 }
 
 TEST(Fit, AllStepsAtOneConfigurationLeaveOverheadUnidentified) {

@@ -140,6 +140,37 @@ TEST(Uncertainty, QuantilesAreOrderedAndConsistent) {
     }
 }
 
+TEST(Uncertainty, TheDefaultCarriesItsSpread) {
+    // The shipped default's "spread" (log sd of the shipped step timings around it) becomes a
+    // one-coefficient covariance in the delta method's units, so an uncalibrated projection
+    // has the log-normal P10-P90 of that spread, not a zero-width interval.
+    const Scenario s;
+    const CalibrationFile d = default_calibration_file(s.hw);
+    ASSERT_EQ(d.parameters, std::vector<std::string>{"framework_efficiency"});
+    const double kappa = d.calibration.framework_efficiency;
+    EXPECT_EQ(kappa, default_calibration(s.hw).framework_efficiency);
+    const double log_sd = std::sqrt(d.covariance(0, 0)) / kappa;
+    EXPECT_GT(log_sd, 0.05);
+    EXPECT_LT(log_sd, 0.3);
+    UncertaintyOptions o;
+    o.samples = 20000;  // quantile sampling error ≈ 0.0125 log sd: 0.16 % of tokens/s here
+    const std::vector<RowQuantiles> q = s.quantiles(d, o);
+    for (std::size_t r = 0; r < q.size(); ++r) {
+        Calibration lo = d.calibration, hi = d.calibration;
+        lo.framework_efficiency = kappa * std::exp(-kZ90 * log_sd);
+        hi.framework_efficiency = kappa * std::exp(kZ90 * log_sd);
+        const double tps = s.point(d.calibration).rows[r].step.tokens_per_s;
+        EXPECT_NEAR(q[r].tokens_per_s.p10, s.point(lo).rows[r].step.tokens_per_s, 5e-3 * tps);
+        EXPECT_NEAR(q[r].tokens_per_s.p90, s.point(hi).rows[r].step.tokens_per_s, 5e-3 * tps);
+        EXPECT_LT(q[r].tokens_per_s.p10, 0.9 * tps);
+        EXPECT_GT(q[r].tokens_per_s.p90, 1.1 * tps);
+    }
+    // make_scenario (what every estimate without a calibration starts from) holds it too.
+    const libscale::Scenario made = make_scenario(s.m, s.hw, s.base);
+    EXPECT_EQ(made.calibration.parameters, d.parameters);
+    EXPECT_EQ(made.calibration.covariance, d.covariance);
+}
+
 TEST(Uncertainty, NoSpreadGivesThePointProjection) {
     const Scenario s;
     const Projection p = s.point(default_calibration(s.hw));

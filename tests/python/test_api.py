@@ -259,9 +259,11 @@ def test_compute_laws_by_hand(b300):
     # attention: 4·tokens·width·span FLOPs forward, 2.5× backward; head_dim 128 is the reference
     tokens, heads, d_h, seq = 8192, 64, 128, 8192
     span = seq / 2
-    fwd = 4 * tokens * heads * d_h * span / (b300.peak_flops * a.forward_eta_max * seq / (seq + a.forward_half_seq))
+    kappa = cal.framework_efficiency
+    fwd = 4 * tokens * heads * d_h * span / (
+        b300.peak_flops * a.forward_eta_max * kappa * seq / (seq + a.forward_half_seq))
     bwd = 2.5 * 4 * tokens * heads * d_h * span / (
-        b300.peak_flops * a.backward_eta_max * seq / (seq + a.backward_half_seq))
+        b300.peak_flops * a.backward_eta_max * kappa * seq / (seq + a.backward_half_seq))
     assert libscale._core.estimate.attention_time_s(b300, None, tokens, heads * d_h, d_h, span, seq) == \
         pytest.approx(fwd)
     assert libscale._core.estimate.attention_time_s(b300, None, tokens, heads * d_h, d_h, span, seq, backward=True) == \
@@ -270,7 +272,7 @@ def test_compute_laws_by_hand(b300):
     c = a.head_dim_half
     g64 = (64 / (64 + c)) / (128 / (128 + c))
     assert libscale._core.estimate.attention_time_s(b300, None, tokens, heads * 64, 64, span, seq) == \
-        pytest.approx(4 * tokens * heads * 64 * span / (b300.peak_flops * a.forward_eta_max * g64 * seq
+        pytest.approx(4 * tokens * heads * 64 * span / (b300.peak_flops * a.forward_eta_max * kappa * g64 * seq
                                                          / (seq + a.forward_half_seq)))
     assert libscale._core.estimate.memory_time_s(b300, None, 1e9) == pytest.approx(1e9 / hbm)
     # the A100 has no fp8 tensor cores: an fp8 GEMM is timed as bf16

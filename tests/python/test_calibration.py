@@ -4,6 +4,7 @@ quantile columns (P10 / P90) in Python and on the CLI, and calibration= forms.""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -140,10 +141,19 @@ def test_calibration_forms_agree(b300):
     assert sol.found and sol.calibration.kind == "derived"
 
 
-def test_default_calibration_quantiles_collapse():
+def test_default_calibration_carries_the_shipped_spread():
+    # An uncalibrated projection's P10-P90 is the spread of the shipped step timings around
+    # the default (its framework efficiency's log sd), never a zero-width interval.
+    cf = libscale._core.calibrate.default_calibration_file(libscale.hardware("b300"))
+    assert list(cf.parameters) == ["framework_efficiency"]
+    log_sd = math.sqrt(cf.covariance[0][0]) / cf.calibration.framework_efficiency
     p = libscale.project("qwen3-32b", "b300", gpus=[8], quantiles=True, **KW)
     row = p.to_dict()["rows"][0]
-    assert row["tokens_per_s_p10"] == pytest.approx(row["tokens_per_s"]) == pytest.approx(row["tokens_per_s_p90"])
+    assert row["tokens_per_s_p10"] < row["tokens_per_s"] < row["tokens_per_s_p90"]
+    # Compute-bound: tokens/s scales with the efficiency, so P90/P10 is exp(2 z90 sigma).
+    z90 = 1.2815515655446004
+    assert row["tokens_per_s_p90"] / row["tokens_per_s_p10"] == pytest.approx(math.exp(2 * z90 * log_sd), rel=0.05)
+    assert "default (uncalibrated ±18 %)" in p.text()
 
 
 def test_wrong_hardware_calibration(tmp_path):

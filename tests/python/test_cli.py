@@ -88,7 +88,7 @@ def test_contract_human_output(contract_json):
     lines = out.stdout.splitlines()
     header = lines[0]
     assert "qwen3-32b" in header and f"{QWEN3_32B_PARAMETERS:,}" in header and "b300" in header
-    assert "fsdp" in header and "1,048,576" in header and "default (uncalibrated)" in header
+    assert "fsdp" in header and "1,048,576" in header and "default (uncalibrated ±18 %)" in header
     table_head = next(ln for ln in lines if ln.startswith("GPUs"))
     for col in ("nodes", "grad accum", "step s", "tokens/s", "tokens/s/GPU", "MFU %", "scaling eff %",
                 "memory GiB", "fits", "wall h", "GPU-h", "cost $", "energy kWh"):

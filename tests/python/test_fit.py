@@ -228,7 +228,8 @@ def test_fit_kernel_records_in_closed_form():
     for sigma in (0.03, 0.1):
         r = libscale.fit(records, relative_error=sigma, prior=_no_launch())   # hardware from the records
         expected = _closed_form(records, scale, sigma)
-        assert r.parameters == list(expected) and r.records_used == 9
+        # No step record: the framework efficiency is not fitted, and keeps the default's spread.
+        assert r.parameters == [*expected, "framework_efficiency"] and r.records_used == 9
         by_name = {c.name: c for c in r.coefficients}
         for name, (value, sd_log) in expected.items():
             c = by_name[name]
@@ -275,7 +276,8 @@ def test_cli_fit_kernel_record_file(tmp_path):
     for name, (value, _) in expected.items():
         assert libscale._core.calibrate.get_parameter(written.calibration, name) == pytest.approx(
             value, rel=0.05 if name == "hbm_efficiency" else 1e-6)
-    assert written.parameters == [*expected, "kernel_overhead_s"]  # the copies' launch, fitted with them
+    # the copies' launch, fitted with them; the framework efficiency with the default's spread
+    assert written.parameters == [*expected, "kernel_overhead_s", "framework_efficiency"]
     # the default relative error (0.03) gives the other closed form
     d = json.loads(run_cli(["fit", str(src), "-o", str(cal), "--json"]).stdout)
     values = {c["name"]: c["value"] for c in d["coefficients"]}

@@ -6,6 +6,7 @@ built to, not timings."""
 
 from __future__ import annotations
 
+import copy
 import json
 import statistics
 from pathlib import Path
@@ -34,7 +35,16 @@ def model(layers: int) -> _core.spec.ModelSpec:
     return m
 
 
+def kernels_only(calibration: _core.calibrate.Calibration) -> _core.calibrate.Calibration:
+    """The calibration at framework efficiency 1: its kernel laws alone, as a profile times
+    kernels (docs/model.md "Framework efficiency")."""
+    c = copy.copy(calibration)
+    c.framework_efficiency = 1.0
+    return c
+
+
 def parts_ms(calibration: _core.calibrate.Calibration) -> dict[str, float]:
+    calibration = kernels_only(calibration)
     hw = libscale.hardware("h200")
     ct = _core.estimate.compute_times(model(8), hw, calibration, libscale.training_config(**PROFILED))
     step = libscale.estimate_step(model(8), "h200", calibration=calibration, **PROFILED)
@@ -106,29 +116,49 @@ def step_errors(calibration: object) -> list[float]:
     return out
 
 
+def harness_calibration() -> _core.calibrate.Calibration:
+    return _core.calibrate.read_calibration_file(str(FITTED), libscale.hardware("h200")).calibration
+
+
 def test_harness_alone_predicts_the_real_steps():
-    errors = [abs(e) for e in step_errors(str(FITTED))]
+    # The harness's kernel laws, summed as the step model composes them (framework efficiency
+    # 1: one GPU, no collectives, a timed step with nothing else in it).
+    errors = [abs(e) for e in step_errors(kernels_only(harness_calibration()))]
     assert statistics.median(errors) <= 0.05, errors
     # The target is 10 %; three rows ran with 117-119 GiB allocated of 139.8 (the caching
     # allocator at its limit, which the model does not know) and are 12-15 % slower.
     assert max(errors) <= 0.16, errors
+    # As shipped, kernel records identify no framework efficiency: the file keeps the
+    # default's centre (a typical multi-GPU trainer) and its spread, so it predicts these
+    # one-GPU steps slower, and its P10-P90 says how far it can be off.
+    cf = _core.calibrate.read_calibration_file(str(FITTED), libscale.hardware("h200"))
+    assert cf.calibration.framework_efficiency == libscale.default_calibration("h200").framework_efficiency
+    assert "framework_efficiency" in list(cf.parameters)
+    assert all(0 < e < 0.2 for e in step_errors(str(FITTED)))
 
 
 def test_steps_file_is_a_validation_series():
     d = libscale.validate(STEPS).to_dict()
     assert [s["rows"] for s in d["series"]] == [8]
     errors = [abs(r["calibrated_error"]) for r in d["rows"] if r["calibrated_error"] is not None]
-    assert len(errors) == 8 and min(errors) < 1e-3  # the calibration row is fitted exactly
+    assert len(errors) == 8 and min(errors) < 2e-3  # the calibration row is fitted (within 0.2 %)
     # Calibrated on the first row (framework efficiency fitted to one step); the rows near the
     # memory limit (see above) are the largest errors.
     assert statistics.median(errors) <= 0.06, errors
-    # Uncalibrated, the h200 default is within ×1.1 of the real steps at the median.
-    assert 1 / 1.1 <= d["default_ratio"]["median"] <= 1.1, d["default_ratio"]
+    # Uncalibrated, the h200 default is centred on all shipped steps (mostly multi-GPU runs,
+    # which lose more than these one-GPU steps): ×0.89 of them at the median, every one
+    # inside its P10-P90.
+    assert 0.85 <= d["default_ratio"]["median"] <= 0.95, d["default_ratio"]
+    assert d["default_ratio"]["inside_p10_p90"] == 8, d["default_ratio"]
 
 
 def h200_table() -> str:
     """README's rows for the real H200 steps, as the model predicts them."""
-    rows = [("harness calibration alone (`fitted-h200-harness`)", str(FITTED)), ("uncalibrated h200 default", None)]
+    rows = [("harness calibration alone, its kernel laws summed (framework efficiency 1)",
+             kernels_only(harness_calibration())),
+            ("harness calibration alone as shipped (`fitted-h200-harness`: the default's efficiency 0.818)",
+             str(FITTED)),
+            ("uncalibrated h200 default (±18 %)", None)]
     lines = ["| real H200, measured: 8 FSDP2 steps (`--implementation transformers`) | steps | median abs. error "
              "| max abs. error |", "|---|---:|---:|---:|"]
     for label, cal in rows:

@@ -742,6 +742,10 @@ class ValidationRow(metaclass=_Pybind11Type):
         """the default calibration's tokens/s over the measured"""
 
     @property
+    def default_inside_p10_p90(self) -> bool:
+        """the measured tokens/s lies within the default's P10-P90"""
+
+    @property
     def calibrated_error(self) -> float:
         """tokens/s calibrated on the series' first row, over the measured, minus 1"""
 
@@ -853,6 +857,10 @@ class ValidationReport(metaclass=_Pybind11Type):
     def default_ratio_max(self) -> float: ...
 
     @property
+    def default_inside_p10_p90(self) -> int:
+        """rows whose measured tokens/s lies within the default's P10-P90"""
+
+    @property
     def not_fitting(self) -> int:
         """published runs estimated not to fit (should be 0)"""
 
@@ -882,6 +890,11 @@ def coefficient_info(name: str) -> dict[str, typing.Any]:
 
 def default_calibration(hardware: spec.HardwareProfile) -> Calibration:
     """The shipped default (uncalibrated) calibration for a HardwareProfile."""
+
+def default_calibration_file(hardware: spec.HardwareProfile) -> CalibrationFile:
+    """The shipped default as a CalibrationFile: its prior, and the spread of the shipped measurements around it as
+    covariance (an uncalibrated projection's P10-P90).
+    """
 
 def default_priors(hardware: spec.HardwareProfile) -> dict[str, float]:
     """The default file's prior: standard deviation of log(value) per coefficient the fitter may move."""

@@ -10,6 +10,7 @@
 #include "../fields.hpp"
 #include "../json_py.hpp"
 #include "libscale/calibrate/calibration_file.hpp"
+#include "libscale/io/catalog.hpp"
 #include "libscale/io/json_io.hpp"
 
 namespace libscale_py {
@@ -78,6 +79,9 @@ void register_calibrate_calibration_file(py::module_& m) {
         .def(
             "__deepcopy__", [](const F& f, py::dict) { return F(f); }, py::arg("memo"));
 
+    m.def("default_calibration_file", &default_calibration_file, py::arg("hardware"),
+          "The shipped default as a CalibrationFile: its prior, and the spread of the shipped measurements "
+          "around it as covariance (an uncalibrated projection's P10-P90).");
     m.def("read_calibration_file", &read_calibration_file, py::arg("path"), py::arg("hardware"),
           py::call_guard<py::gil_scoped_release>(),
           "A calibration file (either form), or a shipped one by name (e.g. 'derived-b300-qwen3-32b'). "

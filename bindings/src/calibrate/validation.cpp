@@ -27,6 +27,8 @@ void register_calibrate_validation(py::module_& m) {
                    "'x' the calibration row; 'a' other GPU count; 'b' other model; 'c' other configuration"),
                field("measured_tokens_per_s_per_gpu", &R::measured_tokens_per_s_per_gpu),
                field("default_ratio", &R::default_ratio, "the default calibration's tokens/s over the measured"),
+               field("default_inside_p10_p90", &R::default_inside_p10_p90,
+                     "the measured tokens/s lies within the default's P10-P90"),
                field("calibrated_error", &R::calibrated_error,
                      "tokens/s calibrated on the series' first row, over the measured, minus 1"),
                output_field<std::string, R>(
@@ -61,6 +63,8 @@ void register_calibrate_validation(py::module_& m) {
                field("configurations", &V::configurations, "(c) other configurations"),
                field("default_count", &V::default_count), field("default_ratio_median", &V::default_ratio_median),
                field("default_ratio_min", &V::default_ratio_min), field("default_ratio_max", &V::default_ratio_max),
+               field("default_inside_p10_p90", &V::default_inside_p10_p90,
+                     "rows whose measured tokens/s lies within the default's P10-P90"),
                field("not_fitting", &V::not_fitting, "published runs estimated not to fit (should be 0)")),
         Access::read_only);
 

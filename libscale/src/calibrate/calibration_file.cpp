@@ -231,9 +231,7 @@ CalibrationFile read_default(const json& j, const HardwareProfile& hw, std::stri
     }
     CalibrationFile out;
     try {
-        const CalibrationFractions f = calibration_fractions_from_json(j, origin);
-        out.calibration = resolve_calibration(f, hw, "default", std::string(origin));
-        out.prior_log_sd = f.prior_log_sd;
+        out = resolve_default_file(calibration_fractions_from_json(j, origin), hw, std::string(origin));
         read_measured_with(j, out.calibration, origin);
     } catch (const std::invalid_argument& e) {
         throw ParseError(std::string(origin) + ": " + e.what());
@@ -247,6 +245,28 @@ CalibrationFile read_default(const json& j, const HardwareProfile& hw, std::stri
     out.quality = json::object();
     return out;
 }
+
+}  // namespace
+
+CalibrationFile resolve_default_file(const CalibrationFractions& f, const HardwareProfile& hw, std::string origin) {
+    CalibrationFile out;
+    out.calibration = resolve_calibration(f, hw, "default", std::move(origin));
+    out.prior_log_sd = f.prior_log_sd;
+    // Covariance order: the coefficient table's, as the fitter writes it.
+    for (const CoefficientInfo& info : calibration_coefficients())
+        if (f.spread_log_sd.contains(info.name)) out.parameters.emplace_back(info.name);
+    const auto k = static_cast<Eigen::Index>(out.parameters.size());
+    if (k == 0) return out;
+    out.covariance = Eigen::MatrixXd::Zero(k, k);
+    for (Eigen::Index i = 0; i < k; ++i) {
+        const std::string& name = out.parameters[static_cast<std::size_t>(i)];
+        const double sd = coefficient_info(name).ref(out.calibration) * f.spread_log_sd.at(name);
+        out.covariance(i, i) = sd * sd;
+    }
+    return out;
+}
+
+namespace {
 
 CalibrationFile read_absolute(const json& j, const std::string& kind, const HardwareProfile& hw,
                               std::string_view origin) {

@@ -211,6 +211,29 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
             st.coef[names[static_cast<std::size_t>(k)]].std_error = std::sqrt(std::max(cov(k, k), 0.0));
         at += cov.rows();
     }
+    // Kernel records say nothing of the trainer: with no step record the framework
+    // efficiency keeps the default's centre, and with it the default's spread over the
+    // shipped step timings (docs/calibration.md "Uncalibrated projections"), not a zero
+    // variance that would print a zero-width interval.
+    const bool kappa_fitted =
+        std::find(out.parameters.begin(), out.parameters.end(), "framework_efficiency") != out.parameters.end();
+    if (steps.empty() && !kappa_fitted) {
+        const CalibrationFile d = default_calibration_file(hw);
+        const auto it = std::find(d.parameters.begin(), d.parameters.end(), "framework_efficiency");
+        if (it != d.parameters.end()) {
+            const auto i = static_cast<Eigen::Index>(it - d.parameters.begin());
+            const double sd =
+                st.cal.framework_efficiency * std::sqrt(d.covariance(i, i)) / d.calibration.framework_efficiency;
+            const Eigen::Index n = out.covariance.rows();
+            out.covariance.conservativeResize(n + 1, n + 1);
+            out.covariance.row(n).setZero();
+            out.covariance.col(n).setZero();
+            out.covariance(n, n) = sd * sd;
+            out.parameters.emplace_back("framework_efficiency");
+            st.coef["framework_efficiency"].std_error = sd;
+            st.coef["framework_efficiency"].note = "kept from the prior (no step record), with the default's spread";
+        }
+    }
     for (const CoefficientInfo& info : calibration_coefficients()) {
         Coefficient c = st.coef[info.name];
         c.value = get_parameter(st.cal, info.name);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "libscale/estimate/step_model.hpp"
+#include "libscale/estimate/uncertainty.hpp"
 #include "libscale/io/catalog.hpp"
 
 namespace libscale {
@@ -61,7 +62,8 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
             const std::vector<std::size_t>& idx = series[name];
             const StepRun& ref = file.set.steps[idx.front()];
             const HardwareProfile hw = find_hardware(ref.hardware);
-            const Calibration def = default_calibration(hw);
+            const CalibrationFile def_file = default_calibration_file(hw);
+            const Calibration& def = def_file.calibration;
             MeasurementSet one;
             one.steps.push_back(ref);
             const std::string where = file.name + " record " + std::to_string(idx.front());
@@ -104,6 +106,11 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
                 row.available_gib = c.memory.available_gib;
                 row.published_memory_gib = s.memory_gib;
                 row.published_memory_kind = s.memory_kind;
+                const Scenario scenario{m, hw, def_file, s.config};
+                const Quantiles q =
+                    projection_quantiles(scenario, {s.config.gpus}, Scaling::strong, Job{}).front().tokens_per_s;
+                row.default_inside_p10_p90 = q.p10 <= measured && measured <= q.p90;
+                out.default_inside_p10_p90 += row.default_inside_p10_p90 ? 1 : 0;
                 ratios.push_back(row.default_ratio);
                 if (row.category != 'x') by_category[row.category - 'a'].push_back(row.calibrated_error);
                 if (!c.memory.fits) ++out.not_fitting;

@@ -33,7 +33,7 @@ void Scenario::validate() const {
 
 Scenario make_scenario(ModelSpec model, HardwareProfile hardware, TrainingConfig config) {
     Scenario s;
-    s.calibration.calibration = default_calibration(hardware);
+    s.calibration = default_calibration_file(hardware);
     s.model = std::move(model);
     s.hardware = std::move(hardware);
     s.config = config;

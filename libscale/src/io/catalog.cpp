@@ -169,6 +169,12 @@ Calibration default_calibration(const HardwareProfile& hw) {
     return resolve_calibration(f, hw, "default", file);
 }
 
+CalibrationFile default_calibration_file(const HardwareProfile& hw) {
+    std::string file;
+    const CalibrationFractions& f = default_fractions(hw, file);
+    return resolve_default_file(f, hw, file);
+}
+
 std::map<std::string, double> default_priors(const HardwareProfile& hw) {
     std::string file;
     return default_fractions(hw, file).prior_log_sd;

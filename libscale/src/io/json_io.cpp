@@ -231,25 +231,30 @@ CalibrationFractions calibration_fractions_from_json(const json& j, std::string_
     f.power_idle_fraction =
         in_range(power, "idle_fraction", "power.idle_fraction", 0, 1, "a fraction of board power in [0, 1]");
     f.prior_log_sd = prior_from_json(j, origin);
+    f.spread_log_sd = log_sd_from_json(j, "spread", origin);
     return f;
 }
 
-std::map<std::string, double> prior_from_json(const json& j, std::string_view origin) {
+std::map<std::string, double> log_sd_from_json(const json& j, const std::string& field, std::string_view origin) {
     std::map<std::string, double> out;
-    const auto it = j.find("prior");
+    const auto it = j.find(field);
     if (it == j.end() || it->is_null()) return out;
-    if (!it->is_object()) field_error(origin, "prior", *it, "an object of coefficient name -> log standard deviation");
+    if (!it->is_object()) field_error(origin, field, *it, "an object of coefficient name -> log standard deviation");
     for (const auto& [name, v] : it->items()) {
         try {
             (void)coefficient_info(name);
         } catch (const std::invalid_argument& e) {
-            throw ParseError(std::string(origin) + ": field 'prior." + name + "': " + e.what());
+            throw ParseError(std::string(origin) + ": field '" + field + "." + name + "': " + e.what());
         }
         if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
-            field_error(origin, "prior." + name, v, "a finite number > 0 (a standard deviation of log(value))");
+            field_error(origin, field + "." + name, v, "a finite number > 0 (a standard deviation of log(value))");
         out[name] = v.get<double>();
     }
     return out;
+}
+
+std::map<std::string, double> prior_from_json(const json& j, std::string_view origin) {
+    return log_sd_from_json(j, "prior", origin);
 }
 
 }  // namespace libscale

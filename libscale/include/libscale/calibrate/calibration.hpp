@@ -119,6 +119,9 @@ struct CalibrationFractions {
     double power_idle_fraction = 0;  // used only where the hardware has no idle figure
     // Prior standard deviation of log(value) of each coefficient the fitter may move.
     std::map<std::string, double> prior_log_sd;
+    // Standard deviation of log(value) of the shipped measurements around this default
+    // (the default file's "spread"): an uncalibrated projection's P10–P90 comes from it.
+    std::map<std::string, double> spread_log_sd;
 };
 
 Calibration resolve_calibration(const CalibrationFractions& f, const HardwareProfile& hw, std::string kind,

@@ -32,6 +32,12 @@ struct CalibrationFile {
     std::map<std::string, double> prior_log_sd;  // the fitter's prior, log standard deviations
 };
 
+// A default file's fractions resolved for `hw`, with its prior and its "spread" as the
+// covariance: diagonal, variance (value × log sd)² (the delta method, as projections sample
+// those coefficients in log space), so an uncalibrated projection's P10–P90 is the spread
+// of the shipped measurements around the default (docs/calibration.md "Uncalibrated").
+CalibrationFile resolve_default_file(const CalibrationFractions& f, const HardwareProfile& hw, std::string origin);
+
 // Reads either form; a default file is resolved against `hw`. Throws ParseError naming
 // the file and field (unknown schema or version, non-positive-definite covariance, a
 // hardware mismatch).

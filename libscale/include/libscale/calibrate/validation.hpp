@@ -30,7 +30,10 @@ struct ValidationRow {
     TrainingConfig config;
     char category = 'x';  // 'x': the calibration row; 'a', 'b', 'c' as above
     double measured_tokens_per_s_per_gpu = 0;
-    double default_ratio = 0;     // default calibration's tokens/s over the measured
+    double default_ratio = 0;  // default calibration's tokens/s over the measured
+    // The measured tokens/s lies within the default's P10–P90 (its spread, sampled as any
+    // projection's interval is: projection_quantiles).
+    bool default_inside_p10_p90 = false;
     double calibrated_error = 0;  // calibrated tokens/s over the measured, minus 1
     FitStatus fit_status = FitStatus::fits;
     double memory_gib = 0;  // estimated per GPU
@@ -60,7 +63,8 @@ struct ValidationReport {
     ErrorSummary gpu_counts, model_sizes, configurations;  // (a), (b), (c)
     std::size_t default_count = 0;
     double default_ratio_median = 0, default_ratio_min = 0, default_ratio_max = 0;
-    std::size_t not_fitting = 0;  // published runs estimated not to fit (should be 0)
+    std::size_t default_inside_p10_p90 = 0;  // rows whose measured value is inside it (80 % if honest)
+    std::size_t not_fitting = 0;             // published runs estimated not to fit (should be 0)
 };
 
 struct NamedMeasurements {

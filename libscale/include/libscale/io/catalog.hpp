@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "libscale/calibrate/calibration.hpp"
+#include "libscale/calibrate/calibration_file.hpp"
 #include "libscale/spec/hardware.hpp"
 #include "libscale/spec/model_spec.hpp"
 
@@ -31,6 +32,9 @@ HardwareProfile find_hardware(std::string_view name_or_path);
 // The shipped default calibration for the hardware (default-<name>.json), or the
 // generic default for hardware not in the catalog.
 Calibration default_calibration(const HardwareProfile& hw);
+// The same with its prior and its spread as covariance (resolve_default_file): what an
+// uncalibrated projection samples its P10–P90 from.
+CalibrationFile default_calibration_file(const HardwareProfile& hw);
 // The default file's prior: standard deviation of log(value) per coefficient the fitter
 // may move (calibration/data/calibrations/default-*.json "prior").
 std::map<std::string, double> default_priors(const HardwareProfile& hw);

@@ -37,5 +37,9 @@ CalibrationFractions calibration_fractions_from_json(const nlohmann::json& j, st
 // A calibration file's "prior" section (coefficient name → log standard deviation > 0);
 // absent or null: empty. Names are checked against calibration_coefficients().
 std::map<std::string, double> prior_from_json(const nlohmann::json& j, std::string_view origin);
+// An object of coefficient name -> standard deviation of log(value) (a default file's "prior"
+// and "spread"); each name checked against the coefficient table.
+std::map<std::string, double> log_sd_from_json(const nlohmann::json& j, const std::string& field,
+                                               std::string_view origin);
 
 }  // namespace libscale
