@@ -39,28 +39,40 @@ TEST(GemmLaw, KSaturationAndFrameworkEfficiency) {
     EXPECT_REL(gemm_time_s(hw, cal, 1000, 1000, 1000), 8e-6);
 }
 
-TEST(GemmLaw, WavesOfTilesOverTheSms) {
+TEST(GemmLaw, WholeWavesThenAStreamKTail) {
     HardwareProfile hw = tiny_hardware();
     hw.sm_count = 100;  // per SM 1e13 FLOP/s, 5e12 at eta 0.5
-    const Calibration cal = tiny_calibration();
-    // 1280 × 2560 = 10 × 10 tiles of 128 × 256: one full wave of 100 tiles, each
-    // 2·1000·128·256 = 65,536,000 FLOPs at 5e12 = 13.1072 µs, the ideal rate.
-    EXPECT_REL(gemm_time_s(hw, cal, 1280, 2560, 1000), 13.1072e-6);
+    Calibration cal = tiny_calibration();
+    const double wave = 13.1072e-6;  // one 128 × 256 tile, K = 1000: 65,536,000 FLOPs at 5e12
+    // 1280 × 2560 = 10 × 10 tiles of 128 × 256: one full wave of 100 tiles, the ideal rate.
+    EXPECT_REL(gemm_time_s(hw, cal, 1280, 2560, 1000), wave);
     EXPECT_REL(gemm_time_s(hw, cal, 1280, 2560, 1000), 2.0 * 1280 * 2560 * 1000 / 5e14);
-    // One more row: 11 × 10 = 110 tiles, two waves: twice the time for 0.08 % more work.
-    EXPECT_REL(gemm_time_s(hw, cal, 1281, 2560, 1000), 2 * 13.1072e-6);
+    // One more row: 110 tiles, a last wave of 10 (under half full): that wave and the one
+    // before are spread stream-K, 110 × 1000 K steps over 100 SMs, not a second wave.
+    EXPECT_REL(gemm_time_s(hw, cal, 1281, 2560, 1000), 1.1 * wave);
+    // 150 tiles: the last wave is half full, so it runs data-parallel as a whole wave.
+    EXPECT_REL(gemm_time_s(hw, cal, 1920, 2560, 1000), 2 * wave);
+    // 310 tiles: two data-parallel waves, then the third and the 10 left over stream-K.
+    EXPECT_REL(gemm_time_s(hw, cal, 3968, 2560, 1000), 3.1 * wave);
+    // With k_half 100: a data-parallel wave pays it once per tile; the stream-K part once for
+    // its epilogue and twice for the fixup (partials written, then read back).
+    cal.gemm.k_half = 100;
+    EXPECT_REL(gemm_time_s(hw, cal, 1280, 2560, 1000), 1.1 * wave);
+    EXPECT_REL(gemm_time_s(hw, cal, 1281, 2560, 1000), (1100.0 + 300.0) / 1000 * wave);
+    EXPECT_REL(gemm_time_s(hw, cal, 3968, 2560, 1000), (2 * 1100.0 + 1100.0 + 300.0) / 1000 * wave);
 }
 
-TEST(GemmLaw, SplitKWhenTooFewTiles) {
+TEST(GemmLaw, AFewTilesAreSpreadOverEverySm) {
     HardwareProfile hw = tiny_hardware();
     hw.sm_count = 100;
     const Calibration cal = tiny_calibration();
-    // One 128 × 256 tile with K = 100,000: split min(floor(100/1), floor(100000/512) = 195)
-    // = 100 ways, slices of 1000 in one wave: 13.1072 µs of compute; but the fp32 partials
-    // (8·100·128·256 = 26,214,400 B) plus operands 2·(128·1e5 + 1e5·256) = 76,800,000 B and
-    // the result 2·32,768 = 65,536 B take 103,080,… B / 5e12 B/s: memory-bound.
-    const double bytes = 26'214'400.0 + 76'800'000.0 + 65'536.0;
-    EXPECT_REL(gemm_time_s(hw, cal, 128, 256, 100'000), bytes / 5e12);
+    // Forty 128 × 256 tiles with K = 10,000: 40 × 10,000 / 100 = 4000 K steps per SM,
+    // 4000 · 2·128·256 / 5e12 = 52.4288 µs, above the bytes' 2·(1280·1e4 + 1e4·1024) + 2·1280·1024
+    // = 48,621,440 B at 5e12 B/s (9.72 µs).
+    EXPECT_REL(gemm_time_s(hw, cal, 1280, 1024, 10'000), 4000 * 2.0 * 128 * 256 / 5e12);
+    // One tile with K = 100,000: 1000 K steps per SM (13.1 µs), but the operands
+    // 2·(128·1e5 + 1e5·256) = 76,800,000 B and the result 65,536 B take 15.4 µs: memory-bound.
+    EXPECT_REL(gemm_time_s(hw, cal, 128, 256, 100'000), (76'800'000.0 + 65'536.0) / 5e12);
 }
 
 TEST(GemmLaw, Fp8UsesTheFp8PeakAndOneByteOperands) {

@@ -12,12 +12,18 @@ from pathlib import Path
 import pytest
 
 import libscale
+from libscale import _core, _format
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # Qwen3-32B's published parameter count (HF safetensors total; source in
 # calibration/data/models/qwen3-32b.json).
 QWEN3_32B_PARAMETERS = 32_762_123_264
+
+# How tables label a shipped default: its P10-P90 half-width, from the spread every default
+# file carries (scripts/centre_defaults.py writes one value for all of them).
+UNCALIBRATED_PCT = _format.uncalibrated_spread_pct(_core.calibrate.default_calibration_file(libscale.hardware("b300")))
+UNCALIBRATED = f"default (uncalibrated ±{UNCALIBRATED_PCT:.0f} %)"
 
 # The budget-script contract command (without --json).
 CONTRACT = ["project", "--model", "qwen3-32b", "--hardware", "b300", "--gpus", "4,8,16",

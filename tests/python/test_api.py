@@ -237,7 +237,8 @@ def test_compute_laws_by_hand(b300):
     hbm = b300.hbm_bytes_per_s * cal.hbm_efficiency * cal.framework_efficiency
     m = n = k = 8192
     tiles = math.ceil(m / g.tile_m) * math.ceil(n / g.tile_n)
-    assert tiles > sm                     # so no split-K: one K slice per tile
+    # over a wave, and the last wave at least half full: whole waves, data-parallel (no stream-K)
+    assert tiles > sm and 2 * (tiles % sm) >= sm
     waves = math.ceil(tiles / sm)
     per_sm = b300.peak_flops / sm
     bf16 = waves * 2 * (k + g.k_half) * g.tile_m * g.tile_n / (per_sm * g.eta_max * cal.framework_efficiency)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import libscale
-from conftest import ROOT, run_cli
+from conftest import ROOT, UNCALIBRATED, run_cli
 
 DERIVED = "derived-b300-qwen3-32b"
 DERIVED_PATH = ROOT / "calibration" / "data" / "calibrations" / f"{DERIVED}.json"
@@ -153,7 +153,7 @@ def test_default_calibration_carries_the_shipped_spread():
     # Compute-bound: tokens/s scales with the efficiency, so P90/P10 is exp(2 z90 sigma).
     z90 = 1.2815515655446004
     assert row["tokens_per_s_p90"] / row["tokens_per_s_p10"] == pytest.approx(math.exp(2 * z90 * log_sd), rel=0.05)
-    assert "default (uncalibrated ±18 %)" in p.text()
+    assert UNCALIBRATED in p.text()
 
 
 def test_wrong_hardware_calibration(tmp_path):

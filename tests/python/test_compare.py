@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import libscale
-from conftest import run_cli
+from conftest import UNCALIBRATED, run_cli
 
 CONFIG = dict(gpus_per_node=8, global_batch_tokens=1_048_576, activation_checkpointing="full")
 
@@ -40,7 +40,7 @@ def test_summary_names_the_fastest_and_cheapest_per_gpu_count():
     assert f"{fast['tokens_per_s'] / slow['tokens_per_s']:.2f}× {slow['hardware']}" in line
     assert f"cheapest {cheap['hardware']} (${cheap['cost_usd']:,.2f})" in line
     text = c.text()
-    assert "b300: calibration default (uncalibrated ±18 %), $6.00/GPU-h" in text
+    assert f"b300: calibration {UNCALIBRATED}, $6.00/GPU-h" in text
     # the job is stated once, without one price for all
     assert text.splitlines()[0].endswith("job 1,000,000,000 tokens × 1 epoch")
 

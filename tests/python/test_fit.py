@@ -182,7 +182,9 @@ def _kernel_records() -> tuple[list[dict], dict[str, list[float]]]:
     sm, per_sm = B300.sm_count, B300.peak_flops / B300.sm_count
     records, scale = [], {"gemm.eta_max": [], "attention.forward_eta_max": [], "hbm_efficiency": []}
     for (m, n, k), e in zip([(8192, 8192, 8192), (16384, 8192, 8192), (8192, 16384, 8192)], NOISE, strict=True):
-        waves = math.ceil(math.ceil(m / g.tile_m) * math.ceil(n / g.tile_n) / sm)   # ≥ one full wave: no split-K
+        tiles = math.ceil(m / g.tile_m) * math.ceil(n / g.tile_n)
+        assert tiles > sm and 2 * (tiles % sm) >= sm   # whole waves, the last at least half full: no stream-K
+        waves = math.ceil(tiles / sm)
         c = waves * 2 * (k + g.k_half) * g.tile_m * g.tile_n / per_sm
         scale["gemm.eta_max"].append(c)
         records.append({"kind": "gemm", "hardware": "b300", "m": m, "n": n, "k": k, "seconds": c / 0.75 * (1 + e)})

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import libscale
+from conftest import UNCALIBRATED_PCT
 from libscale import _core
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,12 +63,17 @@ def test_profile_categories_add_up_to_the_profile():
     assert categories()["optimizer"] == pytest.approx(by["optimizer"] / 1e3, rel=1e-3)
 
 
-def test_every_part_of_the_step_within_five_percent_of_the_profile():
+def test_every_part_of_the_step_within_ten_percent_of_the_profile():
     # The default h200 calibration: its hbm_efficiency is a device-to-device copy, the
-    # reference the memory-bound kernel classes' rates are measured against.
+    # reference the memory-bound kernel classes' rates are measured against. Its GEMM law is
+    # the best-shape matmul of a search (MAMF), 5 % faster than this step's GEMMs; the
+    # harness's own GEMM sweep, fitted, is 5 % slower (its longest GEMMs ran power-limited).
     predicted, measured = parts_ms(libscale.default_calibration("h200")), categories()
     for part, ms in predicted.items():
-        assert ms == pytest.approx(measured[part], rel=0.05), (part, ms, measured[part])
+        assert ms == pytest.approx(measured[part], rel=0.10), (part, ms, measured[part])
+    assert all(ms == pytest.approx(measured[part], rel=0.05) for part, ms in predicted.items() if part != "gemm")
+    harness = parts_ms(harness_calibration())
+    assert predicted["gemm"] < measured["gemm"] < harness["gemm"]
 
 
 def test_harness_calibration_knows_it_measured_cudnn():
@@ -132,9 +138,13 @@ def test_harness_alone_predicts_the_real_steps():
     # default's centre (a typical multi-GPU trainer) and its spread, so it predicts these
     # one-GPU steps slower, and its P10-P90 says how far it can be off.
     cf = _core.calibrate.read_calibration_file(str(FITTED), libscale.hardware("h200"))
-    assert cf.calibration.framework_efficiency == libscale.default_calibration("h200").framework_efficiency
+    kappa = cf.calibration.framework_efficiency
+    assert kappa == libscale.default_calibration("h200").framework_efficiency
     assert "framework_efficiency" in list(cf.parameters)
-    assert all(0 < e < 0.2 for e in step_errors(str(FITTED)))
+    # Compute scales as 1/κ (the optimizer's few ms do not), so each step is that much slower.
+    for shipped, summed in zip(step_errors(str(FITTED)), step_errors(kernels_only(harness_calibration())),
+                               strict=True):
+        assert shipped > 0 and (1 + shipped) == pytest.approx((1 + summed) / kappa, rel=0.02)
 
 
 def test_steps_file_is_a_validation_series():
@@ -156,9 +166,9 @@ def h200_table() -> str:
     """README's rows for the real H200 steps, as the model predicts them."""
     rows = [("harness calibration alone, its kernel laws summed (framework efficiency 1)",
              kernels_only(harness_calibration())),
-            ("harness calibration alone as shipped (`fitted-h200-harness`: the default's efficiency 0.818)",
-             str(FITTED)),
-            ("uncalibrated h200 default (±18 %)", None)]
+            ("harness calibration alone as shipped (`fitted-h200-harness`: the default's efficiency "
+             f"{harness_calibration().framework_efficiency:.3f})", str(FITTED)),
+            (f"uncalibrated h200 default (±{UNCALIBRATED_PCT:.0f} %)", None)]
     lines = ["| real H200, measured: 8 FSDP2 steps (`--implementation transformers`) | steps | median abs. error "
              "| max abs. error |", "|---|---:|---:|---:|"]
     for label, cal in rows:

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import libscale
-from conftest import ROOT, run_cli
+from conftest import ROOT, UNCALIBRATED, run_cli
 from libscale import _format, cli
 
 pytest.importorskip("matplotlib", reason="the report draws its figures with matplotlib (pip install 'libscale[plot]')")
@@ -247,7 +247,7 @@ def test_comparison_page_names_each_hardware_and_the_fastest_and_cheapest(compar
             assert f">{_format.fixed(0)(r['tokens_per_s'])}</td>" in text
             assert f">{_format.fixed(2)(r['cost_usd'])}</td>" in text
     assert has(text, "$5.10") and has(text, "$2.80") and has(text, "given per hardware (prices=)")
-    assert has(text, "b300: derived") and has(text, "h200: default (uncalibrated ±18 %)")
+    assert has(text, "b300: derived") and has(text, f"h200: {UNCALIBRATED}")
     assert has(text, "tokens in all") and ">4,000,000,000</td>" in text  # 2e9 tokens × 2 epochs
     lead = report._headline(comparison)
     assert lead.startswith("qwen3-32b on b300 vs h200 for 2e9 tokens × 2 epochs: cheapest ")

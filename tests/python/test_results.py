@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import libscale
+from conftest import UNCALIBRATED
 from libscale.results import struct_to_dict
 
 
@@ -84,7 +85,7 @@ def test_projection_to_pandas_one_row_per_gpu_count(projection):
 def test_html_reprs(projection):
     html = projection._repr_html_()
     assert html.count("<tr>") == 4                      # header + 3 GPU counts
-    assert "default (uncalibrated ±18 %)" in html and "MFU %" in html
+    assert UNCALIBRATED in html and "MFU %" in html
     step_html = libscale.estimate_step(gpus=8)._repr_html_()
     assert "<table>" in step_html and "of which GEMMs s" in step_html and ">yes<" in step_html
     misfit = libscale.project("qwen3-32b", "h100", gpus=[4, 16], global_batch_tokens=1_048_576)._repr_html_()

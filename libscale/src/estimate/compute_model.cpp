@@ -12,10 +12,11 @@ namespace {
 
 constexpr double kAct = 2;  // bf16 activations and gradients, bytes per element
 
-// cuBLAS splits the inner dimension across thread blocks when the output has fewer tiles
-// than the GPU has SMs (split-K; wgrad of narrow layers is the common case). The slices
-// are kept at least this long, and their fp32 partial results are written and summed.
-constexpr double kMinSplitK = 512;
+// A stream-K part (see gemm_s) splits its tiles' K loops between SMs: the peers of a
+// split tile write their fp32 partial accumulators and the last one reads them back
+// before its epilogue, two passes over the tile more than a whole tile makes. k_half is
+// what one such pass (the epilogue) costs.
+constexpr double kStreamKFixupEpilogues = 2;
 
 // Bytes per element and kernels of the memory-bound chains, eager and compiled (see
 // plan_operations).
@@ -108,24 +109,37 @@ inline double ceil_pos(double x) {
 }
 inline double floor_pos(double x) { return static_cast<double>(static_cast<std::int64_t>(x)); }
 
-// Output M×N in tiles, run in waves of one tile per SM; a wave lasts one tile's main loop
-// over K, slowed by the pipeline fill and epilogue as K/(K + k_half). Bounded below by
-// moving the operands and the result through HBM once.
+// Output M×N in tiles of one thread block each, scheduled as NVIDIA/cutlass's heuristic
+// decomposition does (include/cutlass/gemm/kernel/tile_scheduler_params.h,
+// get_num_sk_tiles; stream-K: Osama et al., arXiv 2301.03598). Whole waves of one tile per
+// SM run data-parallel, each tile's main loop over K slowed by the pipeline fill and
+// epilogue as K/(K + k_half). A last wave at least half full runs data-parallel too, as a
+// whole wave. A smaller one, with the wave before it, is spread stream-K over every SM:
+// each SM takes an equal share of their K iterations, and the split tiles pay a fixup.
+// Below one wave cuBLAS also spreads the work (split-K, stream-K or narrower tiles: one
+// H200's 512×5120×8192, 80 tiles of 128×256 on 132 SMs, ran at the full rate), so fewer
+// tiles than SMs are spread as well. Fitted to that H200's 150 cuBLASLt GEMMs
+// (docs/model.md "GEMMs") this law leaves 6 % rms where whole waves alone left 20 %.
+// Bounded below by moving the operands and the result through HBM once.
 double gemm_s(const GemmRate& r, double m, double n, double k) {
     if (!(m > 0 && n > 0 && k > 0)) return 0;
-    double compute = 0, extra_bytes = 0;
+    double compute = 0;
     if (r.sm > 0) {
         const double tiles = ceil_pos(m / r.tile_m) * ceil_pos(n / r.tile_n);
-        const double splits =
-            tiles >= r.sm ? 1.0 : std::max(1.0, std::min(floor_pos(r.sm / tiles), floor_pos(k / kMinSplitK)));
-        const double slice = k / splits;
-        const double waves = ceil_pos(tiles * splits / r.sm);
-        compute = waves * 2.0 * (slice + r.k_half) * r.tile_m * r.tile_n / (r.peak / r.sm * r.eta);
-        if (splits > 1) extra_bytes = 8.0 * splits * m * n;  // fp32 partials written, then read and summed
+        const double full = floor_pos(tiles / r.sm), tail = tiles - full * r.sm;
+        double k_steps = 0;
+        if (tail == 0 || (full >= 1 && 2 * tail >= r.sm)) {
+            k_steps = ceil_pos(tiles / r.sm) * (k + r.k_half);
+        } else {
+            const double data_parallel = full >= 1 ? full - 1 : 0;
+            const double streamed = tiles - data_parallel * r.sm;
+            k_steps = data_parallel * (k + r.k_half) + streamed * k / r.sm + (1 + kStreamKFixupEpilogues) * r.k_half;
+        }
+        compute = k_steps * 2.0 * r.tile_m * r.tile_n / (r.peak / r.sm * r.eta);
     } else {
         compute = 2.0 * m * n * (k + r.k_half) / (r.peak * r.eta);
     }
-    const double bytes = r.in_bytes * (m * k + k * n) + r.out_bytes * m * n + extra_bytes;
+    const double bytes = r.in_bytes * (m * k + k * n) + r.out_bytes * m * n;
     return std::max(compute, bytes / r.bandwidth);
 }
 
