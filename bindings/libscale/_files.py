@@ -19,6 +19,9 @@ from typing import Any, BinaryIO
 
 __all__ = ["check_target", "loads_json", "open_input", "read_bytes", "read_json", "write_atomic"]
 
+#: Bytes read at a time by read_bytes: memory follows the file, never the limit.
+_READ_CHUNK = 1 << 20
+
 
 def open_input(path: str | os.PathLike[str], expected: str) -> BinaryIO:
     """A file a user named, open for reading in binary: a regular file only. It is opened
@@ -46,14 +49,20 @@ def open_input(path: str | os.PathLike[str], expected: str) -> BinaryIO:
 
 def read_bytes(path: str | os.PathLike[str], *, max_bytes: int, expected: str) -> bytes:
     """The whole of a regular file (open_input's rules), at most max_bytes (ValueError past it)."""
+    # Read in chunks: f.read(max_bytes + 1) allocates max_bytes up front, which fails under an
+    # address-space limit (batch schedulers set them) however small the file.
+    parts: list[bytes] = []
+    size = 0
     with open_input(path, expected) as f:
         try:
-            data = f.read(max_bytes + 1)
+            while size <= max_bytes and (chunk := f.read(min(_READ_CHUNK, max_bytes + 1 - size))):
+                parts.append(chunk)
+                size += len(chunk)
         except OSError as e:
             raise ValueError(f"{os.fspath(path)}: read failed: {e.strerror}") from None
-    if len(data) > max_bytes:
+    if size > max_bytes:
         raise ValueError(f"{os.fspath(path)}: larger than {max_bytes:,} bytes; expected {expected}")
-    return data
+    return b"".join(parts)
 
 
 def read_json(path: str, *, max_bytes: int, expected: str) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -185,6 +186,28 @@ def fit_notes(rows: Iterable[Mapping[str, Any]]) -> list[str]:
 def _count(v: float) -> str:
     """1e9 -> '1,000,000,000'; non-integral or huge values in short scientific form."""
     return f"{int(v):,}" if float(v).is_integer() and abs(v) < 1e15 else f"{v:.4g}"
+
+
+#: Control characters (C0 but newline and tab, DEL, C1) as a terminal would act on them:
+#: an escape sequence in a model name from a file must not move the cursor or recolour text.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """Text for a terminal: each control character but newline and tab written as \\xNN."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+#: A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV
+#: Injection"): =HYPERLINK(...) from a model or series name would run when opened.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """A CSV cell: text that a spreadsheet would read as a formula gets a leading quote."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
 
 
 #: z of a normal distribution's 90th percentile: a log-normal coefficient's P10–P90 is its

@@ -74,7 +74,7 @@ def rows_csv(rows: Sequence[Mapping[str, Any]]) -> str:
     w = csv.DictWriter(out, fieldnames=keys, lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: ("" if v is None else v) for k, v in to_jsonable(dict(r)).items()})
+        w.writerow({k: ("" if v is None else _format.csv_safe(v)) for k, v in to_jsonable(dict(r)).items()})
     return out.getvalue()
 
 

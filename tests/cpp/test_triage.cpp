@@ -240,3 +240,20 @@ TEST(Triage, RejectsNonIncreasingTimes) {
     t.push_back({1, 0, 600, 100});
     EXPECT_THROW(triage(t, h100(), {}, detector()), std::invalid_argument);
 }
+
+// A smoothing window below the timestamps' resolution (t - 1e-9 == t at epoch seconds)
+// smooths nothing: each sample is its own mean, and no sample past the last is read
+// (the sanitized build caught the read; issue 23).
+TEST(Triage, SmoothingWindowBelowTheClockResolution) {
+    const std::vector<double> t = {1778191200.0, 1778191201.0, 1778191202.0};
+    const std::vector<double> p = {650, 72, 650};
+    const std::vector<double> u = {100, 100, 100};
+    ClassifierOptions o;
+    o.smoothing_window_s = 1e-9;
+    o.min_dwell_s = 0;
+    std::vector<Phase> out(t.size());
+    classify_gpu(t, p, u, thresholds_w(h100()), o, out);
+    EXPECT_EQ(out[0], Phase::compute);
+    EXPECT_EQ(out[1], Phase::checkpoint_or_deadlock);
+    EXPECT_EQ(out[2], Phase::compute);
+}

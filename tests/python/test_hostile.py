@@ -317,3 +317,60 @@ print(up["dropped_samples"], later["dropped_samples"], s.last_time_s)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["1", "0", "11.0"]
+
+
+def test_fit_reads_its_inputs_under_an_address_space_limit(tmp_path):
+    # Batch schedulers cap a job's address space; a read sized by the 8 GiB limit instead
+    # of the file (f.read(max + 1) allocates it up front) died there with MemoryError.
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    out = tmp_path / "cal.json"
+    measured = Path(__file__).resolve().parents[2] / "calibration/data/measurements/field-report-qwen3-32b-b300.json"
+    run = subprocess.run([sys.executable, "-m", "libscale", "fit", str(measured), "-o", str(out)], capture_output=True,
+                         text=True, timeout=120, stdin=subprocess.DEVNULL, preexec_fn=limit)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(out.read_text())["kind"] == "fitted"
+
+
+@pytest.mark.parametrize("pid, match", [(2147483648, "at most 4,194,304"), (1 << 70, "at most 4,194,304"),
+                                        (1, "above 1")])
+def test_watch_refuses_a_pid_no_process_can_have(capsys, pid, match):
+    trace = Path(__file__).resolve().parents[2] / "examples/traces/nccl-hang.csv"
+    err = one_line_error(capsys, ["watch", "--pid", pid, "--nvidia-smi-csv", trace])
+    assert match in err and str(pid) in err
+
+
+def test_a_watcher_does_not_attach_to_itself():
+    from libscale.watch.job import Job
+
+    with pytest.raises(ValueError, match="this watcher's own process"):
+        Job(pid=os.getpid())
+
+
+def test_names_from_files_are_not_formulas_in_csv_nor_escapes_on_a_terminal(tmp_path, capsys):
+    # A series name from a measurement file reaches the CSV and the terminal: a spreadsheet
+    # must not run it as a formula (OWASP "CSV Injection"), a terminal must not act on it.
+    root = Path(__file__).resolve().parents[2]
+    d = json.loads((root / "calibration/data/measurements/torchtitan-llama3.1-8b-h200.json").read_text())
+    for r in d["records"]:
+        r["series"] = '=HYPERLINK("http://x")\x1b[2J'
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(d))
+    run = [sys.executable, "-m", "libscale", "validate", str(path), "--rows"]
+    csv_out = subprocess.run([*run, "--format", "csv"], capture_output=True, text=True, timeout=120, check=True).stdout
+    rows = list(__import__("csv").DictReader(csv_out.splitlines()))
+    assert rows and all(r["series"].startswith("'=HYPERLINK") for r in rows)
+
+    class Named:  # any result whose text quotes a name from a file
+        def text(self) -> str:
+            return 'series =HYPERLINK("http://x")\x1b[2J\x9b\tkept\nkept'
+
+    from libscale.cli._common import emit
+
+    emit(Named(), "table")
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x9b" not in out
+    assert out == 'series =HYPERLINK("http://x")\\x1b[2J\\x9b\tkept\nkept\n'

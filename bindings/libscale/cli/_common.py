@@ -224,7 +224,7 @@ def emit_table(fmt: str, document: Mapping[str, Any], columns: Sequence[Any], ro
     elif fmt == "csv":
         sys.stdout.write(rows_csv([{c.key: r.get(c.key) for c in columns} for r in rows]))
     else:
-        print(text() if text is not None else _format.text_table(columns, rows))
+        print(_format.terminal_safe(text() if text is not None else _format.text_table(columns, rows)))
 
 
 def emit(result: Any, fmt: str) -> None:
@@ -236,4 +236,4 @@ def emit(result: Any, fmt: str) -> None:
     elif fmt == "csv":
         sys.stdout.write(result.to_csv())
     else:
-        print(result.text())
+        print(_format.terminal_safe(result.text()))

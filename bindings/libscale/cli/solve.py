@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from .. import _format
 from ..plan import DEFAULT_CANDIDATES, Plan
 from ._common import (
     CliError,
@@ -57,8 +58,8 @@ def run(a: argparse.Namespace) -> int:
     if a.output_format == "table" and not result.found:
         # The table on stdout; why nothing was chosen (the text's last line) on stderr.
         table, _, reason = result.text().rpartition("\n")
-        print(table)
-        print(reason, file=sys.stderr)
+        print(_format.terminal_safe(table))
+        print(_format.terminal_safe(reason), file=sys.stderr)
     else:
         emit(result, a.output_format)
     return 0 if result.found else 1

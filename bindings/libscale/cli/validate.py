@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from .. import _format
 from ..results import rows_csv
 from ._common import add_format, print_json
 
@@ -40,8 +41,8 @@ def run(a: argparse.Namespace) -> int:
     elif a.output_format == "csv":
         sys.stdout.write(rows_csv(v.rows() if a.rows else v.summary()))
     else:
-        print(v)
+        print(_format.terminal_safe(str(v)))
         if a.rows:
             print()
-            print(_rows_text(v.rows()))
+            print(_format.terminal_safe(_rows_text(v.rows())))
     return 0

@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from .. import _api
+from .. import _api, _format
 from .. import options as _options
 from .. import schemas as _schemas
 from ..results import to_jsonable
@@ -114,12 +114,13 @@ def _line(record: dict[str, Any]) -> str:
 
 
 def _cell(value: Any) -> Any:
-    """A CSV cell: a list as a comma list, an object as JSON, None as empty."""
+    """A CSV cell: a list as a comma list, an object as JSON, None as empty; text a
+    spreadsheet would read as a formula quoted (_format.csv_safe)."""
     if isinstance(value, list):
-        return ",".join(map(str, value))
+        return _format.csv_safe(",".join(map(str, value)))
     if isinstance(value, dict):
-        return json.dumps(value)
-    return "" if value is None else value
+        return _format.csv_safe(json.dumps(value))
+    return "" if value is None else _format.csv_safe(value)
 
 
 def _writer(out: TextIO, fmt: str) -> Any:

@@ -218,6 +218,12 @@ def _describe(rc: int | None) -> str:
     return f"exit status {rc}"
 
 
+#: The largest process id Linux can hand out on a 64-bit kernel (include/linux/threads.h
+#: PID_MAX_LIMIT, 4 × 1024 × 1024): a larger one names no process, and pidfd_open's C int would
+#: overflow on it.
+_PID_MAX_LIMIT = 4 * 1024 * 1024
+
+
 class Job:
     """The process watched: launched (under a keeper, in a session and process group of its
     own; its whole tree is signalled, and ended when the watcher ends) or attached by PID
@@ -247,8 +253,11 @@ class Job:
         self.keeper_pid = None
         assert pid is not None  # exactly one of command and pid, checked above
         self.pid = int(pid)
-        if self.pid <= 1:
-            raise ValueError(f"pid = {self.pid}; it must be a process id above 1")
+        if not 1 < self.pid <= _PID_MAX_LIMIT:
+            raise ValueError(f"pid = {self.pid}; it must be a process id above 1 and at most {_PID_MAX_LIMIT:,} "
+                             "(Linux's PID_MAX_LIMIT)")
+        if self.pid == os.getpid():
+            raise ValueError(f"pid = {self.pid} is this watcher's own process; give the job's")
         # The pidfd first: from here on a recycled PID cannot be confused with the job.
         try:
             self.pidfd = os.pidfd_open(self.pid)

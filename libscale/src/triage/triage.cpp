@@ -61,7 +61,9 @@ void classify_gpu(std::span<const double> time_s, std::span<const double> power_
     for (std::size_t i = 0; i < n; ++i) {
         sum += p[i];
         const double lo = t[i] - window;
-        while (t[left] <= lo) sum -= p[left++];
+        // The window always holds sample i: a window below the timestamps' resolution
+        // (t - window == t at 1.8e9 s and 1e-9 s) would otherwise drop it and read past it.
+        while (left < i && t[left] <= lo) sum -= p[left++];
         const double mean = sum / static_cast<double>(i - left + 1);
         if (dwell.step(raw_phase(mean, u[i], bands), t[i], i, opt.min_dwell_s))
             for (std::size_t j = dwell.cand_i; j < i; ++j) o[j] = dwell.cur;  // date the change back
