@@ -440,3 +440,26 @@ TEST(DcgmScrape, ConsecutiveScrapesEqualTheBatchParseOfTheirConcatenation) {
     EXPECT_EQ(rep.duplicate_timestamps, batch.report.duplicate_timestamps);
     EXPECT_EQ(rep.lines + scrapes.size(), batch.report.lines);  // the batch text adds a comment per scrape
 }
+
+// nvidia-smi stamps local time: at a daylight-saving change the log's clock goes back an
+// hour. Every row after it used to be dropped as non-monotonic (a hang after it unseen);
+// they are re-based to go on from the last row, counted and said. A row out of order by
+// less than 5 s is still dropped.
+TEST(NvidiaSmiCsv, AClockStepBackIsRebasedNotDropped) {
+    const std::string text =
+        "timestamp, index, power.draw [W], utilization.gpu [%]\n"
+        "2024/10/27 02:59:59.000, 0, 650 W, 100 %\n"
+        "2024/10/27 02:59:59.500, 0, 650 W, 100 %\n"
+        "2024/10/27 02:00:00.000, 0, 70 W, 100 %\n"
+        "2024/10/27 02:00:00.500, 0, 70 W, 100 %\n"
+        "2024/10/27 01:59:59.000, 0, 70 W, 100 %\n";  // then a line 1.5 s early: dropped
+    const auto r = parse_nvidia_smi_csv(text);
+    ASSERT_EQ(r.trace.size(), 4u);
+    EXPECT_EQ(r.report.clock_steps, 1u);
+    EXPECT_EQ(r.report.first_clock_step_line, 4u);
+    EXPECT_NEAR(r.report.clock_step_s, 3599.5 + 1e-3, 1e-6);
+    EXPECT_EQ(r.report.non_monotonic_timestamps, 1u);
+    for (std::size_t i = 1; i < r.trace.size(); ++i) EXPECT_GT(r.trace.time_s[i], r.trace.time_s[i - 1]);
+    EXPECT_NEAR(r.trace.time_s[3] - r.trace.time_s[1], 0.5 + 1e-3, 1e-6);
+    EXPECT_NE(r.report.summary().find("clock went back 1 time"), std::string::npos);
+}

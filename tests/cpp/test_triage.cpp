@@ -257,3 +257,25 @@ TEST(Triage, SmoothingWindowBelowTheClockResolution) {
     EXPECT_EQ(out[1], Phase::checkpoint_or_deadlock);
     EXPECT_EQ(out[2], Phase::compute);
 }
+
+// Issue 23: 6 s of samples busy at idle watts, then one sample 995 s later, was reported as
+// a deadlock: the 989 s without data counted as hang time. A trace's gap (ten of its own
+// sampling intervals, at least 5 s) is no data; a hang sampled throughout still fires.
+TEST(Triage, AGapInTheTraceIsNoData) {
+    PowerTrace gap, steady;
+    for (int g = 0; g < 4; ++g) {
+        for (double t = 0; t <= 6; t += 1) gap.push_back({t, g, 72, 100});
+        gap.push_back({995, g, 72, 100});
+        for (double t = 0; t <= 995; t += 1) steady.push_back({t, g, 72, 100});
+    }
+    EXPECT_DOUBLE_EQ(data_gap_s(gap.time_s, gap.gpu), 10.0);  // 10 × 1 s
+    EXPECT_TRUE(triage(gap, h100()).alerts.empty());
+    const TriageResult r = triage(steady, h100());
+    ASSERT_EQ(r.alerts.size(), 1u);
+    EXPECT_EQ(r.alerts[0].kind, AlertKind::deadlock);
+    // The floor: a trace sampled every 0.1 s still has a gap only past 5 s.
+    const std::vector<double> fast{0, 0.1, 0.2, 0.3};
+    const std::vector<int> one(4, 0);
+    EXPECT_DOUBLE_EQ(data_gap_s(fast, one), 5.0);
+    EXPECT_DOUBLE_EQ(data_gap_s({}, {}), 5.0);
+}

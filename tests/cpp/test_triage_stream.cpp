@@ -2,9 +2,11 @@
 // the offline verdicts; missing data never produces an alert; bands follow the limit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "libscale/calibrate/calibration_file.hpp"
@@ -297,5 +299,151 @@ TEST(PowerBandsFile, ReadFromACalibrationFileOfTheSameHardware) {
         FAIL();
     } catch (const ParseError& e) {
         EXPECT_NE(std::string(e.what()).find("no power_bands"), std::string::npos);
+    }
+}
+
+namespace {
+
+// One poll: every one of `gpus` GPUs at time t, with the pattern's power and utilization.
+StreamUpdate poll(TriageStream& s, double t, int gpus, const Pattern& p, double now = NAN) {
+    std::vector<double> ts(static_cast<std::size_t>(gpus), t), pw(ts.size(), p.power_w), ut(ts.size(), p.util_pct);
+    std::vector<int> g(ts.size());
+    for (int i = 0; i < gpus; ++i) g[static_cast<std::size_t>(i)] = i;
+    return s.push(ts, g, pw, ut, now);
+}
+
+std::size_t deadlocks(const std::vector<Alert>& alerts) {
+    return static_cast<std::size_t>(
+        std::count_if(alerts.begin(), alerts.end(), [](const Alert& a) { return a.kind == AlertKind::deadlock; }));
+}
+
+}  // namespace
+
+// Issue 23: a followed nvidia-smi log whose local-time stamps jump forward (daylight saving,
+// a clock step) made 1.5 s of hang-like samples look like an hour. The jump is a gap: the
+// evidence starts again after it, reported.
+TEST(TriageStreamClock, AForwardJumpIsAGapNotHangTime) {
+    DetectorOptions d;
+    d.deadlock_after_s = 60;
+    TriageStream s(h100(), {}, d);
+    double t = 1778191200;
+    for (int i = 0; i < 4; ++i, t += kDt) EXPECT_TRUE(poll(s, t, 4, kHang).alerts.empty());
+    t += 3600;  // the log's clock moves an hour on
+    const StreamUpdate after = poll(s, t, 4, kHang);
+    EXPECT_TRUE(after.alerts.empty());
+    ASSERT_EQ(after.gaps.size(), 4u);
+    EXPECT_NEAR(after.gaps[0].to_s - after.gaps[0].from_s, 3600 + kDt, 1e-6);
+    std::vector<Alert> alerts;
+    for (int i = 0; i < 100; ++i) {  // 50 s more of the same: still under T = 60 s
+        t += kDt;
+        const auto up = poll(s, t, 4, kHang);
+        alerts.insert(alerts.end(), up.alerts.begin(), up.alerts.end());
+    }
+    EXPECT_EQ(deadlocks(alerts), 0u);
+    // A hang that goes on after the jump is caught, T after the jump.
+    for (int i = 0; i < 40; ++i) {
+        t += kDt;
+        const auto up = poll(s, t, 4, kHang);
+        alerts.insert(alerts.end(), up.alerts.begin(), up.alerts.end());
+    }
+    ASSERT_EQ(deadlocks(alerts), 1u);
+    EXPECT_GT(alerts[0].time_s, 1778191200 + 3600 + 60.0);
+}
+
+// Replaying a log with a 95 s hole: the hole was counted as hang time.
+TEST(TriageStreamClock, AGapInAReplayedLogIsNoData) {
+    DetectorOptions d;
+    d.deadlock_after_s = 60;
+    TriageStream s(h100(), {}, d);
+    std::vector<Alert> alerts;
+    for (double t = 0; t < 10; t += kDt) poll(s, t, 2, kHang);
+    for (double t = 105; t < 115; t += kDt) {
+        const auto up = poll(s, t, 2, kHang);
+        alerts.insert(alerts.end(), up.alerts.begin(), up.alerts.end());
+    }
+    EXPECT_EQ(deadlocks(alerts), 0u);
+}
+
+// A step backwards dropped every later line (GPUs reported lost, a real hang unseen): the
+// clock is re-based, said once, and the hang after it fires.
+TEST(TriageStreamClock, AStepBackIsRebasedAndAHangAfterItIsSeen) {
+    DetectorOptions d;
+    d.deadlock_after_s = 60;
+    TriageStream s(h100(), {}, d);
+    double t = 1778191200;
+    for (int i = 0; i < 20; ++i, t += kDt) poll(s, t, 4, kCompute);
+    t -= 3600;  // the log's clock goes back an hour
+    const StreamUpdate step = poll(s, t, 4, kCompute);
+    EXPECT_EQ(step.dropped_samples, 0u);
+    EXPECT_NEAR(step.clock_step_s, 3600, 1.0);
+    EXPECT_TRUE(step.lost.empty());
+    std::vector<Alert> alerts;
+    std::vector<int> lost;
+    for (int i = 0; i < 200; ++i) {  // 100 s of a hang after the step
+        t += kDt;
+        const auto up = poll(s, t, 4, kHang);
+        EXPECT_EQ(up.clock_step_s, 0);
+        EXPECT_EQ(up.dropped_samples, 0u);
+        alerts.insert(alerts.end(), up.alerts.begin(), up.alerts.end());
+        lost.insert(lost.end(), up.lost.begin(), up.lost.end());
+    }
+    EXPECT_TRUE(lost.empty());
+    EXPECT_EQ(deadlocks(alerts), 1u);
+    EXPECT_NEAR(s.clock_offset_s(), 3600, 1.0);
+    // A line repeated or slightly out of order is still dropped, not a clock step.
+    const StreamUpdate repeat = poll(s, t - 1, 4, kHang);
+    EXPECT_EQ(repeat.dropped_samples, 4u);
+    EXPECT_EQ(repeat.clock_step_s, 0);
+}
+
+// The watcher's promise: no sequence of healthy samples, gaps and clock steps, forward or
+// back, ever raises a deadlock. Healthy here includes checkpoint-like stretches (busy at
+// idle watts) shorter than T, on the true clock; the log's clock is stepped and samples
+// are dropped for up to 20 minutes at random.
+TEST(TriageStreamClock, NoHealthySequenceOfSamplesGapsAndClockStepsRaisesADeadlock) {
+    std::mt19937 rng(2023);
+    std::uniform_real_distribution<double> unit(0, 1);
+    for (int run = 0; run < 200; ++run) {
+        DetectorOptions d;
+        d.deadlock_after_s = 60;
+        TriageStream s(h100(), {}, d);
+        const int gpus = 1 + run % 4;
+        double truth = 0, shown = 1778191200 + 1e5 * unit(rng), busy_low_left = 0, compute_left = 0;
+        const Pattern* phase = &kCompute;
+        std::vector<Alert> alerts;
+        for (int i = 0; i < 1500; ++i) {
+            truth += kDt;
+            shown += kDt;
+            compute_left -= kDt;
+            if (busy_low_left > 0) {
+                busy_low_left -= kDt;
+                if (busy_low_left <= 0) {
+                    phase = &kCompute;
+                    compute_left = 10;  // work between saves, longer than a blip the dwell ignores
+                }
+            } else if (compute_left <= 0 && unit(rng) < 0.01) {
+                phase = &kHang;  // a checkpoint-like stretch: busy at idle watts, shorter than T
+                busy_low_left = 55 * unit(rng);
+            } else if (unit(rng) < 0.02) {
+                phase = unit(rng) < 0.5 ? &kIdle : &kCompute;
+            }
+            const double r = unit(rng);
+            if (r < 0.004) shown += (unit(rng) < 0.5 ? -1 : 1) * 3600;  // clock step
+            if (r > 0.996) {                                            // no data for a while
+                const double gap = 1200 * unit(rng);
+                truth += gap;
+                shown += gap;
+                busy_low_left -= gap;
+                compute_left -= gap;
+                if (busy_low_left <= 0 && phase == &kHang) {
+                    phase = &kCompute;
+                    compute_left = 10;
+                }
+                continue;
+            }
+            const auto up = poll(s, shown, gpus, *phase);
+            alerts.insert(alerts.end(), up.alerts.begin(), up.alerts.end());
+        }
+        ASSERT_EQ(deadlocks(alerts), 0u) << "run " << run << ": " << alerts.front().message;
     }
 }

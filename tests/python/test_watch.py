@@ -844,3 +844,52 @@ def test_write_atomic_without_o_tmpfile(tmp_path: Path, monkeypatch):
     _files.write_atomic(target, b"one", sync=False)
     _files.write_atomic(target, b"two", sync=True)
     assert target.read_bytes() == b"two" and sorted(p.name for p in tmp_path.iterdir()) == ["libscale.prom"]
+
+
+def _log(path: Path, pieces: list[tuple[float, float, float, float]]) -> Path:
+    """pieces: (clock jump before it in s, duration s, watts, utilization %), DT apart."""
+    lines = ["timestamp, index, power.draw [W], utilization.gpu [%]"]
+    t = 0.0
+    for jump, duration, watts, util in pieces:
+        t += jump
+        for _ in range(round(duration / DT)):
+            lines.extend(f"{_stamp(T0 + t)}, {g}, {watts} W, {util} %" for g in range(GPUS))
+            t += DT
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_clock_jump_in_the_log_is_a_gap_not_hang_time(tmp_path: Path):
+    # Issue 23: the log's local-time stamps jump an hour on (daylight saving) in the middle of
+    # a 20 s save at idle watts; the watcher counted the hour as hang time and killed the job.
+    trace = _log(tmp_path / "dst.csv", [(0, 10, 650, 100), (0, 10, 70, 100), (3600, 10, 70, 100),
+                                        (0, 10, 650, 100)])
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--nvidia-smi-csv", str(trace), "--speed", "40000",
+                          "--deadlock-after-s", str(T), "--", sys.executable, "-c", "import time; time.sleep(1.5)"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    ev = _events(out.stdout)
+    assert not [e for e in ev if e["event"] in ("alert", "signal")], ev
+    gaps = [e for e in ev if e["event"] == "data_gap"]
+    assert sorted(e["gpu"] for e in gaps) == list(range(GPUS))
+    assert all(e["to_s"] - e["from_s"] == pytest.approx(3600 + DT) for e in gaps)
+    assert not _schema_errors(ev)
+
+
+def test_a_clock_step_back_is_rebased_and_the_hang_after_it_caught(tmp_path: Path):
+    # The log's clock goes back an hour: later lines were dropped, the GPUs reported lost and
+    # the hang after the step never seen.
+    trace = _log(tmp_path / "back.csv", [(0, 10, 650, 100), (-3600, T + 30, 70, 100)])
+    pids = tmp_path / "pids"
+    w = _watch(["--nvidia-smi-csv", str(trace), "--speed", str(SPEED), "--deadlock-after-s", str(T), "--grace-s",
+                "1", "--", sys.executable, "-c", CHILD, str(pids)])
+    child, grandchild = _pids(pids)
+    out, err = w.communicate(timeout=60)
+    ev = _events(out)
+    steps = [e for e in ev if e["event"] == "clock_step"]
+    assert len(steps) == 1 and steps[0]["step_s"] == pytest.approx(3600 - DT, abs=0.01)  # 9.5 s -> 10 s - 1 h
+    assert not [e for e in ev if e["event"] == "gpu_lost"]
+    assert [e["kind"] for e in ev if e["event"] == "alert"] == ["deadlock"]
+    assert w.returncode == 3, err
+    assert not _schema_errors(ev)
+    assert _wait_for(lambda: not _alive(child) and not _alive(grandchild))

@@ -57,6 +57,18 @@ class ParseReport(metaclass=_Pybind11Type):
         """1-based; 0 when none"""
 
     @property
+    def clock_steps(self) -> int:
+        """nvidia-smi only: times the log's clock went back more than 5 s (later rows re-based)"""
+
+    @property
+    def clock_step_s(self) -> float:
+        """seconds added to the rows after the steps, in all"""
+
+    @property
+    def first_clock_step_line(self) -> int:
+        """1-based; 0 when none"""
+
+    @property
     def scrapes(self) -> int:
         """dcgm only: scrapes seen"""
 

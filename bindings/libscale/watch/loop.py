@@ -171,6 +171,7 @@ class Watcher:
         self._prom_error: str | None = None
         self._errors_seen: dict[int, int] = {}
         self._source_error: str | None = None
+        self._clock_steps: tuple[int, float] = (0, 0.0)  # the source's clock steps reported so far, s in all
         self._errors: dict[str, tuple[str, float]] = {}  # step -> the last error told, when
         self._pending: list[int] = []  # signals received, handled by the loop
         self._wake_r: int | None = None
@@ -312,6 +313,14 @@ class Watcher:
             self._emit("gpu_lost", t, gpu=g, message=f"GPU {g}: no fresh samples; no action is taken on missing data")
         for g in up["returned"]:
             self._emit("gpu_returned", t, gpu=g)
+        if up["clock_step_s"]:
+            self._emit("clock_step", t, step_s=up["clock_step_s"],
+                       message=f"the source's clock went back {up['clock_step_s']:.1f} s; later samples re-based to "
+                               "go on from the last one")
+        for g, start, end in up["gaps"]:
+            self._emit("data_gap", end, gpu=g, from_s=start, to_s=end,
+                       message=f"GPU {g}: no samples for {end - start:.1f} s (a gap in the data or the source's clock "
+                               "stepping forward); counted as no data, never as hang time")
         for a in up["alerts"]:
             record = {"event": "alert", "time_s": a.time_s, "kind": a.kind, "gpus": list(a.gpus), "message": a.message}
             self._emit("alert", a.time_s, kind=a.kind, gpus=list(a.gpus), message=a.message)
@@ -489,7 +498,20 @@ class Watcher:
         if err and err != self._source_error:
             self._emit("source_error", self._clock(wall), message=err)
         self._source_error = err
+        self._guard("source", self._now_s, " (reading its parse report)", lambda: self._report_clock_steps(wall))
         return polls
+
+    def _report_clock_steps(self, wall: float) -> None:
+        """The log's clock went back (the reader re-based the rows after it): said once per step."""
+        report = getattr(self.source, "report", None)
+        report = report() if callable(report) else report
+        if report is None or report.clock_steps <= self._clock_steps[0]:
+            return
+        step_s = report.clock_step_s - self._clock_steps[1]
+        self._clock_steps = (report.clock_steps, report.clock_step_s)
+        self._emit("clock_step", self._clock(wall), step_s=step_s,
+                   message=f"{self.source.name}: the log's clock went back (line {report.first_clock_step_line} "
+                           f"first); later rows re-based by {step_s:.1f} s to go on from the last one")
 
     def _clock(self, wall: float) -> float | None:
         return self._guard("source_clock", self._now_s, "", lambda: self.source.clock(wall))

@@ -59,6 +59,10 @@ py::dict update_dict(StreamUpdate&& u) {
     d["lost"] = py::cast(u.lost);
     d["returned"] = py::cast(u.returned);
     d["dropped_samples"] = u.dropped_samples;
+    py::list gaps;
+    for (const DataGap& g : u.gaps) gaps.append(py::make_tuple(g.gpu, g.from_s, g.to_s));
+    d["gaps"] = gaps;
+    d["clock_step_s"] = u.clock_step_s;
     return d;
 }
 

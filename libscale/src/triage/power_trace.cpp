@@ -57,6 +57,9 @@ std::string ParseReport::summary() const {
     if (duplicate_timestamps || non_monotonic_timestamps)
         s << "; " << duplicate_timestamps << " duplicate and " << non_monotonic_timestamps
           << " non-monotonic timestamps dropped, first at line " << first_bad_timestamp_line;
+    if (clock_steps)
+        s << "; the log's clock went back " << clock_steps << (clock_steps == 1 ? " time" : " times")
+          << ", first at line " << first_clock_step_line << ": later rows re-based by " << clock_step_s << " s";
     return s.str();
 }
 
@@ -505,6 +508,15 @@ std::size_t NvidiaSmiCsvReader::parse_line(std::string_view raw, PowerTrace& out
     if (ps == ValueStatus::na) {
         ++rep.na_values;
         return 0;
+    }
+    s.time_s += clock_offset_;
+    if (const auto it = last_time_.find(s.gpu); it != last_time_.end() && it->second - s.time_s > kClockStepBackS) {
+        // The log's clock stepped back: later rows go on a millisecond after the last one.
+        const double step = it->second - s.time_s + 1e-3;
+        clock_offset_ += step;
+        s.time_s += step;
+        rep.clock_step_s += step;
+        if (rep.clock_steps++ == 0) rep.first_clock_step_line = line_no;
     }
     return append_monotonic(last_time_, line_no, s, out, rep) ? 1 : 0;
 }

@@ -24,6 +24,10 @@ void require(bool ok, const char* where, const char* field, double v, const char
 constexpr std::size_t idx(Phase p) { return static_cast<std::size_t>(p); }
 // A double, unlike <cmath>'s INFINITY (a float).
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// A pause in a trace's data (data_gap_s): ten of its sampling intervals, and never under
+// StreamOptions' default stale window, the live watcher's gap.
+constexpr double kDataGapIntervals = 10;
+constexpr double kDataGapMinS = 5.0;
 
 }  // namespace
 
@@ -45,7 +49,7 @@ void ClassifierOptions::validate() const {
 
 void classify_gpu(std::span<const double> time_s, std::span<const double> power_w,
                   std::span<const double> utilization_pct, const BandThresholdsW& bands, const ClassifierOptions& opt,
-                  std::span<Phase> out) {
+                  std::span<Phase> out, double gap_s) {
     const std::size_t n = time_s.size();
     if (power_w.size() != n || utilization_pct.size() != n || out.size() != n)
         throw std::invalid_argument("classify_gpu: time_s, power_w, utilization_pct and out must have the same length");
@@ -59,6 +63,11 @@ void classify_gpu(std::span<const double> time_s, std::span<const double> power_
     std::size_t left = 0;
     detail::Dwell dwell;
     for (std::size_t i = 0; i < n; ++i) {
+        if (i > 0 && t[i] - t[i - 1] > gap_s) {  // no data in between: start afresh
+            sum = 0;
+            left = i;
+            dwell = {};
+        }
         sum += p[i];
         const double lo = t[i] - window;
         // The window always holds sample i: a window below the timestamps' resolution
@@ -69,6 +78,26 @@ void classify_gpu(std::span<const double> time_s, std::span<const double> power_
             for (std::size_t j = dwell.cand_i; j < i; ++j) o[j] = dwell.cur;  // date the change back
         o[i] = dwell.cur;
     }
+}
+
+double data_gap_s(std::span<const double> time_s, std::span<const int> gpu) {
+    // A GPU's samples in order of time; its intervals pooled.
+    std::unordered_map<int, double> last;
+    std::vector<std::size_t> order(time_s.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return time_s[a] < time_s[b]; });
+    std::vector<double> dt;
+    dt.reserve(time_s.size());
+    for (std::size_t i : order) {
+        const auto [it, added] = last.try_emplace(gpu[i], time_s[i]);
+        if (!added) {
+            if (time_s[i] > it->second) dt.push_back(time_s[i] - it->second);
+            it->second = time_s[i];
+        }
+    }
+    if (dt.empty()) return kDataGapMinS;
+    std::nth_element(dt.begin(), dt.begin() + static_cast<std::ptrdiff_t>(dt.size() / 2), dt.end());
+    return std::max(kDataGapMinS, kDataGapIntervals * dt[dt.size() / 2]);
 }
 
 bool CheckpointSchedule::covers(double t) const {
@@ -266,6 +295,8 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
         rows[dense[trace.gpu[i]]].push_back(i);
     }
 
+    const double gap_s = data_gap_s(trace.time_s, trace.gpu);
+
     // Per GPU: classify, segments, totals.
     std::vector<double> t, p, u;
     std::vector<Phase> ph;
@@ -285,7 +316,7 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
                                             " time_s = " + detail::fmt_time(t[k]) + " at row " + std::to_string(r[k]) +
                                             " does not increase; times must increase per GPU");
         }
-        classify_gpu(t, p, u, th, copt, ph);
+        classify_gpu(t, p, u, th, copt, ph, gap_s);
         PhaseTotals& tot = res.per_gpu[ids[g]];
         std::size_t s = 0;
         while (s < m) {
@@ -338,7 +369,9 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
             const std::size_t i = order[a];
             job.set(dense[trace.gpu[i]], res.sample_phase[i], now, trace.power_w[i], trace.utilization_pct[i]);
         }
-        const auto step = job.evaluate(now, true, res.alerts);
+        // Time with no sample is no evidence: after a gap the alert clocks start again.
+        const bool gap = seg_points + res.job_segments.size() > 0 && now - t_prev > gap_s;
+        const auto step = job.evaluate(now, !gap, res.alerts);
         if (step.phase != cur) {
             close_job(now);
             cur = step.phase;

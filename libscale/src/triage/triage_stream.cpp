@@ -18,6 +18,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();  // a double, u
 // times would round to nothing. Such a sample is dropped and counted, never classified:
 // one corrupt line must not move the clock past every later, real sample.
 constexpr double kMaxSampleTimeS = 1e12;
+// After the source's clock steps back, its next sample is placed this long after the last
+// one (a poll's length is unknown here; a millisecond keeps the order and adds no time).
+constexpr double kClockStepResumeS = 1e-3;
 }  // namespace
 
 void StreamOptions::validate() const {
@@ -44,6 +47,7 @@ struct TriageStream::Impl {
     std::vector<Gpu> g;  // by JobTracker slot
     int reported_job = -1;
     double last_now = -kInf;
+    double offset = 0;  // re-basing of the source's clock after steps back
     std::array<std::size_t, 3> alert_counts{};
 
     Impl(PowerBands b, ClassifierOptions c, const DetectorOptions& d, StreamOptions s)
@@ -110,17 +114,37 @@ StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const 
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return time_s[a] < time_s[b]; });
     double latest = s.last_now;
+    bool resumed = false;  // a GPU's data came back after a gap: its evidence starts again
     for (std::size_t i : order) {
-        const double t = time_s[i], p = power_w[i];
-        if (!(std::abs(t) <= kMaxSampleTimeS) || !std::isfinite(p) || p < 0) {
+        const double p = power_w[i];
+        if (!(std::abs(time_s[i]) <= kMaxSampleTimeS) || !std::isfinite(p) || p < 0) {
             ++up.dropped_samples;
             continue;
         }
+        double t = time_s[i] + s.offset;
         const std::size_t k = s.slot(gpu[i]);
         Impl::Gpu& x = s.g[k];
         if (!(t > x.last_t)) {
-            ++up.dropped_samples;
-            continue;
+            // A repeated or reordered line is dropped; a step back by more than the stale
+            // window is the source's clock being set back: later samples are re-based to go
+            // on from the last one, so the data is not lost and a real hang not missed.
+            if (x.samples == 0 || x.last_t - t <= s.sopt.stale_after_s) {
+                ++up.dropped_samples;
+                continue;
+            }
+            const double step = x.last_t - t + kClockStepResumeS;
+            s.offset += step;
+            up.clock_step_s += step;
+            t += step;
+        }
+        if (x.samples > 0 && t - x.last_t > s.sopt.stale_after_s) {
+            // No data in between (a gap, or the clock stepped forward): the phase before the
+            // gap says nothing about the time in it. The GPU starts afresh.
+            up.gaps.push_back({gpu[i], x.last_t, t});
+            x.window.clear();
+            x.sum = 0;
+            x.dwell = {};
+            resumed = true;
         }
         x.window.emplace_back(t, p);
         x.sum += p;
@@ -142,14 +166,14 @@ StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const 
             x.since = t;
             up.changes.push_back({gpu[i], true, x.dwell.cur, x.dwell.cur, t, t, x.smoothed_w});
         }
-        ++x.samples;
         if (!x.present) {
             x.present = true;
-            if (!first) up.returned.push_back(gpu[i]);
+            if (x.samples > 0) up.returned.push_back(gpu[i]);
         }
+        ++x.samples;
         s.job.set(k, x.dwell.cur, x.since, x.smoothed_w, x.util);
     }
-    const double now = std::max(std::isnan(now_s) ? latest : now_s, s.last_now);
+    const double now = std::max(std::isnan(now_s) ? latest : now_s + s.offset, s.last_now);
     if (!std::isfinite(now)) return up;  // nothing seen yet
     s.last_now = now;
     up.time_s = now;
@@ -163,6 +187,9 @@ StreamUpdate TriageStream::push(std::span<const double> time_s, std::span<const 
         }
         complete = complete && (x.present || (x.samples == 0 && !x.expected));
     }
+    // After a gap the job's alert clocks start again (an incomplete evaluation restarts
+    // every episode), so that only time spanned by samples that arrived counts.
+    complete = complete && !resumed;
     const auto step = s.job.evaluate(now, complete, up.alerts);
     for (const Alert& a : up.alerts) ++s.alert_counts[static_cast<std::size_t>(a.kind)];
     if (step.phase >= 0 && step.phase != s.reported_job) {
@@ -192,6 +219,7 @@ std::vector<GpuStatus> TriageStream::gpus() const {
 int TriageStream::job_phase() const { return impl_->reported_job; }
 double TriageStream::job_phase_since_s() const { return impl_->job.phase_since(); }
 double TriageStream::last_time_s() const { return impl_->last_now; }
+double TriageStream::clock_offset_s() const { return impl_->offset; }
 const std::array<std::size_t, 3>& TriageStream::alert_counts() const { return impl_->alert_counts; }
 const PowerBands& TriageStream::bands() const { return impl_->bands; }
 double TriageStream::deadlock_after_s() const { return impl_->job.options().deadlock_threshold_s(); }

@@ -39,6 +39,10 @@ struct PowerTrace {
     std::vector<int> gpus() const;  // distinct GPU ids, ascending
 };
 
+// A log's time going back by more than this is its clock stepping back, not a reordered
+// line: StreamOptions' default stale window, the watcher's gap in the other direction.
+inline constexpr double kClockStepBackS = 5.0;
+
 struct ParseReport {
     std::string source;                  // file path or "<string>"
     std::size_t lines = 0;               // lines read, blank ones included
@@ -51,8 +55,14 @@ struct ParseReport {
     std::size_t duplicate_timestamps = 0;      // same GPU, same time: the later row is dropped
     std::size_t non_monotonic_timestamps = 0;  // same GPU, earlier time: the row is dropped
     std::size_t first_bad_timestamp_line = 0;  // 1-based; 0 when none
-    std::size_t scrapes = 0;                   // dcgm only: scrapes seen
-    bool synthetic_time = false;               // dcgm only: no timestamps, time_s = scrape ordinal (0, 1, ...)
+    // nvidia-smi only: the log's clock went back by more than kClockStepBackS (local time at a
+    // daylight-saving change, a clock set back); later rows are re-based to go on from the
+    // last one instead of being dropped as non-monotonic.
+    std::size_t clock_steps = 0;
+    double clock_step_s = 0;                // seconds added to the rows after the steps, in all
+    std::size_t first_clock_step_line = 0;  // 1-based; 0 when none
+    std::size_t scrapes = 0;                // dcgm only: scrapes seen
+    bool synthetic_time = false;            // dcgm only: no timestamps, time_s = scrape ordinal (0, 1, ...)
 
     bool clean() const {
         return skipped_lines == 0 && na_values == 0 && duplicate_timestamps == 0 && non_monotonic_timestamps == 0;
@@ -105,7 +115,8 @@ private:
     std::string partial_;  // the unterminated tail of the last chunk
     // Column positions, -1 = absent; until a header is seen, the noheader order.
     int c_time_ = 0, c_gpu_ = 1, c_power_ = 2, c_util_ = 3;
-    std::map<int, double> last_time_;  // per GPU, of the last accepted row
+    std::map<int, double> last_time_;  // per GPU, of the last accepted row (re-based)
+    double clock_offset_ = 0;          // added to every row's time since the log's clock stepped back
 };
 
 // dcgm-exporter Prometheus text exposition. What is accepted:

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <span>
@@ -30,10 +31,15 @@ struct ClassifierOptions {
 };
 
 // One GPU's samples, time strictly increasing. Writes the phase of every sample to
-// `out` (same length). No allocation; O(n).
+// `out` (same length). Samples more than gap_s apart are a gap in the data: smoothing and
+// dwell start again after it. No allocation; O(n).
 void classify_gpu(std::span<const double> time_s, std::span<const double> power_w,
                   std::span<const double> utilization_pct, const BandThresholdsW& bands, const ClassifierOptions& opt,
-                  std::span<Phase> out);
+                  std::span<Phase> out, double gap_s = std::numeric_limits<double>::infinity());
+
+// The gap a trace's own sampling tells from a pause in the data: ten times its median
+// interval between a GPU's samples, and at least StreamOptions' default stale window (5 s).
+double data_gap_s(std::span<const double> time_s, std::span<const int> gpu);
 
 // Declared checkpoint saves: every interval_s from first_start_s for duration_s, and/or
 // explicit [start, end) windows. The deadlock detector is silent inside them.

@@ -4,7 +4,11 @@
 // is reported when adopted (after min_dwell_s) and dated back to its first sample, and
 // the deadlock clock starts at that date, so the live alert fires when the offline one
 // does. A GPU without data for stale_after_s is "lost": reported, and while any GPU is
-// lost no deadlock alert fires (never act on missing data).
+// lost no deadlock alert fires (never act on missing data). Time between samples is only
+// evidence while they keep coming: a sample more than stale_after_s after its GPU's last
+// (a gap in the data, or the log's clock stepping forward) restarts that GPU's phase and
+// the job's alert clocks, and a step backwards by more than that re-bases the clock
+// instead of dropping every later sample (both reported).
 #pragma once
 
 #include <array>
@@ -48,13 +52,27 @@ struct GpuStatus {
     std::size_t samples;
 };
 
+// Samples of a GPU more than stale_after_s apart: the time between them is no data, never
+// hang time (on the stream's clock, re-based as below).
+struct DataGap {
+    int gpu;
+    double from_s, to_s;
+};
+
 struct StreamUpdate {
     double time_s = 0;
     std::vector<PhaseChange> changes;  // GPUs in id order, then the job
     std::vector<Alert> alerts;
     std::vector<int> lost, returned;  // GPUs whose data stopped / came back at this poll
+    std::vector<DataGap> gaps;        // GPUs whose data resumed after a gap at this poll
+    // Seconds added to this and every later sample time: the source's clock stepped back
+    // (a daylight-saving change, a clock set back) by more than stale_after_s.
+    double clock_step_s = 0;
     std::size_t dropped_samples = 0;  // time not after the GPU's last, or power not finite
-    bool empty() const { return changes.empty() && alerts.empty() && lost.empty() && returned.empty(); }
+    bool empty() const {
+        return changes.empty() && alerts.empty() && lost.empty() && returned.empty() && gaps.empty() &&
+               clock_step_s == 0;
+    }
 };
 
 class TriageStream {
@@ -84,6 +102,7 @@ public:
     int job_phase() const;                // −1: no data yet
     double job_phase_since_s() const;
     double last_time_s() const;
+    double clock_offset_s() const;                           // added to every sample time so far (clock steps back)
     const std::array<std::size_t, 3>& alert_counts() const;  // by AlertKind
     const PowerBands& bands() const;
     double deadlock_after_s() const;
