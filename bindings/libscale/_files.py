@@ -82,13 +82,25 @@ def loads_json(text: str, origin: str) -> Any:
     which Python's json would make inf) are refused, and so is nesting past what a
     recursive reader can walk. ValueError naming ``origin``."""
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float,
+                          object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as e:
         raise ValueError(f"{origin}:{e.lineno}: malformed JSON ({e.msg}, column {e.colno})") from None
     except RecursionError:
         raise ValueError(f"{origin}: JSON nested too deeply") from None
     except ValueError as e:  # NaN / Infinity / 1e999, refused below
         raise ValueError(f"{origin}: {e}") from None
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different: a key given twice (a price file naming "h100"
+    twice) would otherwise silently take the last value."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object; give each once")
+        out[key] = value
+    return out
 
 
 def _no_constant(name: str) -> Any:

@@ -374,3 +374,30 @@ def test_names_from_files_are_not_formulas_in_csv_nor_escapes_on_a_terminal(tmp_
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x9b" not in out
     assert out == 'series =HYPERLINK("http://x")\\x1b[2J\\x9b\tkept\nkept\n'
+
+
+def test_a_sweep_of_millions_of_combinations_is_refused_naming_the_count(capsys):
+    gpus = ",".join(str(8 * i) for i in range(1, 101))
+    batches = ",".join(str(i) for i in range(1, 101))
+    lengths = ",".join(str(512 * i) for i in range(1, 201))
+    err = one_line_error(capsys, ["sweep", "--model", "qwen3-8b", "--hardware", "h100", "--gpus", gpus,
+                                  "--micro-batch", batches, "--seq-len", lengths])
+    assert "2,000,000 combinations" in err and "100 gpus × 100 micro_batch × 200 seq_len" in err
+
+
+@pytest.mark.parametrize("flag, value, valid", [("--interval-s", "1e9", "(0, 60]"),
+                                                ("--speed", "1e-300", "[0.001, 1000000]")])
+def test_watch_refuses_an_interval_that_leaves_the_job_unwatched(capsys, flag, value, valid):
+    trace = Path(__file__).resolve().parents[2] / "examples/traces/nccl-hang.csv"
+    err = one_line_error(capsys, ["watch", "--nvidia-smi-csv", trace, flag, value, "--", "true"])
+    assert flag in err and valid in err
+
+
+def test_a_key_or_flag_given_twice_is_refused_not_last_wins(capsys, tmp_path):
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"schema": "libscale.prices/1", "prices": {"h100": 2.0, "h100": 3.0}}')
+    err = one_line_error(capsys, [*PROJECT[:4], "h100", "--gpus", "8", "--prices", prices])
+    assert "'h100' appears twice" in err
+    err = one_line_error(capsys, ["project", "--model", "qwen3-8b", "--hardware", "h100,b300", "--gpus", "8",
+                                  "--calibration", "h100=a.json,H100=b.json"])
+    assert "H100 is given twice" in err

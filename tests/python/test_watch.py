@@ -396,7 +396,8 @@ def test_stream_api_and_reprs():
     (["--pid", "1", "--", "true"], "not both"),
     (["--nvidia-smi-csv", "/nonexistent.csv", "--", "true"], "no such file"),
     (["--checkpoint-marker", "m", "--", "true"], "--checkpoint-duration-s"),
-    (["--interval-s", "0", "--", "true"], "--interval-s: watch option interval_s = 0; valid: a finite number > 0"),
+    (["--interval-s", "0", "--", "true"],
+     "--interval-s: watch option interval_s = 0; valid: a finite number in (0, 60]"),
 ])
 def test_bad_watch_options_exit_2(args, message):
     out = subprocess.run([sys.executable, "-m", "libscale", "watch", *args], capture_output=True, text=True,
@@ -550,7 +551,7 @@ def test_watch_options_come_from_the_core(hang_csv: Path):
     w = W.Watcher(src, stream, options=base, dry_run=True, events=lambda e: None)
     assert (w.options.grace_s, w.options.dry_run, w.kill_on) == (2.0, True, frozenset())
     assert base.dry_run is False, "the keywords changed the caller's options object"
-    with pytest.raises(ValueError, match=r"watch option interval_s = 0; valid: a finite number > 0"):
+    with pytest.raises(ValueError, match=r"watch option interval_s = 0; valid: a finite number in \(0, 60\]"):
         W.Watcher(src, stream, interval_s=0)
     with pytest.raises(ValueError, match=r"watch option grace_s = -1"):
         W.Watcher(src, stream, grace_s=-1)

@@ -105,7 +105,11 @@ def calibrations(text: str | None, hardware: list[str]) -> Any:
         if not sep or not name.strip() or not value.strip():
             raise CliError(f"--calibration: '{item}' with a --hardware list must be HARDWARE=CALIBRATION, e.g. "
                            f"b300=derived-b300-qwen3-32b")
-        pairs[name.strip()] = value.strip()
+        key = name.strip().lower()
+        if key in pairs:
+            raise CliError(f"--calibration: {name.strip()} is given twice ('{pairs[key]}' and '{value.strip()}'); "
+                           "give each hardware one calibration")
+        pairs[key] = value.strip()
     return pairs
 
 

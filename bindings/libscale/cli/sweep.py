@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 import numpy as np
 
 from ..plan import Plan
 from ._common import (
+    CliError,
     add_calibration,
     add_format,
     add_require_fit,
@@ -21,6 +23,11 @@ from ._common import (
 
 #: The options that take a comma list here: the sweep's axes, in the product's order.
 AXES = ("gpus", "micro_batch", "seq_len", "global_batch_tokens")
+
+
+#: The most combinations one command evaluates and prints: already far beyond a table anyone
+#: reads, and 10 M took minutes and several GB (the Python API takes numpy arrays of any size).
+MAX_COMBINATIONS = 1_000_000
 
 
 def add_parser(sub: Any) -> None:
@@ -38,6 +45,11 @@ def add_parser(sub: Any) -> None:
 def run(a: argparse.Namespace) -> int:
     config = training_values(a)
     axes = {k: config.pop(k) for k in AXES if k in config}
+    combinations = math.prod(len(v) for v in axes.values())
+    if combinations > MAX_COMBINATIONS:
+        sizes = " × ".join(f"{len(v):,} {k}" for k, v in axes.items())
+        raise CliError(f"the lists make {combinations:,} combinations ({sizes}); at most {MAX_COMBINATIONS:,} are "
+                       "printed: sweep fewer values, or call libscale.Plan(...).sweep() with numpy arrays")
     grids = np.meshgrid(*[np.asarray(v, dtype=np.int64) for v in axes.values()], indexing="ij")
     plan = Plan(a.model, a.hardware, **calibration_kwargs(a), **config)
     arrays: dict[str, Any] = dict(zip(axes, grids, strict=True))

@@ -90,15 +90,28 @@ void TriageOptions::validate() const {
     detector.validate();
 }
 
+namespace {
+
+template <class T>
+Option<T> bounded(Option<T> o, double maximum) {
+    o.maximum = maximum;
+    return o;
+}
+
+}  // namespace
+
 const OptionTable<WatchOptions>& watch_options() {
     using W = WatchOptions;
     static const OptionTable<W> table{
         "watch",
         {
-            positive<W>("interval_s", &W::interval_s, "s", "poll interval"),
+            // At most a minute: the shortest deadlock threshold (default_deadlock_after_s), so
+            // that a poll never spans a whole hang (1e9 s left the job unwatched).
+            bounded(positive<W>("interval_s", &W::interval_s, "s", "poll interval"), 60),
             positive<W>("stale_after_s", &W::stale_after_s, "s",
                         "a GPU without samples this long is lost; no action while any is"),
-            positive<W>("speed", &W::speed, "x", "replay a recorded trace at this multiple of real time"),
+            // 1e-300 passed a positive check and overflowed the replay's clock.
+            number<W>("speed", &W::speed, "x", "replay a recorded trace at this multiple of real time", 1e-3, 1e6),
             Option<W>{.name = "nvml_power",
                       .type = OptionType::choice,
                       .help = "NVML power reading: the 1 s average, or the instantaneous field 186",
