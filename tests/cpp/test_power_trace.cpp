@@ -463,3 +463,21 @@ TEST(NvidiaSmiCsv, AClockStepBackIsRebasedNotDropped) {
     EXPECT_NEAR(r.trace.time_s[3] - r.trace.time_s[1], 0.5 + 1e-3, 1e-6);
     EXPECT_NE(r.report.summary().find("clock went back 1 time"), std::string::npos);
 }
+
+// A log queried with `name` says which GPU it is: triage takes that GPU's bands.
+TEST(NvidiaSmiCsv, ANameColumnNamesTheGpu) {
+    const auto one = parse_nvidia_smi_csv(
+        "timestamp, name, index, power.draw [W]\n"
+        "2024/05/01 12:00:00.000, NVIDIA H200, 0, 650 W\n"
+        "2024/05/01 12:00:00.000, NVIDIA H200, 1, 640 W\n");
+    EXPECT_EQ(one.report.gpu_name, "NVIDIA H200");
+    EXPECT_FALSE(one.report.mixed_gpu_names);
+    EXPECT_EQ(one.trace.size(), 2u);
+    const auto two = parse_nvidia_smi_csv(
+        "timestamp, name, index, power.draw [W]\n"
+        "2024/05/01 12:00:00.000, NVIDIA H200, 0, 650 W\n"
+        "2024/05/01 12:00:00.000, NVIDIA H100 80GB HBM3, 1, 640 W\n");
+    EXPECT_EQ(two.report.gpu_name, "");
+    EXPECT_TRUE(two.report.mixed_gpu_names);
+    EXPECT_EQ(parse_nvidia_smi_csv("2024/05/01 12:00:00.000, 0, 650 W, 100 %\n").report.gpu_name, "");
+}

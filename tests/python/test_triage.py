@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import calendar
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -219,3 +221,17 @@ def test_bad_calibrated_bands_exit_2(tmp_path: Path, steady: Path, bands, hardwa
     cal = _calibration(tmp_path / "cal.json", bands, hardware)
     out = run_cli(["triage", str(steady), "--calibration", str(cal)])
     assert out.returncode == 2 and message in out.stderr, out.stderr
+
+
+def test_triage_takes_the_gpu_the_log_names(tmp_path: Path):
+    # nvidia-smi --query-gpu=timestamp,name,index,...: H200's bands, not H100's, unless told.
+    lines = ["timestamp, name, index, power.draw [W], utilization.gpu [%]"]
+    lines += [f"{_stamp(T0 + t)}, NVIDIA H200, 0, 650 W, 100 %" for t in range(10)]
+    log = tmp_path / "h200.csv"
+    log.write_text("\n".join(lines) + "\n")
+    out = subprocess.run([sys.executable, "-m", "libscale", "triage", str(log), "--format", "json"],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "bands for h200" in json.loads(out)["bands"]["label"]
+    told = subprocess.run([sys.executable, "-m", "libscale", "triage", str(log), "--hardware", "b300", "--format",
+                           "json"], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "bands for b300" in json.loads(told)["bands"]["label"]

@@ -69,6 +69,14 @@ class ParseReport(metaclass=_Pybind11Type):
         """1-based; 0 when none"""
 
     @property
+    def gpu_name(self) -> str:
+        """nvidia-smi with a name column: the GPU model the log names ('' when none or several)"""
+
+    @property
+    def mixed_gpu_names(self) -> bool:
+        """the log's rows name more than one GPU model"""
+
+    @property
     def scrapes(self) -> int:
         """dcgm only: scrapes seen"""
 

@@ -9,6 +9,7 @@ import numpy as np
 
 import libscale
 
+from ..watch.sources import catalog_hardware_of
 from ._common import CliError, add_format, add_group, checked, emit
 
 TRACE_FORMATS = ("auto", "nvidia-smi", "dcgm")
@@ -16,8 +17,8 @@ TRACE_FORMATS = ("auto", "nvidia-smi", "dcgm")
 def add_bands(p: argparse.ArgumentParser) -> None:
     """Bands and detector options shared by `triage` and `watch` (the detector's from the schema)."""
     p.add_argument("--hardware", default=None,
-                   help="catalog name or hardware JSON file whose power bands apply (default h100; `watch` "
-                        "on NVML: the GPU's own name when it is in the catalog)")
+                   help="catalog name or hardware JSON file whose power bands apply (default: the GPU the "
+                        "trace or NVML names when it is in the catalog, else h100)")
     p.add_argument("--calibration", default=None, metavar="FILE",
                    help="a calibration file with a power_bands section (measured bands; default: the "
                         "hardware's default, uncalibrated bands)")
@@ -50,7 +51,9 @@ def run(a: argparse.Namespace) -> int:
     if len(trace) == 0:
         raise CliError(f"{a.trace}: no samples")
     first_start = float(np.min(trace.time_s))
-    result = libscale.triage(trace, hardware=a.hardware or "h100", calibration=a.calibration,
+    # The hardware the log names (an nvidia-smi `name` column), else H100's bands.
+    named = trace.report.gpu_name and catalog_hardware_of([{"name": trace.report.gpu_name}])
+    result = libscale.triage(trace, hardware=a.hardware or named or "h100", calibration=a.calibration,
                              **options(a, first_start))
     emit(result, a.output_format)
     return 0

@@ -440,7 +440,7 @@ std::size_t NvidiaSmiCsvReader::parse_line(std::string_view raw, PowerTrace& out
     if (line.empty()) return 0;
     const auto f = split_csv(line);
     if (lower(line).find("power.draw") != std::string::npos) {  // header
-        int t = -1, g = -1, p = -1, pa = -1, pi = -1, u = -1;
+        int t = -1, g = -1, p = -1, pa = -1, pi = -1, u = -1, n = -1;
         for (std::size_t i = 0; i < f.size(); ++i) {
             std::string_view name = f[i];
             if (const auto br = name.find('['); br != std::string_view::npos) name = trim(name.substr(0, br));
@@ -452,6 +452,7 @@ std::size_t NvidiaSmiCsvReader::parse_line(std::string_view raw, PowerTrace& out
             else if (nm == "power.draw.average") pa = ci;
             else if (nm == "power.draw.instant") pi = ci;
             else if (nm == "utilization.gpu") u = ci;
+            else if (nm == "name") n = ci;
         }
         if (p < 0) p = pa >= 0 ? pa : pi;
         std::string missing;
@@ -470,6 +471,7 @@ std::size_t NvidiaSmiCsvReader::parse_line(std::string_view raw, PowerTrace& out
         c_gpu_ = g;
         c_power_ = p;
         c_util_ = u;
+        c_name_ = n;
         return 0;
     }
     const int need = std::max({c_time_, c_gpu_, c_power_, c_util_});
@@ -488,6 +490,16 @@ std::size_t NvidiaSmiCsvReader::parse_line(std::string_view raw, PowerTrace& out
         return 0;
     }
     s.gpu = static_cast<int>(idx);
+    if (c_name_ >= 0 && static_cast<int>(f.size()) > c_name_ && !rep.mixed_gpu_names) {
+        // The GPU model, for the bands: the first name seen, unless another follows.
+        const std::string_view name = trim(f[static_cast<std::size_t>(c_name_)]);
+        if (rep.gpu_name.empty()) {
+            rep.gpu_name = std::string(name.substr(0, 200));
+        } else if (rep.gpu_name != name.substr(0, 200)) {
+            rep.mixed_gpu_names = true;
+            rep.gpu_name.clear();
+        }
+    }
     const ValueStatus ps = parse_value(f[static_cast<std::size_t>(c_power_)], "W", s.power_w);
     if (ps == ValueStatus::bad) {
         skip(rep, line_no, line, "bad power.draw");

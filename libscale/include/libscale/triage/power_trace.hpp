@@ -61,8 +61,12 @@ struct ParseReport {
     std::size_t clock_steps = 0;
     double clock_step_s = 0;                // seconds added to the rows after the steps, in all
     std::size_t first_clock_step_line = 0;  // 1-based; 0 when none
-    std::size_t scrapes = 0;                // dcgm only: scrapes seen
-    bool synthetic_time = false;            // dcgm only: no timestamps, time_s = scrape ordinal (0, 1, ...)
+    // nvidia-smi only, with a `name` column: the GPU model the log names ("NVIDIA H200"),
+    // empty when none or when its rows name more than one (mixed_gpu_names).
+    std::string gpu_name;
+    bool mixed_gpu_names = false;
+    std::size_t scrapes = 0;      // dcgm only: scrapes seen
+    bool synthetic_time = false;  // dcgm only: no timestamps, time_s = scrape ordinal (0, 1, ...)
 
     bool clean() const {
         return skipped_lines == 0 && na_values == 0 && duplicate_timestamps == 0 && non_monotonic_timestamps == 0;
@@ -114,7 +118,7 @@ private:
     ParseReport report_;
     std::string partial_;  // the unterminated tail of the last chunk
     // Column positions, -1 = absent; until a header is seen, the noheader order.
-    int c_time_ = 0, c_gpu_ = 1, c_power_ = 2, c_util_ = 3;
+    int c_time_ = 0, c_gpu_ = 1, c_power_ = 2, c_util_ = 3, c_name_ = -1;
     std::map<int, double> last_time_;  // per GPU, of the last accepted row (re-based)
     double clock_offset_ = 0;          // added to every row's time since the log's clock stepped back
 };
