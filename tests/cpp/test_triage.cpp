@@ -243,7 +243,7 @@ TEST(Triage, RejectsNonIncreasingTimes) {
 
 // A smoothing window below the timestamps' resolution (t - 1e-9 == t at epoch seconds)
 // smooths nothing: each sample is its own mean, and no sample past the last is read
-// (the sanitized build caught the read; issue 23).
+// (the sanitized build caught the read).
 TEST(Triage, SmoothingWindowBelowTheClockResolution) {
     const std::vector<double> t = {1778191200.0, 1778191201.0, 1778191202.0};
     const std::vector<double> p = {650, 72, 650};
@@ -258,7 +258,7 @@ TEST(Triage, SmoothingWindowBelowTheClockResolution) {
     EXPECT_EQ(out[2], Phase::compute);
 }
 
-// Issue 23: 6 s of samples busy at idle watts, then one sample 995 s later, was reported as
+// 6 s of samples busy at idle watts, then one sample 995 s later, was reported as
 // a deadlock: the 989 s without data counted as hang time. A trace's gap (ten of its own
 // sampling intervals, at least 5 s) is no data; a hang sampled throughout still fires.
 TEST(Triage, AGapInTheTraceIsNoData) {

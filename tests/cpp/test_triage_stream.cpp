@@ -319,7 +319,7 @@ std::size_t deadlocks(const std::vector<Alert>& alerts) {
 
 }  // namespace
 
-// Issue 23: a followed nvidia-smi log whose local-time stamps jump forward (daylight saving,
+// A followed nvidia-smi log whose local-time stamps jump forward (daylight saving,
 // a clock step) made 1.5 s of hang-like samples look like an hour. The jump is a gap: the
 // evidence starts again after it, reported.
 TEST(TriageStreamClock, AForwardJumpIsAGapNotHangTime) {

@@ -861,7 +861,7 @@ def _log(path: Path, pieces: list[tuple[float, float, float, float]]) -> Path:
 
 
 def test_a_clock_jump_in_the_log_is_a_gap_not_hang_time(tmp_path: Path):
-    # Issue 23: the log's local-time stamps jump an hour on (daylight saving) in the middle of
+    # The log's local-time stamps jump an hour on (daylight saving) in the middle of
     # a 20 s save at idle watts; the watcher counted the hour as hang time and killed the job.
     trace = _log(tmp_path / "dst.csv", [(0, 10, 650, 100), (0, 10, 70, 100), (3600, 10, 70, 100),
                                         (0, 10, 650, 100)])
