@@ -28,11 +28,10 @@ import numpy as np
 
 import libscale
 from libscale import _core
+from libscale._format import Z90  # P10–P90 = median × exp(±Z90 σ)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULTS = sorted((ROOT / "calibration/data/calibrations").glob("default-*.json"))
-#: z of the 90th percentile of a normal distribution: P10–P90 = median × exp(±Z90 σ).
-Z90 = 1.2815515655446004
 
 
 def ratios(efficiency: float) -> list[float]:

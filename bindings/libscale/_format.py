@@ -234,6 +234,11 @@ def calibration_kind(kind: str, spread_pct: float | None = None) -> str:
     return "default (uncalibrated)" if spread_pct is None else f"default (uncalibrated ±{spread_pct:.0f} %)"
 
 
+def calibration_file_kind(file: Any) -> str:
+    """calibration_kind of a CalibrationFile, with a default's spread."""
+    return calibration_kind(file.kind, uncalibrated_spread_pct(file))
+
+
 def calibration_label(c: Mapping[str, Any]) -> str:
     """'default (uncalibrated ±17 %)', or the kind and where it came from: 'derived (path)'."""
     kind = calibration_kind(c["kind"], c.get("uncalibrated_p10_p90_pct"))

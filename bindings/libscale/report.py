@@ -576,7 +576,7 @@ def _calibration(projs: Mapping[str, Projection]) -> str:
     for hw, p in projs.items():
         cf = p.plan.calibration
         doc = _source_document(str(cf.source)) or {}
-        kind = _format.calibration_kind(cf.kind, _format.uncalibrated_spread_pct(cf))
+        kind = _format.calibration_file_kind(cf)
         parts.append(f"<h4>{_e(hw)}: {_e(kind)}</h4>")
         facts = [("kind", kind), ("file", str(cf.source) or "given in memory")]
         if isinstance(doc.get("description"), str):

@@ -466,17 +466,16 @@ TEST(NvidiaSmiCsv, AClockStepBackIsRebasedNotDropped) {
 
 // A log queried with `name` says which GPU it is: triage takes that GPU's bands.
 TEST(NvidiaSmiCsv, ANameColumnNamesTheGpu) {
-    const auto one = parse_nvidia_smi_csv(
-        "timestamp, name, index, power.draw [W]\n"
-        "2024/05/01 12:00:00.000, NVIDIA H200, 0, 650 W\n"
-        "2024/05/01 12:00:00.000, NVIDIA H200, 1, 640 W\n");
+    // GPUs 0 and 1 at one time, each row naming its model.
+    const auto log = [](const std::string& gpu0, const std::string& gpu1) {
+        return parse_nvidia_smi_csv("timestamp, name, index, power.draw [W]\n2024/05/01 12:00:00.000, " + gpu0 +
+                                    ", 0, 650 W\n2024/05/01 12:00:00.000, " + gpu1 + ", 1, 640 W\n");
+    };
+    const auto one = log("NVIDIA H200", "NVIDIA H200");
     EXPECT_EQ(one.report.gpu_name, "NVIDIA H200");
     EXPECT_FALSE(one.report.mixed_gpu_names);
     EXPECT_EQ(one.trace.size(), 2u);
-    const auto two = parse_nvidia_smi_csv(
-        "timestamp, name, index, power.draw [W]\n"
-        "2024/05/01 12:00:00.000, NVIDIA H200, 0, 650 W\n"
-        "2024/05/01 12:00:00.000, NVIDIA H100 80GB HBM3, 1, 640 W\n");
+    const auto two = log("NVIDIA H200", "NVIDIA H100 80GB HBM3");
     EXPECT_EQ(two.report.gpu_name, "");
     EXPECT_TRUE(two.report.mixed_gpu_names);
     EXPECT_EQ(parse_nvidia_smi_csv("2024/05/01 12:00:00.000, 0, 650 W, 100 %\n").report.gpu_name, "");

@@ -12,10 +12,10 @@ import pytest
 
 import libscale
 from libscale import _core
+from libscale._format import Z90
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULTS = sorted((ROOT / "calibration/data/calibrations").glob("default-*.json"))
-Z90 = 1.2815515655446004
 
 
 def centre_script():

@@ -167,11 +167,8 @@ def run(a: argparse.Namespace) -> int:
     hardware = a.hardware
     if hardware is None and isinstance(source, _watch.NvmlPollSource):
         hardware = _watch.catalog_hardware_of(source.gpus())
-    elif hardware is None:  # a log with a name column names its GPU
-        report = getattr(source, "report", None)
-        report = report() if callable(report) else report
-        if report is not None and report.gpu_name:
-            hardware = _watch.catalog_hardware_of([{"name": report.gpu_name}])
+    elif hardware is None and source.report is not None and source.report.gpu_name:  # a log's name column
+        hardware = _watch.catalog_hardware_of([{"name": source.report.gpu_name}])
     first = getattr(source, "first_time_s", None)
     if first is None and isinstance(source, _watch.FollowCsvSource) and a.checkpoint_interval_s is not None:
         raise CliError(f"--checkpoint-interval-s with --follow needs {a.nvidia_smi_csv} to hold a sample already "

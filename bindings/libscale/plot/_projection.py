@@ -62,8 +62,7 @@ def _on(projs: Mapping[str, Projection]) -> str:
 
 
 def _calibrations(projs: Mapping[str, Projection]) -> str:
-    kinds = {hw: _format.calibration_kind(p.plan.calibration.kind, _format.uncalibrated_spread_pct(p.plan.calibration))
-             for hw, p in projs.items()}
+    kinds = {hw: _format.calibration_file_kind(p.plan.calibration) for hw, p in projs.items()}
     if len(set(kinds.values())) == 1:
         return f"calibration {next(iter(kinds.values()))}"
     return "calibration " + ", ".join(f"{hw} {k}" for hw, k in kinds.items())

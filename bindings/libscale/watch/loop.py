@@ -503,8 +503,7 @@ class Watcher:
 
     def _report_clock_steps(self, wall: float) -> None:
         """The log's clock went back (the reader re-based the rows after it): said once per step."""
-        report = getattr(self.source, "report", None)
-        report = report() if callable(report) else report
+        report = self.source.report
         if report is None or report.clock_steps <= self._clock_steps[0]:
             return
         step_s = report.clock_step_s - self._clock_steps[1]

@@ -218,12 +218,9 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
     const bool kappa_fitted =
         std::find(out.parameters.begin(), out.parameters.end(), "framework_efficiency") != out.parameters.end();
     if (steps.empty() && !kappa_fitted) {
-        const CalibrationFile d = default_calibration_file(hw);
-        const auto it = std::find(d.parameters.begin(), d.parameters.end(), "framework_efficiency");
-        if (it != d.parameters.end()) {
-            const auto i = static_cast<Eigen::Index>(it - d.parameters.begin());
-            const double sd =
-                st.cal.framework_efficiency * std::sqrt(d.covariance(i, i)) / d.calibration.framework_efficiency;
+        const std::map<std::string, double> spreads = default_spreads(hw);
+        if (const auto it = spreads.find("framework_efficiency"); it != spreads.end()) {
+            const double sd = st.cal.framework_efficiency * it->second;
             const Eigen::Index n = out.covariance.rows();
             out.covariance.conservativeResize(n + 1, n + 1);
             out.covariance.row(n).setZero();

@@ -180,6 +180,11 @@ std::map<std::string, double> default_priors(const HardwareProfile& hw) {
     return default_fractions(hw, file).prior_log_sd;
 }
 
+std::map<std::string, double> default_spreads(const HardwareProfile& hw) {
+    std::string file;
+    return default_fractions(hw, file).spread_log_sd;
+}
+
 const std::string& catalog_file(std::string_view relative_path) {
     const Catalog& c = catalog();
     const auto it = c.files.find(std::string(relative_path));

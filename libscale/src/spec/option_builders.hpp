@@ -42,10 +42,11 @@ Option<T> number(std::string_view name, double T::*field, std::string_view unit,
             .set = [field](T& t, const OptionValue& v) { t.*field = std::get<double>(v); }};
 }
 
-// A number > 0.
+// A number > 0 (and at most `maximum`).
 template <class T>
-Option<T> positive(std::string_view name, double T::*field, std::string_view unit, std::string_view help) {
-    auto o = number<T>(name, field, unit, help, 0);
+Option<T> positive(std::string_view name, double T::*field, std::string_view unit, std::string_view help,
+                   double maximum = kInf) {
+    auto o = number<T>(name, field, unit, help, 0, maximum);
     o.exclusive_minimum = true;
     return o;
 }

@@ -1,5 +1,6 @@
 #include "libscale/triage/triage.hpp"
 
+#include "libscale/triage/triage_stream.hpp"
 #include "triage_detail.hpp"
 
 #include <algorithm>
@@ -27,7 +28,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // A pause in a trace's data (data_gap_s): ten of its sampling intervals, and never under
 // StreamOptions' default stale window, the live watcher's gap.
 constexpr double kDataGapIntervals = 10;
-constexpr double kDataGapMinS = 5.0;
+constexpr double kDataGapMinS = StreamOptions{}.stale_after_s;
 
 }  // namespace
 
@@ -360,6 +361,7 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
     };
     for (std::size_t a = 0; a < n;) {
         const double now = trace.time_s[order[a]];
+        const bool first = a == 0;
         for (std::size_t g = 0; g < G; ++g)  // a GPU has data from its first to its last sample
             if (!gone[g] && last_t[g] < now) {
                 job.clear(g);
@@ -370,8 +372,7 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
             job.set(dense[trace.gpu[i]], res.sample_phase[i], now, trace.power_w[i], trace.utilization_pct[i]);
         }
         // Time with no sample is no evidence: after a gap the alert clocks start again.
-        const bool gap = seg_points + res.job_segments.size() > 0 && now - t_prev > gap_s;
-        const auto step = job.evaluate(now, !gap, res.alerts);
+        const auto step = job.evaluate(now, first || now - t_prev <= gap_s, res.alerts);
         if (step.phase != cur) {
             close_job(now);
             cur = step.phase;

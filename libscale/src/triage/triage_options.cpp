@@ -90,16 +90,6 @@ void TriageOptions::validate() const {
     detector.validate();
 }
 
-namespace {
-
-template <class T>
-Option<T> bounded(Option<T> o, double maximum) {
-    o.maximum = maximum;
-    return o;
-}
-
-}  // namespace
-
 const OptionTable<WatchOptions>& watch_options() {
     using W = WatchOptions;
     static const OptionTable<W> table{
@@ -107,7 +97,7 @@ const OptionTable<WatchOptions>& watch_options() {
         {
             // At most a minute: the shortest deadlock threshold (default_deadlock_after_s), so
             // that a poll never spans a whole hang (1e9 s left the job unwatched).
-            bounded(positive<W>("interval_s", &W::interval_s, "s", "poll interval"), 60),
+            positive<W>("interval_s", &W::interval_s, "s", "poll interval", 60),
             positive<W>("stale_after_s", &W::stale_after_s, "s",
                         "a GPU without samples this long is lost; no action while any is"),
             // 1e-300 passed a positive check and overflowed the replay's clock.

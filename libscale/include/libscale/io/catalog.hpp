@@ -38,6 +38,9 @@ CalibrationFile default_calibration_file(const HardwareProfile& hw);
 // The default file's prior: standard deviation of log(value) per coefficient the fitter
 // may move (calibration/data/calibrations/default-*.json "prior").
 std::map<std::string, double> default_priors(const HardwareProfile& hw);
+// The default file's spread: standard deviation of log(value) of the shipped measurements
+// around it, per coefficient ("spread"; what default_calibration_file's covariance holds).
+std::map<std::string, double> default_spreads(const HardwareProfile& hw);
 
 // Raw text of a shipped data file, e.g. "hardware/b300.json" (for `libscale hardware`).
 const std::string& catalog_file(std::string_view relative_path);
