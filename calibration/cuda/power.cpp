@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -217,7 +218,7 @@ PowerPhaseResult run_power_phase(World& w, PowerPhaseKind k, double seconds, dou
                                       " s settling time (phase of " + std::to_string(seconds) + " s)"
                                 : "NVML power reads failed: " + last_error};
     out.watts = median(watts);
-    out.utilization_pct = util.empty() ? 0.0 : median(util);
+    out.utilization_pct = util.empty() ? std::numeric_limits<double>::quiet_NaN() : median(util);
     out.samples = static_cast<int>(watts.size());
     return out;
 }

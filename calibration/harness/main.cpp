@@ -126,8 +126,12 @@ Args parse(int argc, char** argv) {
         else if (f == "--power-phase-s") a.power_phase_s = number(f, value(), 1, 3600);
         else if (f == "--seed") a.seed = static_cast<std::uint64_t>(integer(f, value(), 0, 1LL << 52));
         else if (f == "--noise") a.noise = number(f, value(), 0, 0.5);
-        else if (f == "--fault") a.fault = value();
-        else if (f == "--phases") {
+        else if (f == "--fault") {
+            const std::string spec = value();
+            if (!a.fault.empty())
+                usage_error("--fault given twice ('" + a.fault + "' and '" + spec + "'); one fault per run");
+            a.fault = spec;
+        } else if (f == "--phases") {
             std::stringstream s(value());
             for (std::string p; std::getline(s, p, ',');) a.phases.push_back(p);
         } else usage_error("unknown argument '" + f + "'");
@@ -257,6 +261,7 @@ int main(int argc, char** argv) {
             so.noise = a.noise;
             so.seed = a.seed;
             so.fault = a.fault;
+            check_fault(a.fault, world->size(), a.phases.empty() ? RunOptions().phases : a.phases, plan);
             backend = make_simulated_backend(hw, so, world->rank());
         } else {
             backend = make_cuda_backend(*world, hw);

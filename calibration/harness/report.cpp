@@ -54,10 +54,11 @@ json power_summary(const Plan& p, const Collected& c) {
         if (it == c.power.end()) continue;
         std::vector<double> w, u;
         for (const json& r : *it)
-            w.push_back(r["watts"].get<double>()), u.push_back(r["utilization_pct"].get<double>());
+            if (w.push_back(r["watts"].get<double>()); r["utilization_pct"].is_number())
+                u.push_back(r["utilization_pct"].get<double>());
         out[to_string(k)] = {{"triage_phase", triage_phase(k)},
                              {"median_w", median(w)},
-                             {"median_utilization_pct", median(u)},
+                             {"median_utilization_pct", u.empty() ? json() : json(median(u))},
                              {"gpus", w.size()}};
     }
     return out;

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -408,7 +409,10 @@ private:
         if (phase == "power")
             for (const auto& [name, list] : collected_.power.items())
                 for (const json& pw : list)
-                    collected_.records.power.push_back({hw, triage_phase_of(name), pw["watts"].get<double>()});
+                    collected_.records.power.push_back({hw, triage_phase_of(name), pw["watts"].get<double>(),
+                                                        pw["utilization_pct"].is_number()
+                                                            ? pw["utilization_pct"].get<double>()
+                                                            : std::numeric_limits<double>::quiet_NaN()});
     }
 
     static std::string triage_phase_of(const std::string& harness_phase) {

@@ -78,6 +78,33 @@ Fault parse_fault(const std::string& s) {
     return f;
 }
 
+}  // namespace
+
+void check_fault(const std::string& fault, int world_size, const std::vector<std::string>& phases, const Plan& plan) {
+    const Fault f = parse_fault(fault);
+    if (f.kind == FaultKind::none) return;
+    const std::string never = "fault = '" + fault + "' would never fire: ";
+    if (f.rank >= world_size)
+        throw std::invalid_argument(never + "rank " + std::to_string(f.rank) + " does not exist (the run has " +
+                                    std::to_string(world_size) + " rank" + (world_size == 1 ? "" : "s") + ", 0-" +
+                                    std::to_string(world_size - 1) + ")");
+    if (std::find(phases.begin(), phases.end(), f.phase) == phases.end()) {
+        std::string list;
+        for (const std::string& p : phases) list += (list.empty() ? "" : ",") + p;
+        throw std::invalid_argument(never + "phase '" + f.phase + "' is not run (--phases " + list + ")");
+    }
+    const bool empty = f.phase == "operations" ? plan.gemm.empty() && plan.attention.empty() && plan.bandwidth.empty()
+                       : f.phase == "collectives" ? plan.collectives.empty()
+                       : f.phase == "microrun"    ? plan.microruns.empty()
+                                                  : plan.power_phases.empty();
+    if (empty) throw std::invalid_argument(never + "the plan has no " + f.phase + " cases (see its notes)");
+    if (f.kind == FaultKind::oom && f.phase != "operations" && f.phase != "microrun")
+        throw std::invalid_argument(never + "oom fires where a case allocates memory, in operations or microrun; " +
+                                    f.phase + " allocates none");
+}
+
+namespace {
+
 class Simulated final : public Backend {
 public:
     Simulated(const HardwareProfile& hw, const SimulatedOptions& o, int rank)
@@ -140,6 +167,7 @@ public:
         if (rank_ >= c.config.gpus) return {0, 0, "not in the ring", 0};
         const StepBreakdown s = estimate_microrun(p.model, hw_, o_.truth, c.config, c.layers);
         if (!s.memory.fits) return {0, 0, "out of memory: the micro-run needs more than the GPU has", 0};
+        if (const Timing t = out_of_memory("microrun", s.memory.total_gib * 1073741824.0); !t.skipped.empty()) return t;
         // The ranks of a synchronous step see one step time: the same draw on every rank.
         std::mt19937_64 shared(o_.seed * 7919 + static_cast<std::uint64_t>(c.config.gpus));
         std::normal_distribution<double> z(0.0, o_.noise);
@@ -150,12 +178,14 @@ public:
         fault_point("power");
         w.barrier(timeout_s, "power");
         // The simulated machine's watts per phase: the truth's compute, communication and
-        // idle figures, and the host-starved and spin phases between idle and communication.
+        // idle figures, the host-starved phase between idle and communication, and the spin
+        // phase at idle watts and full utilization, as on a real H200 (docs/calibration.md,
+        // "Power" under the fit).
         const double idle = o_.truth.power_idle_w, comm = o_.truth.power_comm_w, compute = o_.truth.power_compute_w;
         double watts = idle, util = 0;
         switch (k) {
-            case PowerPhaseKind::idle: watts = idle, util = 0; break;
-            case PowerPhaseKind::spin: watts = idle + 0.15 * (comm - idle), util = 100; break;
+            case PowerPhaseKind::idle: break;
+            case PowerPhaseKind::spin: util = 100; break;
             case PowerPhaseKind::host_starved: watts = idle + 0.5 * (comm - idle), util = 40; break;
             case PowerPhaseKind::nccl: watts = comm, util = 100; break;
             case PowerPhaseKind::gemm: watts = compute, util = 100; break;

@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend.hpp"
 #include "libscale/calibrate/calibration.hpp"
+#include "plan.hpp"
 
 namespace libscale::harness {
 
@@ -25,7 +27,7 @@ struct SimulatedOptions {
     // A fault to inject, "KIND@PHASE" or "KIND@PHASE:RANK" (every rank without RANK):
     // KIND hang | error | oom | lost; PHASE operations | collectives | microrun | power.
     // hang: the rank stops answering; error: an NCCL-style error; oom: the phase's cases run
-    // out of memory and are skipped; lost: the GPU falls off the bus.
+    // out of memory and are skipped (operations and microrun); lost: the GPU falls off the bus.
     std::string fault;
 };
 
@@ -34,6 +36,12 @@ struct SimulatedOptions {
 // ...): a machine the fit must move off its prior to describe. It draws 95% of board
 // power computing and 55% waiting on communication.
 Calibration simulated_truth(const HardwareProfile& hw);
+
+// A fault that would never fire is refused before the run, as a malformed one is: a rank
+// the world does not have, a phase not run (`phases`) or with no cases in `plan` (one GPU
+// has no collectives), an oom where nothing is allocated (power, collectives: oom fires in
+// operations and microrun). Throws std::invalid_argument saying which.
+void check_fault(const std::string& fault, int world_size, const std::vector<std::string>& phases, const Plan& plan);
 
 // Throws std::invalid_argument for a malformed fault.
 std::unique_ptr<Backend> make_simulated_backend(const HardwareProfile& hw, const SimulatedOptions& o, int rank);

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cuda/cuda_backend.hpp"
 #include "harness/simulated.hpp"
@@ -173,6 +175,21 @@ TEST(CalibrateCli, BadArgumentsNameTheFlag) {
     r = run("--model qwen3-32b --backend simulated --out " + dir.string() + " --fault hang@lunch");
     EXPECT_EQ(r.code, 2);
     EXPECT_TRUE(contains(r.output, "fault = 'hang@lunch'")) << r.output;
+    // Faults that would never fire are refused, not silently ignored.
+    const std::string sim =
+        "--model qwen3-0.6b --hardware h100 --backend simulated --quick --quiet --out " + dir.string();
+    for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+             {" --gpus 2 --fault hang@power:7", "rank 7 does not exist (the run has 2 ranks, 0-1)"},
+             {" --gpus 2 --fault oom@power", "power allocates none"},
+             {" --gpus 2 --phases operations --fault error@microrun", "phase 'microrun' is not run"},
+             {" --gpus 1 --fault error@collectives", "the plan has no collectives cases"},
+             {" --gpus 2 --fault oom@operations --fault hang@power", "--fault given twice"}}) {
+        SCOPED_TRACE(args);
+        r = run(sim + args);
+        EXPECT_EQ(r.code, 2);
+        EXPECT_TRUE(contains(r.output, says)) << r.output;
+        EXPECT_FALSE(fs::exists(dir / "measurements.json"));
+    }
     r = run("--backend simulated --out " + dir.string());
     EXPECT_EQ(r.code, 2);
     EXPECT_TRUE(contains(r.output, "--model is required")) << r.output;

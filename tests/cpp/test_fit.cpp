@@ -20,6 +20,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "libscale/calibrate/fit.hpp"
+#include "libscale/calibrate/plausibility.hpp"
 #include "libscale/estimate/collective.hpp"
 #include "libscale/estimate/compute_model.hpp"
 #include "libscale/estimate/projection.hpp"
@@ -160,8 +161,8 @@ const char* const kKernelParams[] = {"gemm.eta_max",
                                      "hbm_efficiency",
                                      "kernel_overhead_s"};
 
-// Power records set the power coefficients to their phase's median and, with all five
-// phases, the bands; they are measured, not fitted.
+// Power records set the power coefficients to their phase's median and, with the idle,
+// hang, starvation and compute phases, the bands; they are measured, not fitted.
 TEST(Fit, PowerRecordsAreMeasuredCoefficientsAndBands) {
     const HardwareProfile hw = find_hardware("h100");
     MeasurementSet m;
@@ -188,7 +189,7 @@ TEST(Fit, PowerRecordsAreMeasuredCoefficientsAndBands) {
     EXPECT_DOUBLE_EQ(t.idle_max_w, (72 + 115) / 2.0);
     EXPECT_DOUBLE_EQ(t.communication_max_w, (400 + 655) / 2.0);
 
-    // Four phases: coefficients, no bands, and the reason.
+    // No starvation phase: coefficients, no bands, and the reason.
     std::erase_if(m.power, [](const PowerRecord& p) { return p.phase == "data_starvation"; });
     f = fit(m, hw, default_calibration(hw));
     EXPECT_FALSE(f.power_bands.has_value());
@@ -828,6 +829,58 @@ TEST(Fit, OtherHardwareOnlyIsAnError) {
         EXPECT_NE(std::string(e.what()).find("no measurements for hardware 'h100'; found: a100"), std::string::npos)
             << e.what();
     }
+}
+
+// Records no GPU can produce are refused, naming the record, the rate and the peak: a unit
+// slip fitted would give a framework efficiency of 2 and an MFU above 100 %.
+TEST(Fit, PhysicallyImpossibleRecordsAreRefused) {
+    Synth s;
+    s.sigma = 0;
+    const auto refused = [&](const MeasurementSet& m, const std::string& text) {
+        try {
+            fit(m, s.hw, s.prior);
+            ADD_FAILURE() << "accepted; expected: " << text;
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+        }
+    };
+    // A GEMM at 10^12 x the peak (its time in picoseconds read as seconds).
+    MeasurementSet m;
+    m.gemm.push_back({"h100", 8192, 8192, 8192, false, gemm_time_s(s.hw, s.prior, 8192, 8192, 8192)});
+    m.gemm.push_back({"h100", 8192, 8192, 8192, false, gemm_time_s(s.hw, s.prior, 8192, 8192, 8192) * 1e-12});
+    refused(m, "GEMM record 1 ran at");
+    m.gemm.pop_back();
+    EXPECT_NO_THROW(fit(m, s.hw, s.prior));  // the plausible one alone fits
+    // Another GPU's record is that GPU's to judge.
+    m.gemm.push_back({"b300", 8192, 8192, 8192, false, 1e-12});
+    EXPECT_NO_THROW(fit(m, s.hw, s.prior));
+
+    // A copy 2x faster than HBM streams (a large buffer), and one 20x (a small one).
+    MeasurementSet bw;
+    bw.bandwidth.push_back({"h100", 1e9, 1e9 / (2 * s.hw.hbm_bytes_per_s())});
+    refused(bw, "bandwidth record 0 ran at");
+    bw.bandwidth[0] = {"h100", 8e6, 8e6 / (3 * s.hw.hbm_bytes_per_s())};  // L2-resident: plausible
+    EXPECT_NO_THROW(check_plausible(bw, s.hw));
+    bw.bandwidth[0] = {"h100", 8e6, 8e6 / (20 * s.hw.hbm_bytes_per_s())};
+    refused(bw, "a copy that fits in L2");
+
+    // 1e300 W.
+    MeasurementSet p;
+    p.power.push_back({"h100", "compute", 1e300});
+    refused(p, "power record 0 (compute) ran at");
+
+    // An all-gather over 8 GPUs 100x faster than NVLink.
+    MeasurementSet c;
+    c.collectives.push_back(
+        {"h100", Collective::all_gather, 8, 8, 1e9, 1e9 / (100 * s.hw.nvlink_bytes_per_s_unidir())});
+    refused(c, "collective record 0 (all_gather)");
+
+    // A step 100x the trainer's rate: MFU far above 100 %.
+    MeasurementSet st;
+    st.steps.push_back(s.step("qwen3-1.7b", 8, 2, 8 * 2 * 8192, s.prior));
+    EXPECT_NO_THROW(fit(st, s.hw, s.prior));
+    st.steps[0].step_time_s /= 100;
+    refused(st, "step record 0 (qwen3-1.7b, 8 GPUs");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -52,18 +53,29 @@ TEST(PowerBands, ValidationNamesTheField) {
 
 // Measured bands: each edge halfway between the medians of the phases it separates.
 TEST(PowerBands, MeasuredPhasesSetEdgesHalfwayBetweenMedians) {
-    std::map<std::string, std::vector<double>> w = {{"idle", {70, 74, 72}},
-                                                    {"checkpoint_or_deadlock", {120}},
-                                                    {"data_starvation", {300, 310}},
-                                                    {"communication", {400}},
-                                                    {"compute", {680, 700, 690}}};
-    const PowerBands b = power_bands_from_phase_watts(w, 700, "calibrated: test");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto readings = [&](std::initializer_list<double> watts) {
+        std::vector<PhaseReading> r;
+        for (const double w : watts) r.push_back({w, nan});
+        return r;
+    };
+    std::map<std::string, std::vector<PhaseReading>> w = {{"idle", readings({70, 74, 72})},
+                                                          {"checkpoint_or_deadlock", readings({120})},
+                                                          {"data_starvation", readings({300, 310})},
+                                                          {"communication", readings({400})},
+                                                          {"compute", readings({680, 700, 690})}};
+    const PowerBands b = power_bands_from_phases(w, 700, "calibrated: test");
     EXPECT_FALSE(b.scale_with_power_limit);
     const BandThresholdsW t = thresholds_w(b, 500);  // watts stay watts under another limit
     EXPECT_NEAR(t.idle_max_w, (72 + 120) / 2.0, 1e-9);
     EXPECT_NEAR(t.checkpoint_max_w, (120 + 305) / 2.0, 1e-9);
     EXPECT_NEAR(t.starvation_max_w, (305 + 400) / 2.0, 1e-9);
     EXPECT_NEAR(t.communication_max_w, (400 + 690) / 2.0, 1e-9);
+    EXPECT_DOUBLE_EQ(t.idle_util_max_pct, 50);  // utilization not read: the default, and it says so
+    EXPECT_NE(b.edge_sources.at("idle_util_max_pct").find("assumed"), std::string::npos);
+    EXPECT_NE(b.edge_sources.at("communication_max").find("measured: halfway between communication (400 W)"),
+              std::string::npos)
+        << b.edge_sources.at("communication_max");
     EXPECT_EQ(raw_phase(690, 100, t), Phase::compute);
     EXPECT_EQ(raw_phase(400, 100, t), Phase::communication);
     EXPECT_EQ(raw_phase(305, 40, t), Phase::data_starvation);
@@ -71,22 +83,67 @@ TEST(PowerBands, MeasuredPhasesSetEdgesHalfwayBetweenMedians) {
     EXPECT_EQ(raw_phase(72, 0, t), Phase::idle);
     const PowerBands back = power_bands_from_json(power_bands_to_json(b, "test"), "cal.json");
     EXPECT_NEAR(thresholds_w(back).communication_max_w, 545, 1e-9);
+    EXPECT_EQ(back.edge_sources, b.edge_sources);
 
     auto disordered = w;
-    disordered["communication"] = {250};
+    disordered["communication"] = readings({250});
     try {
-        power_bands_from_phase_watts(disordered, 700, "x");
+        power_bands_from_phases(disordered, 700, "x");
         ADD_FAILURE() << "disordered phases accepted";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("'communication' drew 250 W"), std::string::npos) << e.what();
     }
     auto missing = w;
     missing.erase("idle");
-    EXPECT_THROW(power_bands_from_phase_watts(missing, 700, "x"), std::invalid_argument);
-    auto nan = w;
-    nan["compute"].push_back(std::nan(""));
-    EXPECT_THROW(power_bands_from_phase_watts(nan, 700, "x"), std::invalid_argument);
-    EXPECT_THROW(power_bands_from_phase_watts(w, 0, "x"), std::invalid_argument);
+    EXPECT_THROW(power_bands_from_phases(missing, 700, "x"), std::invalid_argument);
+    auto bad = w;
+    bad["compute"].push_back({nan, nan});
+    EXPECT_THROW(power_bands_from_phases(bad, 700, "x"), std::invalid_argument);
+    bad = w;
+    bad["idle"].push_back({72, 101});
+    EXPECT_THROW(power_bands_from_phases(bad, 700, "x"), std::invalid_argument);
+    EXPECT_THROW(power_bands_from_phases(w, 0, "x"), std::invalid_argument);
+}
+
+// One H200 (the harness's readings of 2026-12-04, calibration/data/measured/): the spin-wait
+// phase drew the idle watts at 100 % utilization, and one GPU has no communication phase.
+// Utilization separates the hang, the communication edges are interpolated, and every
+// reading lands in its own phase, as does the 79 W cold idle.
+TEST(PowerBands, RealH200PhasesSeparateByUtilization) {
+    std::map<std::string, std::vector<PhaseReading>> w = {{"idle", {{122.488, 0}}},
+                                                          {"checkpoint_or_deadlock", {{122.402, 100}}},
+                                                          {"data_starvation", {{353.5545, 26}}},
+                                                          {"compute", {{692.364, 99}}}};
+    const PowerBands b = power_bands_from_phases(w, 700, "calibrated: h200");
+    const BandThresholdsW t = thresholds_w(b);
+    EXPECT_NEAR(t.idle_max_w, 1.1 * 122.488, 1e-9);
+    EXPECT_NEAR(t.idle_util_max_pct, 50, 1e-9);
+    EXPECT_NEAR(t.checkpoint_max_w, (122.488 + 353.5545) / 2, 1e-9);
+    const double comm = (353.5545 + 692.364) / 2;  // interpolated
+    EXPECT_NEAR(t.starvation_max_w, (353.5545 + comm) / 2, 1e-9);
+    EXPECT_NEAR(t.communication_max_w, (comm + 692.364) / 2, 1e-9);
+    EXPECT_NE(b.edge_sources.at("idle_max").find("separated by utilization"), std::string::npos);
+    EXPECT_NE(b.edge_sources.at("starvation_max").find("interpolated"), std::string::npos);
+    EXPECT_NE(b.edge_sources.at("communication_max").find("interpolated"), std::string::npos);
+    EXPECT_EQ(b.edge_sources.at("checkpoint_max").find("interpolated"), std::string::npos);
+    EXPECT_EQ(raw_phase(122.402, 100, t), Phase::checkpoint_or_deadlock);
+    EXPECT_EQ(raw_phase(122.488, 0, t), Phase::idle);
+    EXPECT_EQ(raw_phase(79, 0, t), Phase::idle);
+    EXPECT_EQ(raw_phase(353.5545, 26, t), Phase::data_starvation);
+    EXPECT_EQ(raw_phase(692.364, 99, t), Phase::compute);
+
+    // Same watts and unread utilization: nothing tells a hang from idle, and the error says so.
+    for (auto& [phase, list] : w) list[0].utilization_pct = std::numeric_limits<double>::quiet_NaN();
+    try {
+        power_bands_from_phases(w, 700, "x");
+        ADD_FAILURE() << "inseparable idle and hang accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("separated neither by watts"), std::string::npos) << e.what();
+    }
+    // Same watts and utilization within the required gap: also refused.
+    w["idle"][0].utilization_pct = 90;
+    w["checkpoint_or_deadlock"][0].utilization_pct = 100;
+    EXPECT_THROW(power_bands_from_phases(w, 700, "x"), std::invalid_argument);
 }
 
 TEST(Triage, SteadyCompute) {

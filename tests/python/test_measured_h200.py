@@ -183,3 +183,24 @@ def test_readme_h200_rows_are_recomputed():
     start, end = "<!-- validation-h200 -->\n", "\n<!-- /validation-h200 -->"
     assert start in readme and end in readme
     assert readme.split(start)[1].split(end)[0].strip() == h200_table()
+
+
+def test_shipped_bands_tell_the_real_hang_from_idle(tmp_path: Path):
+    """The bands fitted from the H200's power phases: each phase the harness produced, as
+    an nvidia-smi log at its median watts and utilization, triages as its own phase, and the
+    spin-wait (idle watts, full utilization) is the only one that raises a deadlock."""
+    bands = libscale.power_bands("h200", calibration=FITTED)
+    assert "separated by utilization" in bands.edge_sources["idle_max"]
+    assert all("interpolated" in bands.edge_sources[e] for e in ("starvation_max", "communication_max"))
+    phases = json.loads((RUN / "harness-report.json").read_text())["power"]
+    cold_idle = {"triage_phase": "idle", "median_w": 79.0, "median_utilization_pct": 0.0}  # README: 79 W cold
+    for name, p in [*phases.items(), ("cold idle", cold_idle)]:
+        log = tmp_path / f"{name}.csv"
+        log.write_text("timestamp, index, power.draw [W], utilization.gpu [%]\n" + "".join(
+            f"2026/12/04 10:{t // 60:02d}:{t % 60:02d}.000, 0, {p['median_w']:.2f} W, "
+            f"{p['median_utilization_pct']:.0f} %\n" for t in range(120)))
+        r = libscale.triage(log, hardware="h200", bands=bands, deadlock_after_s=60)
+        seen = {libscale.PHASE_NAMES[q] for q in r.job_segments["phase"]}
+        assert seen == {p["triage_phase"]}, (name, seen)
+        deadlocks = [a for a in r.alerts if a.kind == "deadlock"]
+        assert bool(deadlocks) == (p["triage_phase"] == "checkpoint_or_deadlock"), (name, r.alerts)

@@ -831,7 +831,7 @@ CALIBRATE = ROOT / "build" / "cpp" / "calibration" / "libscale-calibrate"
 HARNESS_RUNS = {
     "four GPUs": ["--gpus", "4"],
     "two pretended nodes": ["--gpus", "4", "--nodes", "2"],
-    "one GPU, no bands": ["--gpus", "1"],
+    "one GPU, interpolated bands": ["--gpus", "1"],
     "out of memory skips": ["--gpus", "2", "--fault", "oom@operations"],
     "an NCCL error": ["--gpus", "2", "--fault", "error@collectives:1"],
 }

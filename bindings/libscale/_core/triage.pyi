@@ -144,6 +144,7 @@ class PowerBands(metaclass=_Pybind11Type):
     idle_util_max_pct: float
     scale_with_power_limit: bool
     label: str
+    edge_sources: dict[str, str]
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""

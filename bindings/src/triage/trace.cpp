@@ -117,7 +117,9 @@ void register_triage_trace(py::module_& m) {
                       field("idle_util_max_pct", &B::idle_util_max_pct, "%"),
                       field("scale_with_power_limit", &B::scale_with_power_limit,
                             "True: edges follow each GPU's enforced limit (default bands); False: fixed watts"),
-                      field("label", &B::label, "'default, uncalibrated: ...' or 'calibrated: <file> ...'")),
+                      field("label", &B::label, "'default, uncalibrated: ...' or 'calibrated: <file> ...'"),
+                      field("edge_sources", &B::edge_sources,
+                            "where each edge of measured bands comes from: measured, interpolated or assumed")),
                Access::read_write);
     pb.def(
           "thresholds_w",

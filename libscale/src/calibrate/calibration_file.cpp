@@ -459,7 +459,12 @@ json calibration_to_json(const FitResult& fit, const json& provenance) {
     if (!fit.power_bands_note.empty()) quality["power_bands_note"] = fit.power_bands_note;
     json j = absolute_form(fit.calibration, "fitted", fit.parameters, fit.covariance, std::move(quality),
                            std::move(prov), std::move(sources), fit.prior_log_sd);
-    if (fit.power_bands) j["power_bands"] = power_bands_to_json(*fit.power_bands, fit.power_bands->label);
+    if (fit.power_bands) {
+        // The reader prefixes "calibrated: <file>"; the source says only what was measured.
+        std::string_view source = fit.power_bands->label;
+        if (source.starts_with("calibrated: ")) source.remove_prefix(std::string_view("calibrated: ").size());
+        j["power_bands"] = power_bands_to_json(*fit.power_bands, source);
+    }
     return j;
 }
 

@@ -1,6 +1,7 @@
 // The fitter's entry point: sorts records by hardware and kind, resolves step records'
 // models, then runs the collective and compute stages (fit_detail.hpp).
 #include "libscale/calibrate/fit.hpp"
+#include "libscale/calibrate/plausibility.hpp"
 #include "libscale/estimate/statistics.hpp"
 
 #include <algorithm>
@@ -31,8 +32,12 @@ bool iequal(std::string_view a, std::string_view b) {
 void apply_power(const MeasurementSet& data, const HardwareProfile& hw, Calibration& cal, FitResult& out,
                  std::map<std::string, Coefficient>& coef) {
     std::map<std::string, std::vector<double>> by_phase;
+    std::map<std::string, std::vector<PhaseReading>> readings;
     for (const PowerRecord& p : data.power)
-        if (iequal(p.hardware, hw.name)) by_phase[p.phase].push_back(p.watts);
+        if (iequal(p.hardware, hw.name)) {
+            by_phase[p.phase].push_back(p.watts);
+            readings[p.phase].push_back({p.watts, p.utilization_pct});
+        }
     if (by_phase.empty()) return;
     for (const auto& [phase, name] : {std::pair{"compute", "power.compute_w"},
                                       std::pair{"communication", "power.comm_w"}, std::pair{"idle", "power.idle_w"}}) {
@@ -45,9 +50,9 @@ void apply_power(const MeasurementSet& data, const HardwareProfile& hw, Calibrat
         c.note = "median of " + std::to_string(it->second.size()) + " power records of the " + phase + " phase";
     }
     try {
-        out.power_bands = power_bands_from_phase_watts(
-            by_phase, hw.board_power_w,
-            "calibrated: fitted to " + std::to_string(data.power.size()) + " power records");
+        out.power_bands =
+            power_bands_from_phases(readings, hw.board_power_w,
+                                    "calibrated: fitted to " + std::to_string(data.power.size()) + " power records");
     } catch (const std::invalid_argument& e) {
         out.power_bands_note = std::string("no power bands: ") + e.what();
     }
@@ -59,6 +64,7 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
               const FitOptions& options, Progress* progress) {
     using namespace detail;
     prior.validate();
+    check_plausible(data, hw);
     std::set<std::string> found;
     KernelRecords kernels;
     kernels.data = &data;
@@ -130,6 +136,8 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
         } catch (const std::invalid_argument& e) {
             throw std::invalid_argument("step record " + std::to_string(i) + " (" + s.model + "): " + e.what());
         }
+        const StepBreakdown at_prior = estimate_step_unchecked(entry->first, entry->second, hw, prior, s.config);
+        check_step_plausible(i, s, at_prior.mfu, at_prior.step_time_s, hw);
         const TrainingConfig& c = s.config;
         // Every option but the batch fields, which the keys hold themselves (GPUs per node resolved).
         std::string options_key;

@@ -287,6 +287,12 @@ PowerRecord parse_power(const Record& r) {
     if (std::find(std::begin(kPhases), std::end(kPhases), p.phase) == std::end(kPhases))
         r.bad("phase", p.phase, "compute, communication, data_starvation, checkpoint_or_deadlock or idle");
     p.watts = r.positive("watts");
+    if (r.has("utilization_pct")) {
+        const json& v = r.need("utilization_pct");
+        if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 100))
+            r.bad("utilization_pct", v, "a percentage in [0, 100]");
+        p.utilization_pct = v.get<double>();
+    }
     return p;
 }
 
@@ -470,8 +476,11 @@ json to_json(const MeasurementSet& m) {
     };
     for (const StepRun& s : m.steps) records.push_back(step_json(s, "step"));
     for (const StepRun& s : m.microruns) records.push_back(step_json(s, "step_microrun"));
-    for (const PowerRecord& p : m.power)
-        records.push_back({{"kind", "power"}, {"hardware", p.hardware}, {"phase", p.phase}, {"watts", p.watts}});
+    for (const PowerRecord& p : m.power) {
+        json r = {{"kind", "power"}, {"hardware", p.hardware}, {"phase", p.phase}, {"watts", p.watts}};
+        if (!std::isnan(p.utilization_pct)) r["utilization_pct"] = p.utilization_pct;
+        records.push_back(std::move(r));
+    }
     return {{"schema", kMeasurementSchema}, {"records", std::move(records)}};
 }
 

@@ -12,7 +12,9 @@
 //   head_dim_half) are free only when records of their kernel are given.
 // - Power: the median watts of the power records of the compute, communication and idle
 //   phases become power.compute_w, power.comm_w and power.idle_w (measured, not fitted);
-//   with all five phases, the power bands (power_bands_from_phase_watts).
+//   with the idle, hang, starvation and compute phases, the power bands
+//   (power_bands_from_phases, which separates a hang from idle by utilization when they
+//   draw the same watts).
 // The posterior covariance (natural units, delta method from log space) goes to the
 // calibration file and is sampled for P10–P90 projections (uncertainty.hpp).
 #pragma once

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,7 @@ struct PowerRecord {
     std::string hardware;
     std::string phase;  // compute | communication | data_starvation | checkpoint_or_deadlock | idle
     double watts = 0;
+    double utilization_pct = std::numeric_limits<double>::quiet_NaN();  // NaN: not read
 };
 
 struct MeasurementSet {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -38,6 +39,9 @@ struct PowerBands {
     // (default bands); false: fixed watts (bands calibrated on the machine).
     bool scale_with_power_limit = true;
     std::string label;  // "default, uncalibrated: ..." or "calibrated: <file> ..."
+    // Where each edge comes from (keys: idle_max, checkpoint_max, starvation_max,
+    // communication_max, idle_util_max_pct): measured, interpolated or assumed, in words.
+    std::map<std::string, std::string> edge_sources;
 
     void validate() const;  // std::invalid_argument naming field, value, valid range
 };
@@ -61,15 +65,32 @@ inline Phase raw_phase(double power_w, double util_pct, const BandThresholdsW& t
     return util_pct > t.idle_util_max_pct ? Phase::checkpoint_or_deadlock : Phase::idle;  // NaN → idle
 }
 
-// Bands measured on the machine (the calibration harness's five phases, calibration/):
-// the median watts of every phase (keys: the Phase names; values: one reading per GPU),
-// each edge halfway between the medians of the phases it separates, in watts, with
-// `power_limit_w` the enforced limit during the measurement. Throws std::invalid_argument
-// naming the phase when one is missing or empty, a reading is not a finite number > 0, or
-// the medians do not rise idle < checkpoint_or_deadlock < data_starvation <
-// communication < compute (the bands would not separate them).
-PowerBands power_bands_from_phase_watts(const std::map<std::string, std::vector<double>>& watts_by_phase,
-                                        double power_limit_w, std::string label);
+// One GPU's reading in a measured phase: median board power and utilization (NaN: not
+// read, as in a measurement file written before the harness recorded it).
+struct PhaseReading {
+    double watts = 0;
+    double utilization_pct = std::numeric_limits<double>::quiet_NaN();
+};
+
+// Bands measured on the machine (the calibration harness's phases, calibration/): readings
+// per phase (keys: the Phase names), `power_limit_w` the enforced limit during the
+// measurement; edges in watts. Each edge is halfway between the medians of the phases it
+// separates, except:
+//  * a hang may draw idle watts (a kernel polling a flag reads 100 % utilization at idle
+//    power, as a hung NCCL collective does): when checkpoint_or_deadlock draws less than
+//    kWattsSeparate × idle's watts, utilization separates them (idle_util_max_pct halfway
+//    between their utilizations, which must differ by kUtilSeparatePct points) and the idle
+//    edge sits kWattsSeparate above the higher of the two;
+//  * without a communication phase (one GPU has no collective), its watts are interpolated
+//    halfway between data_starvation and compute, and the two edges beside it say so.
+// edge_sources says which edge came from where. Throws std::invalid_argument naming the
+// phase when idle, checkpoint_or_deadlock, data_starvation or compute is missing or empty,
+// a reading is not finite and > 0 (utilization: NaN or in [0, 100]), or the phases separate
+// by neither watts nor utilization.
+inline constexpr double kWattsSeparate = 1.1;
+inline constexpr double kUtilSeparatePct = 20;
+PowerBands power_bands_from_phases(const std::map<std::string, std::vector<PhaseReading>>& readings,
+                                   double power_limit_w, std::string label);
 
 // The "power_bands" section of a calibration file (schema libscale.calibration/1), which
 // the micro-run harness writes after measuring each phase on the machine:
@@ -78,7 +99,8 @@ PowerBands power_bands_from_phase_watts(const std::map<std::string, std::vector<
 //                   "idle_max": 120, "checkpoint_max": 280, "starvation_max": 450,
 //                   "communication_max": 700,         // watts, or fractions by basis
 //                   "idle_util_max_pct": 50,          // optional
-//                   "source": "what was measured, when"}
+//                   "source": "what was measured, when",
+//                   "edges": {"idle_max": "how this edge was set", ...}}  // optional
 // Errors (ParseError) name the origin and the field. read_power_bands
 // (calibration_file.hpp) reads it from a file.
 PowerBands power_bands_from_json(const nlohmann::json& section, std::string_view origin);
