@@ -85,6 +85,11 @@ def seeds() -> dict[str, dict[str, bytes]]:
         {"kind": "step_microrun", "model": "qwen3-32b", "hardware": "h200", "gpus": 4, "seq_len": 4096,
          "micro_batch": 1, "layers": 2, "step_time_s": 0.2, "activation_checkpointing": "none"},
         {"kind": "power", **h, "phase": "compute", "watts": 650}]}, indent=1))
+    add("measurements_json", "power-utilization.json", json.dumps([
+        {"kind": "power", **h, "phase": "idle", "watts": 122.5, "utilization_pct": 0},
+        {"kind": "power", **h, "phase": "checkpoint_or_deadlock", "watts": 122.4, "utilization_pct": 100},
+        {"kind": "power", **h, "phase": "data_starvation", "watts": 354, "utilization_pct": 101},
+        {"kind": "power", **h, "phase": "compute", "watts": 1e300, "utilization_pct": None}]))
 
     logs = ROOT / "tests" / "python" / "data" / "logs"
     for name in ("torchtitan.log", "torchtitan_wps.log", "torchtitan_truncated.log"):
@@ -93,12 +98,21 @@ def seeds() -> dict[str, dict[str, bytes]]:
         "[rank3]:[titan] 2025-06-03 14:02:44,209 - root - INFO - \x1b[31mstep: 10  \x1b[32mloss:  9.8741  "
         "\x1b[33mmemory: 52.87GiB(55.65%)  \x1b[34mtps: 5,731  \x1b[36mtflops: 278.62  \x1b[35mmfu: 28.17%\x1b[39m"
         "\r\nstep: 11  loss: nan  tps: 0\u2028step: 12  loss: 1e400  wps: 1,2,3\x0bvalidate step: 3 loss: 2\n")
+    add("torchtitan_log", "cut-mid-number.log",
+        "[rank0]:[titan] x - root - INFO - step: 10  loss:  9.8741  tps: 5,731\n"
+        "[rank0]:[titan] x - root - INFO - step: 11  loss:  9.8741  tps: 12,3456\n"
+        "[rank0]:[titan] x - root - INFO - step: 12  loss:  9.8741  tps: 1234,567\n"
+        "[rank0]:[titan] x - root - INFO - step: 13  loss:  9.8741  tps: 5,7")
 
     trace = (ROOT / "examples" / "traces" / "nccl-hang.csv").read_text().splitlines(keepends=True)
     add("nvidia_smi_csv", "nccl-hang-head.csv", "".join(trace[:40]))
     add("nvidia_smi_csv", "units-crlf.csv",
         "timestamp, index, power.draw [W], utilization.gpu [%]\r\n2026/05/07 22:08:19.005, 0, 75.20 W, 0 %\r\n"
         "2026/05/07 22:08:19.005, 1, [N/A], [Not Supported]\r\n2026/05/07 22:08:19.505, 0, 80.00 W, 5 %\r\n")
+    add("nvidia_smi_csv", "impossible-readings.csv",
+        "timestamp, index, power.draw [W], utilization.gpu [%]\n2026/05/07 22:08:19.005, 0, 1e300 W, 100 %\n"
+        "2026/05/07 22:08:19.505, 0, 10000.5 W, 100 %\n2026/05/07 22:08:20.005, 0, 650 W, 250 %\n"
+        "2026/05/07 22:08:20.505, 0, 10000 W, 100 %\n")
     add("nvidia_smi_csv", "noheader-nounits.csv", "2026/05/07 22:08:19.005, 0, 75.20, 0\n1778191700, 0, 300, 80\n")
     add("nvidia_smi_csv", "reordered-header.csv",
         "name, utilization.gpu [%], index, temperature.gpu, power.draw.average [W], timestamp\n"
@@ -117,6 +131,9 @@ def seeds() -> dict[str, dict[str, bytes]]:
     add("dcgm_prometheus", "own-timestamps.prom",
         'DCGM_FI_DEV_POWER_USAGE{gpu="2"} 300 1700000000000\nDCGM_FI_DEV_GPU_UTIL{gpu="2"} 50 1700000000000\n'
         'DCGM_FI_DEV_POWER_USAGE{gpu="2"} 301 1700000000500\n\nDCGM_FI_DEV_POWER_USAGE{gpu="0"} 310\n')
+    add("dcgm_prometheus", "impossible-readings.prom",
+        '# scrape t=1\nDCGM_FI_DEV_POWER_USAGE{gpu="0"} 1e300\nDCGM_FI_DEV_GPU_UTIL{gpu="0"} 250\n'
+        '# scrape t=2\nDCGM_FI_DEV_POWER_USAGE{gpu="0"} 650\nDCGM_FI_DEV_GPU_UTIL{gpu="0"} 100\n')
     add("dcgm_prometheus", "bad-lines.prom",
         '# scrape t=1\nDCGM_FI_DEV_POWER_USAGE{gpu="0"} abc\ngarbage { here\n'
         'DCGM_FI_DEV_POWER_USAGE{UUID="x"} 100\nDCGM_FI_DEV_POWER_USAGE{gpu="1"} NaN\n'

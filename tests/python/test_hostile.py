@@ -111,7 +111,7 @@ def test_an_npy_shape_must_be_integers(tmp_path):
 
 def fit_args(out: object) -> list[object]:
     log = Path(__file__).parent / "data" / "logs" / "torchtitan.log"
-    return ["fit", log, "--model", "qwen3-32b", "--hardware", "h100", "--gpus", "8", "-o", out]
+    return ["fit", log, "--model", "llama-3.1-8b", "--hardware", "h100", "--gpus", "8", "-o", out]
 
 
 def test_fit_output_refuses_devices_directories_and_links_to_them(capsys, tmp_path):
@@ -401,3 +401,51 @@ def test_a_key_or_flag_given_twice_is_refused_not_last_wins(capsys, tmp_path):
     err = one_line_error(capsys, ["project", "--model", "qwen3-8b", "--hardware", "h100,b300", "--gpus", "8",
                                   "--calibration", "h100=a.json,H100=b.json"])
     assert "H100 is given twice" in err
+
+
+# --- measurements no GPU can produce, and cut or deep input ------------------------------
+
+
+def test_a_torchtitan_line_cut_mid_number_is_named_not_fitted(capsys, tmp_path):
+    good = (Path(__file__).resolve().parent / "data" / "logs" / "torchtitan.log").read_text()
+    last = good.rindex("tps: ")  # the last step line, cut mid-number as a log being written is
+    log = tmp_path / "cut.log"
+    log.write_text(good[:last] + "tps: 5,7")
+    with pytest.raises(ValueError, match=r"tps = '5,7' is not a number: its thousands separators are broken"):
+        libscale.logs.parse_torchtitan(log, model="llama-3.1-8b", hardware="h100")
+    err = one_line_error(capsys, ["fit", log, "--model", "llama-3.1-8b", "--hardware", "h100",
+                                  "-o", tmp_path / "cal.json"])
+    assert "thousands separators" in err and not (tmp_path / "cal.json").exists()
+
+
+def test_a_step_beyond_the_gpus_peak_is_refused(capsys, tmp_path):
+    record = {"kind": "step", "model": "llama-3.1-8b", "hardware": "h100", "gpus": 8, "gpus_per_node": 8,
+              "seq_len": 8192, "micro_batch": 2, "activation_checkpointing": "selective"}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps([dict(record, tokens_per_s_per_gpu=8000)]))  # about 40 % MFU
+    assert libscale.fit(path).records_used == 1
+    path.write_text(json.dumps([dict(record, tokens_per_s_per_gpu=800_000)]))  # 100x
+    err = one_line_error(capsys, ["fit", path, "-o", tmp_path / "cal.json"])
+    assert "step record 0 (llama-3.1-8b, 8 GPUs" in err and "no trainer beats the GPU's peak" in err
+
+
+def test_watts_no_board_draws_are_skipped_and_counted(tmp_path):
+    lines = ["timestamp, index, power.draw [W], utilization.gpu [%]"]
+    lines += [f"2026/05/07 22:00:{t:02d}.000, 0, {1e300 if t == 30 else 650.0} W, 100 %" for t in range(60)]
+    path = tmp_path / "spike.csv"
+    path.write_text("\n".join(lines) + "\n")
+    trace = libscale.read_trace(path)
+    assert trace.report.skipped_lines == 1 and trace.report.first_skipped_line == 32
+    assert "[0, 10000]" in trace.report.first_skipped_reason
+    assert max(trace.power_w) == 650.0
+
+
+@pytest.mark.parametrize("text", [
+    '{"log_history": ' + "[" * 100_000,
+    '{"log_history": ' + "[" * 5_000 + "]" * 5_000 + ', "train_runtime": 1}',
+])
+def test_deep_json_in_a_trainer_log_is_an_error_not_a_recursion_error(tmp_path, text):
+    path = tmp_path / "trainer_state.json"
+    path.write_text(text)
+    with pytest.raises(ValueError):
+        libscale.logs.parse_log(path, model="llama-3.1-8b", hardware="h100")

@@ -631,3 +631,14 @@ def test_reading_in_chunks_checks_utf8_as_one_read_does(tmp_path, monkeypatch):
     path.write_bytes(data.replace(b"\xff", b"!"))  # valid: the character split by the chunks is fine
     with pytest.raises(libscale.ParseError, match="not a recognised trainer log"):
         logs.parse_log(path, **CFG)
+
+
+@pytest.mark.parametrize("rate", ["5,7", "12,3456", "1234,567"])
+def test_torchtitan_rate_with_broken_thousands_separators_is_an_error_in_both_readers(monkeypatch, rate):
+    lines, _ = _torchtitan_lines(40)
+    text = "\n".join(lines) + "\n" + lines[-1].split("tps: ")[0] + f"tps: {rate}"
+    with pytest.raises(libscale.ParseError, match=rf"<text>:45: tps = '{rate}' is not a number: its thousands"):
+        logs.parse_torchtitan(text, **CFG)
+    monkeypatch.setattr(libscale._core.io, "scan_torchtitan_log", None, raising=False)
+    with pytest.raises(libscale.ParseError, match=rf"<text>:45: tps = '{rate}' is not a number: its thousands"):
+        logs.parse_torchtitan(text, **CFG)

@@ -286,6 +286,72 @@ def test_live_dcgm_exporter_url():
     assert job.exit_status == 128 + signal.SIGTERM
 
 
+def _trickle_server(stop: threading.Event) -> str:
+    """An endpoint that answers one byte every 0.3 s and never finishes: each read is well
+    inside a socket timeout, the reply never whole."""
+    import socket
+    srv = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                for byte in b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n" * 1000:
+                    if stop.is_set():
+                        break
+                    try:
+                        conn.sendall(bytes([byte]))
+                    except OSError:
+                        break
+                    time.sleep(0.3)
+        srv.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{srv.getsockname()[1]}/metrics"
+
+
+def test_a_trickling_dcgm_endpoint_cannot_hold_the_watcher():
+    stop = threading.Event()
+    url = _trickle_server(stop)
+    try:
+        src = W.DcgmSource(url, timeout_s=1.0)
+        t0 = time.monotonic()
+        assert src.poll(time.time()) == []
+        assert time.monotonic() - t0 < 3.0  # the scrape's deadline, not the endpoint, ends it
+        assert "TimeoutError" in src.last_error and "1 s" in src.last_error, src.last_error
+        # A launched job that ends is noticed while the endpoint keeps trickling.
+        stream = libscale.triage_stream(hardware="h100", deadlock_after_s=60)
+        job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(0.5)"])
+        result: list[int] = []
+        runner = threading.Thread(target=lambda: result.append(
+            W.Watcher(W.DcgmSource(url, timeout_s=0.5), stream, job=job, grace_s=2, interval_s=0.05).run()),
+            daemon=True)
+        runner.start()
+        runner.join(30)
+        assert not runner.is_alive(), "the watcher did not see its job end"
+        assert result == [0] and job.exit_status == 0
+    finally:
+        stop.set()
+
+
+def test_http_get_reads_a_whole_reply_and_refuses_a_bad_one():
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Metrics)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        assert 'DCGM_FI_DEV_POWER_USAGE{gpu="1"} 650.0' in W.sources.http_get(base + "/metrics", deadline_s=5)
+        with pytest.raises(ValueError, match="larger than 10 bytes"):
+            W.sources.http_get(base + "/metrics", deadline_s=5, max_bytes=10)
+        with pytest.raises(ValueError, match="expected an http"):
+            W.sources.http_get("ftp://127.0.0.1/metrics", deadline_s=5)
+    finally:
+        server.shutdown()
+
+
 def test_followed_log_stalling_means_lost_not_hung(tmp_path: Path):
     log = tmp_path / "live.csv"
     log.write_text("timestamp, index, power.draw [W], utilization.gpu [%]\n")

@@ -65,7 +65,7 @@ def _is_measurement_json(path: str) -> bool:
         return path.lower().endswith(".json")
     try:
         value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return path.lower().endswith(".json")
     if isinstance(value, list):
         return True

@@ -110,7 +110,7 @@ def _detect(src: _Text) -> str | None:
         stripped = body.lstrip()
         try:
             doc = json.loads(stripped)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # parse_hf names the line, or the depth
             doc = None
         if doc is not None and body is src.text and not body[:len(body) - len(stripped)].strip(" \t\n\r"):
             src.cache["json"] = doc  # what parse_hf's json.loads(text) gives too

@@ -484,8 +484,16 @@ def _record_template(src: _Text, found: _Found, given: dict[str, Any], key: str,
     return _record(src, found, given, (key, 0.0), "", None, line), given.get("source") or None
 
 
+#: Thousands separators as loggers print them (torchtitan's "tps: 5,731"): a first group of
+#: one to three digits, then groups of three. "5,7" is a line cut mid-number.
+_GROUPED = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
+
+
 def _time_value(src: _Text, line: int | None, name: str, value: Any) -> float:
     """A timing figure: a finite positive number, or an error naming the line."""
+    if isinstance(value, str) and "," in value and not _GROUPED.fullmatch(value.strip()):
+        raise src.error(line, f"{name} = {value!r} is not a number: its thousands separators are broken "
+                              "(a line cut mid-number?)")
     try:
         x = float(str(value).replace(",", "")) if not isinstance(value, numbers.Real) else float(value)
     except ValueError:

@@ -138,6 +138,8 @@ def _parse_hf_json(src: _Text, given: dict[str, Any]) -> Records:
     except json.JSONDecodeError as e:
         raise src.error(e.lineno, f"not valid JSON ({e.msg}, column {e.colno}); the file may be "
                                   f"truncated; expected {_HF_EXPECTED}") from None
+    except RecursionError:
+        raise src.error(1, f"JSON nested too deeply to read; expected {_HF_EXPECTED}") from None
     if not isinstance(doc, dict):
         raise src.error(1, f"a JSON {type(doc).__name__}; expected {_HF_EXPECTED}")
     notes: list[str] = []

@@ -5,8 +5,10 @@ the loop (loop.py) knows nothing else about them."""
 from __future__ import annotations
 
 import os
+import socket
+import ssl
 import time
-import urllib.request
+import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -188,9 +190,70 @@ class FollowCsvSource:
         self._f.close()
 
 
+#: A scrape larger than this is not dcgm-exporter's /metrics (a node of 8 GPUs with every
+#: default field is some 100 kB).
+MAX_SCRAPE_BYTES = 16 << 20
+
+
+def http_get(url: str, *, deadline_s: float, max_bytes: int = MAX_SCRAPE_BYTES) -> str:
+    """The body of an HTTP GET, read within ``deadline_s`` in all: a socket timeout alone
+    bounds each read, and a server that trickles a byte every half second would hold the
+    watcher forever. HTTP/1.0 (a body delimited by the connection's end, no chunked
+    encoding), ``http`` or ``https``. TimeoutError past the deadline, OSError for the
+    network, ValueError for a reply that is not a 200 or is over max_bytes with its headers."""
+    u = urllib.parse.urlsplit(url)
+    if u.scheme not in ("http", "https") or not u.hostname:
+        raise ValueError(f"{url}: expected an http:// or https:// URL")
+    end = time.monotonic() + deadline_s
+
+    def left() -> float:
+        remaining = end - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError(f"no whole reply within {deadline_s:g} s")
+        return remaining
+
+    try:
+        port = u.port or (443 if u.scheme == "https" else 80)
+        raw = socket.create_connection((u.hostname, port), timeout=left())
+        # wrap_socket takes the connection over (raw is detached): close what is used.
+        try:
+            sock = ssl.create_default_context().wrap_socket(raw, server_hostname=u.hostname) \
+                if u.scheme == "https" else raw
+        except BaseException:
+            raw.close()
+            raise
+        with sock:
+            path = (u.path or "/") + (f"?{u.query}" if u.query else "")
+            sock.settimeout(left())
+            sock.sendall(f"GET {path} HTTP/1.0\r\nHost: {u.netloc}\r\nAccept-Encoding: identity\r\n"
+                         "Connection: close\r\n\r\n".encode("latin-1"))
+            parts: list[bytes] = []
+            size = 0
+            while True:
+                sock.settimeout(left())
+                chunk = sock.recv(1 << 16)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > max_bytes:  # headers and body
+                    raise ValueError(f"reply larger than {max_bytes:,} bytes")
+                parts.append(chunk)
+    except TimeoutError:  # a read's own timeout: the same deadline
+        raise TimeoutError(f"no whole reply within {deadline_s:g} s") from None
+    head, sep, body = b"".join(parts).partition(b"\r\n\r\n")
+    status = head.split(b"\r\n", 1)[0].split()
+    if not sep or len(status) < 2 or not status[0].startswith(b"HTTP/"):
+        raise ValueError("not an HTTP reply")
+    if status[1] != b"200":
+        raise ValueError(f"HTTP status {status[1].decode('latin-1', 'replace')}")
+    return body.decode("utf-8", "replace")
+
+
 class DcgmSource:
     """dcgm-exporter on this machine: one GET of its /metrics per poll, stamped with the
-    wall clock (a failed scrape is reported and yields no data)."""
+    wall clock (a failed scrape is reported and yields no data). Each scrape has
+    ``timeout_s`` in all (http_get), so a stalled endpoint cannot stop the watcher from
+    polling its job."""
 
     live = True
     ended = False
@@ -211,9 +274,8 @@ class DcgmSource:
 
     def poll(self, wall: float) -> list[Poll]:
         try:
-            with urllib.request.urlopen(self.url, timeout=self.timeout_s) as r:
-                text = r.read().decode("utf-8", "replace")
-        except Exception as e:  # URLError, timeouts, IncompleteRead, BadStatusLine...
+            text = http_get(self.url, deadline_s=self.timeout_s)
+        except (OSError, ValueError) as e:  # refused, reset, DNS, TLS, TimeoutError, a bad reply
             self.last_error = f"{self.url}: {type(e).__name__}: {e}"
             return []
         self.last_error = None

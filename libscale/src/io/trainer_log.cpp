@@ -299,12 +299,20 @@ Kind classify(std::string_view s, TorchtitanStepLine& row) {
     const std::size_t rate_end = skip_while(s, i, [](char c) { return !is_space(c); });
     if (rate_end == i || !is_digit(s[i]) || !is_digit(s[rate_end - 1])) return Kind::defer;
     std::array<char, 64> digits{};
-    std::size_t n = 0;
+    std::size_t n = 0, group = 0, commas = 0;
     for (std::size_t k = i; k < rate_end; ++k) {
-        if (s[k] == ',') continue;
+        if (s[k] == ',') {
+            // Thousands groups (5,731): a first group of 1-3 digits, then 3 each. "5,7" is a
+            // line cut mid-number, which the Python parser reports (_time_value).
+            if ((commas++ == 0 ? group > 3 : group != 3)) return Kind::defer;
+            group = 0;
+            continue;
+        }
         if (!is_digit(s[k]) || n == digits.size()) return Kind::defer;
         digits[n++] = s[k];
+        ++group;
     }
+    if (commas > 0 && group != 3) return Kind::defer;
     if (!parse_number({digits.data(), n}, row.rate) || !std::isfinite(row.rate) || row.rate <= 0) return Kind::defer;
 
     if (first_field(s, m.memory, 7, row.memory_gib, read_memory) == Field::defer ||

@@ -195,14 +195,14 @@ bool parse_timestamp(std::string_view s, double& out) {
     return true;
 }
 
-// A number with an optional unit suffix that must equal `unit` ("W" or "%").
+// A number in [0, max] with an optional unit suffix that must equal `unit` ("W" or "%").
 enum class ValueStatus { ok, na, bad };
-ValueStatus parse_value(std::string_view s, std::string_view unit, double& out) {
+ValueStatus parse_value(std::string_view s, std::string_view unit, double max, double& out) {
     s = trim(s);
     if (is_na(s)) return ValueStatus::na;
     if (s.size() > unit.size() && s.substr(s.size() - unit.size()) == unit)
         s = trim(s.substr(0, s.size() - unit.size()));
-    if (!parse_double(s, out) || !std::isfinite(out) || out < 0) return ValueStatus::bad;
+    if (!parse_double(s, out) || !std::isfinite(out) || out < 0 || out > max) return ValueStatus::bad;
     return ValueStatus::ok;
 }
 
@@ -334,6 +334,10 @@ bool DcgmScrape::add(std::size_t line_no, std::string_view line, ParseReport& re
     const bool is_power = name == "DCGM_FI_DEV_POWER_USAGE";
     const bool is_util = name == "DCGM_FI_DEV_GPU_UTIL";
     if (!is_power && !is_util) return true;
+    if (std::isfinite(value) && value > (is_power ? kMaxSamplePowerW : kMaxUtilizationPct)) {
+        skip(rep, line_no, line, is_power ? "power beyond any GPU board (> 10000 W)" : "utilization above 100 %");
+        return true;
+    }
     const auto g = labels.find("gpu=\"");
     long long gpu = -1;
     if (g == std::string_view::npos || (g > 0 && labels[g - 1] != ',' && labels[g - 1] != ' ')) {
@@ -500,16 +504,17 @@ std::size_t NvidiaSmiCsvReader::parse_line(std::string_view raw, PowerTrace& out
             rep.gpu_name.clear();
         }
     }
-    const ValueStatus ps = parse_value(f[static_cast<std::size_t>(c_power_)], "W", s.power_w);
+    const ValueStatus ps = parse_value(f[static_cast<std::size_t>(c_power_)], "W", kMaxSamplePowerW, s.power_w);
     if (ps == ValueStatus::bad) {
-        skip(rep, line_no, line, "bad power.draw");
+        skip(rep, line_no, line, "bad power.draw (not a number of watts in [0, 10000])");
         return 0;
     }
     s.utilization_pct = kNaN;
     if (c_util_ >= 0) {
-        const ValueStatus us = parse_value(f[static_cast<std::size_t>(c_util_)], "%", s.utilization_pct);
+        const ValueStatus us =
+            parse_value(f[static_cast<std::size_t>(c_util_)], "%", kMaxUtilizationPct, s.utilization_pct);
         if (us == ValueStatus::bad) {
-            skip(rep, line_no, line, "bad utilization.gpu");
+            skip(rep, line_no, line, "bad utilization.gpu (not a percentage in [0, 100])");
             return 0;
         }
         if (us == ValueStatus::na) {

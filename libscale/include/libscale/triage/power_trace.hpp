@@ -43,6 +43,13 @@ struct PowerTrace {
 // line: StreamOptions' default stale window, the watcher's gap in the other direction.
 inline constexpr double kClockStepBackS = 5.0;
 
+// Readings no GPU gives: board power above this (the largest boards draw 1.4 kW, B300 and
+// GB300 in the hardware catalog; 10 kW leaves room for any board to come) or utilization
+// above 100 %. Such a line is skipped as unparseable and counted, as a garbled one is;
+// 1e300 W summed would otherwise be the job's energy.
+inline constexpr double kMaxSamplePowerW = 10'000;
+inline constexpr double kMaxUtilizationPct = 100;
+
 struct ParseReport {
     std::string source;                  // file path or "<string>"
     std::size_t lines = 0;               // lines read, blank ones included
