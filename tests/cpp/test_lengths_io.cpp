@@ -282,6 +282,18 @@ TEST(LengthsRaw, EveryIntegerDtypeAndByteOrder) {
     EXPECT_THROW(read_lengths_raw(tmp("raw5.bin"), (LengthDtype{false, 3, false})), std::invalid_argument);
 }
 
+// A sparse file of 64 GiB (16 G lengths as uint32): refused naming its count before any
+// allocation, in every dtype and as an .npy header that claims as many.
+TEST(LengthsRaw, AFileOfMoreLengthsThanTheCapIsRefusedBeforeItIsRead) {
+    const std::string path = tmp("sparse64g.bin");
+    { std::ofstream(path, std::ios::binary | std::ios::trunc); }
+    std::filesystem::resize_file(path, std::uint64_t{64} << 30);
+    EXPECT_HAS(error_of([&] { read_lengths_raw(path, parse_length_dtype("u4")); }),
+               "17179869184 lengths; at most 1073741824 (2^30, 4 GiB in memory) are read at once");
+    EXPECT_HAS(error_of([&] { read_lengths_raw(path, parse_length_dtype("u8")); }), "8589934592 lengths");
+    std::filesystem::remove(path);
+}
+
 TEST(LengthsRaw, DtypeSpellings) {
     EXPECT_EQ(parse_length_dtype("uint8"), (LengthDtype{false, 1, false}));
     EXPECT_EQ(parse_length_dtype("int16"), (LengthDtype{true, 2, false}));

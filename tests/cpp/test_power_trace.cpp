@@ -464,6 +464,34 @@ TEST(NvidiaSmiCsv, AClockStepBackIsRebasedNotDropped) {
     EXPECT_NE(r.report.summary().find("clock went back 1 time"), std::string::npos);
 }
 
+// dcgm-exporter's clock (scrape times or per-line timestamps) stepping back, and the wall
+// clock stamping live scrapes: re-based as in the nvidia-smi reader, not dropped.
+TEST(DcgmPrometheus, AClockStepBackIsRebasedNotDropped) {
+    const std::string text =
+        "# scrape t=1000\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 650\n"
+        "# scrape t=1001\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 650\n"
+        "# scrape t=400\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 70\n"
+        "# scrape t=401\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 70\n";
+    const auto r = parse_dcgm_prometheus(text);
+    ASSERT_EQ(r.trace.size(), 4u);
+    EXPECT_EQ(r.report.clock_steps, 1u);
+    EXPECT_EQ(r.report.first_clock_step_line, 6u);
+    EXPECT_NEAR(r.report.clock_step_s, 601 + 1e-3, 1e-9);
+    EXPECT_EQ(r.report.non_monotonic_timestamps, 0u);
+    EXPECT_NEAR(r.trace.time_s[3] - r.trace.time_s[2], 1.0, 1e-9);
+    EXPECT_NEAR(r.trace.time_s[2] - r.trace.time_s[1], 1e-3, 1e-9);
+
+    // Live: one scrape at a time, stamped with a wall clock set back 10 minutes.
+    PowerTrace live;
+    ParseReport rep;
+    const std::string scrape = "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 650\nDCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} 640\n";
+    for (const double wall : {5000.0, 5001.0, 4401.0, 4402.0}) parse_dcgm_scrape(scrape, wall, live, rep);
+    ASSERT_EQ(live.size(), 8u);
+    EXPECT_EQ(rep.clock_steps, 1u);  // both GPUs re-based by the one step
+    EXPECT_EQ(rep.non_monotonic_timestamps, 0u);
+    EXPECT_NEAR(live.time_s[7] - live.time_s[3], 1.0 + 1e-3, 1e-9);
+}
+
 // A log queried with `name` says which GPU it is: triage takes that GPU's bands.
 TEST(NvidiaSmiCsv, ANameColumnNamesTheGpu) {
     // GPUs 0 and 1 at one time, each row naming its model.

@@ -449,3 +449,11 @@ def test_deep_json_in_a_trainer_log_is_an_error_not_a_recursion_error(tmp_path, 
     path.write_text(text)
     with pytest.raises(ValueError):
         libscale.logs.parse_log(path, model="llama-3.1-8b", hardware="h100")
+
+
+def test_a_sparse_64_gib_lengths_file_is_refused_by_count_not_by_memory(capsys, tmp_path):
+    path = tmp_path / "lengths.bin"
+    with path.open("wb") as f:
+        f.truncate(64 << 30)  # sparse: no disk used
+    err = one_line_error(capsys, GATE + ["--lengths", path, "--dtype", "uint32"])
+    assert "17179869184 lengths; at most 1073741824" in err and "gate a shard" in err

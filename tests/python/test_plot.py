@@ -5,6 +5,7 @@ LIBSCALE_PLOT_DIR to keep every PNG there for a person to look at."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -453,3 +454,21 @@ def test_import_libscale_does_not_import_matplotlib():
                          env=dict(os.environ))
     assert out.returncode == 0, out.stderr
     assert "pip install 'libscale[plot]'" in out.stdout
+
+
+def test_names_with_dollar_signs_are_drawn_as_written(tmp_path):
+    """A name from a file is text, not TeX: "$^$" raised a ValueError at save time and a
+    pair of prices would have been typeset as math."""
+    hw = json.loads((ROOT / "calibration" / "data" / "hardware" / "h100.json").read_text())
+    hw["name"], hw["display_name"] = "h100-dollar", "H100 $^$ lab"
+    hw_path = tmp_path / "h100-dollar.json"
+    hw_path.write_text(json.dumps(hw))
+    p = libscale.project("qwen3-32b", hw_path, gpus=[8, 16], gpus_per_node=8)
+    for ax in (lp.scaling(p), lp.breakdown(p), *np.ravel(lp.costs(p))):
+        save(ax.figure, tmp_path, "dollar")
+    trace = ROOT / "examples" / "traces" / "nccl-hang.csv"
+    odd = tmp_path / "run $\\frac{1}{0$.csv"
+    odd.write_bytes(trace.read_bytes())
+    ax = lp.power_timeline(libscale.triage(odd, hardware="h100"))
+    assert "run $\\frac{1}{0$.csv" in ax.get_title()
+    save(ax.figure, tmp_path, "dollar-trace")

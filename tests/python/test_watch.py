@@ -960,3 +960,17 @@ def test_a_clock_step_back_is_rebased_and_the_hang_after_it_caught(tmp_path: Pat
     assert w.returncode == 3, err
     assert not _schema_errors(ev)
     assert _wait_for(lambda: not _alive(child) and not _alive(grandchild))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("job_status, expected", [(0, W.EXIT_EVENTS_LOST), (5, 5)])
+def test_events_on_a_full_disk_end_with_a_status_that_says_so(tmp_path: Path, job_status, expected):
+    log = write_trace(tmp_path / "ok.csv", [(20, 650, 100)])
+    out = subprocess.run([sys.executable, "-m", "libscale", "watch", "--nvidia-smi-csv", str(log), "--speed", "1000",
+                          "--events", "/dev/full", "--", sys.executable, "-c",
+                          f"import sys, time; time.sleep(0.3); sys.exit({job_status})"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == expected, out.stderr  # the job's failure is never masked
+    assert "Traceback" not in out.stderr
+    assert "events can no longer be written" in out.stderr
+    assert ("exit status 74" in out.stderr) == (job_status == 0), out.stderr

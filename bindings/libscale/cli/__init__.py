@@ -64,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _broken_pipe()
     except (CliError, _core.LibscaleError, ValueError, TypeError, OSError) as e:
         fail(str(e))
+    except MemoryError as e:  # the core's bad_alloc: one line, not a traceback (errors.cpp)
+        fail(str(e) or "out of memory (is an input far larger than intended?)")
     except KeyboardInterrupt:
         return 130
     finally:

@@ -182,6 +182,8 @@ def run(a: argparse.Namespace) -> int:
     out = sys.stdout if a.events == "-" else open(a.events, "a", buffering=1)  # noqa: SIM115
     write = _writer(out, a.output_format)
 
+    lost: list[OSError] = []  # events that could not be written (a full disk, an I/O error)
+
     def emit(record: dict[str, Any]) -> None:
         try:
             write(to_jsonable({"schema": "libscale.watch_event/1", **record}))
@@ -189,7 +191,11 @@ def run(a: argparse.Namespace) -> int:
             # the reader went away (e.g. `| head`): the watch goes on; no error at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
             raise
+        except OSError as e:
+            lost.append(e)  # the watcher goes on without events (Watcher._emit); told at exit
+            raise
 
+    rc = _watch.EXIT_WATCHER_ERROR
     try:
         # Everything that can be refused is checked before the job starts.
         watcher = _watch.Watcher(source, stream, actions=actions, options=watch_options, events=emit)
@@ -197,7 +203,17 @@ def run(a: argparse.Namespace) -> int:
             watcher.job = _watch.Job(command=command, grace_s=watch_options.grace_s)
         elif a.pid is not None:
             watcher.job = _watch.Job(pid=a.pid)
-        return int(watcher.run())
+        rc = int(watcher.run())
     finally:
         if out is not sys.stdout:
-            out.close()
+            try:
+                out.close()
+            except OSError as e:  # the last buffered events
+                lost.append(e)
+    if lost and rc == 0:
+        # The job is protected either way; a clean exit would hide that the record is gone.
+        # A job's own failure status is never masked by this.
+        print(f"libscale watch: the events could not all be written to {a.events} ({lost[0].strerror or lost[0]}); "
+              f"exit status {_watch.EXIT_EVENTS_LOST}", file=sys.stderr)
+        return _watch.EXIT_EVENTS_LOST
+    return rc

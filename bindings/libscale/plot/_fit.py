@@ -87,6 +87,7 @@ def record_labels(fit: FitResult) -> tuple[list[str], list[str]] | None:
     return labels, kinds
 
 
+@st.literal_text
 def residuals(fit_result: FitResult, *, ax: Axes | None = None) -> Axes:
     """The fit's relative error (predicted − measured) / measured per record used, in %,
     as horizontal bars coloured by record kind, each with its leave-one-out error (the

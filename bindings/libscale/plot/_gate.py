@@ -22,6 +22,7 @@ MAX_RANK_TICKS = 32
 _FEWEST, _MOST, _OTHER = st.BAD, st.ORANGE, "#7F9CB8"
 
 
+@st.literal_text
 def gate_ranks(gate_result: GateResult, *, ax: Axes | None = None) -> Axes:
     """Micro-batches per rank (bars), the ranks with the fewest and the most in their own
     colours with horizontal lines at both, the difference annotated between them, and the

@@ -86,6 +86,7 @@ def _quantiles(p: Projection, rows: Sequence[Mapping[str, Any]], key: str) -> tu
 # --- scaling ------------------------------------------------------------------------------
 
 
+@st.literal_text
 def scaling(result: ProjectionLike, *, metric: str = "tokens_per_s", ax: Axes | None = None) -> Axes:
     """Throughput (or throughput per GPU, or scaling efficiency) against the GPU count on a
     log2 axis: the projection, the ideal (linear from the smallest count; dashed), the
@@ -219,6 +220,7 @@ def _seconds(s: float) -> str:
     return f"{s:,.0f} s" if s >= 100 else f"{s:.1f} s" if s >= 10 else f"{st.sig(s)} s"
 
 
+@st.literal_text
 def breakdown(projection: Projection, *, normalized: bool = False, ax: Axes | None = None) -> Axes:
     """Stacked bars per GPU count of the step time by part (GEMM, attention, memory-bound
     kernels, host wait, exposed communication, optimizer, input pipeline, checkpoint; the
@@ -338,6 +340,7 @@ def _cost_panel(ax: Axes, projs: Mapping[str, Projection], metric: str, *,
     return errorbar, zero_width
 
 
+@st.literal_text
 def costs(result: ProjectionLike, *, metrics: Sequence[str] = ("gpu_hours", "cost_usd", "energy_kwh"),
           ax: Axes | None = None) -> Any:
     """Grouped bars of the job's GPU-hours, cost and energy (any of COST_METRICS) by GPU

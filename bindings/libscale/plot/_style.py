@@ -3,11 +3,13 @@ record kind (the same in every figure), number formats, and where new axes come 
 
 from __future__ import annotations
 
+import functools
 import math
 import zlib
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
 
+import matplotlib
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
@@ -48,6 +50,21 @@ ALERT_COLORS = {"deadlock": "#B2182B", "data_starvation": ORANGE, "straggler": B
 
 GOOD, BAD = "#1B7837", "#B2182B"
 BAND_ALPHA = 0.25
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def literal_text(draw: F) -> F:
+    """Every text the figure function creates is drawn as written: names come from files
+    (a hardware's display name, a model, a GPU a trace names, a price "$2.50 ... $3.10"),
+    and matplotlib would read a pair of "$" as math, printing the wrong label or raising a
+    ValueError at save time for one that is not valid TeX."""
+    @functools.wraps(draw)
+    def wrapper(*args: Any, **kw: Any) -> Any:
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return draw(*args, **kw)
+    return wrapper  # type: ignore[return-value]
 
 
 def hardware_color(name: str) -> str:

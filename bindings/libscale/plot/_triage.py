@@ -35,6 +35,7 @@ def _gpu_lists(gpus: Any) -> str:
     return ("GPU " if len(g) == 1 else "GPUs ") + ", ".join(map(str, g))
 
 
+@st.literal_text
 def power_timeline(triage_result: TriageResult, *, ax: Axes | None = None) -> Axes:
     """Board power per GPU (W) against the time since the trace began (s), the job's phases
     as shaded spans (one colour per phase), the power band edges as dotted horizontal

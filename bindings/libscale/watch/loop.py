@@ -40,6 +40,9 @@ EXIT_TERMINATED = 3
 #: Exit status when the watch could not go on (an internal error): EX_SOFTWARE of
 #: sysexits.h (https://man7.org/linux/man-pages/man3/sysexits.h.3head.html).
 EXIT_WATCHER_ERROR = 70
+#: Exit status of ``libscale watch`` when the watch ended well but its events could not
+#: all be written (a full disk): EX_IOERR of sysexits.h. A job's failure status wins.
+EXIT_EVENTS_LOST = 74
 #: How long a hook may run by default (Actions.hook_timeout_s, --hook-timeout-s), s.
 DEFAULT_HOOK_TIMEOUT_S = 60.0
 #: After a hook's SIGTERM (on its timeout), the wait before SIGKILL, s.

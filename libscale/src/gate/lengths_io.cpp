@@ -136,7 +136,14 @@ Converter converter(LengthDtype d) {
 }
 
 // Reads `count` items of dtype from f (positioned at the data).
+void check_count(std::uint64_t count, const std::string& origin) {
+    if (count > kMaxLengths)
+        throw ParseError(origin + ": " + std::to_string(count) + " lengths; at most " + std::to_string(kMaxLengths) +
+                         " (2^30, 4 GiB in memory) are read at once: gate a shard of the dataset");
+}
+
 std::vector<std::uint32_t> read_items(InputFile& f, std::uint64_t count, LengthDtype dtype, const std::string& origin) {
+    check_count(count, origin);
     std::vector<std::uint32_t> out;
     if (dtype == LengthDtype{false, 4, kHostBigEndian}) {  // the host's uint32: every value is a length
         out.resize(static_cast<std::size_t>(count));
@@ -531,6 +538,7 @@ std::vector<std::uint32_t> read_lengths_jsonl(const std::string& path, const std
         std::size_t pos = 0;
         for (std::size_t nl = buf.find('\n'); nl != std::string::npos; nl = buf.find('\n', pos)) {
             jsonl_line(buf.substr(pos, nl - pos), path + ":" + std::to_string(lineno), field, out);
+            if (out.size() > kMaxLengths) check_count(out.size(), path);
             pos = nl + 1;
             ++lineno;
         }

@@ -404,7 +404,17 @@ std::size_t DcgmScrape::flush(double t0, PowerTrace& out, ParseReport& rep) {
             ++rep.na_values;
             continue;
         }
-        n += append_monotonic(last, v->line, {k.first, k.second, v->power, v->has_util ? v->util : kNaN}, out, rep);
+        // The exporter's clock (or the watcher's wall clock stamping a live scrape) stepped
+        // back: as in the nvidia-smi reader, later rows go on a millisecond after the last
+        // one, the step counted. clock_step_s is the offset in force.
+        double t = k.first + rep.clock_step_s;
+        if (const auto it = last.find(k.second); it != last.end() && it->second - t > kClockStepBackS) {
+            const double step = it->second - t + 1e-3;
+            rep.clock_step_s += step;
+            t += step;
+            if (rep.clock_steps++ == 0) rep.first_clock_step_line = v->line;
+        }
+        n += append_monotonic(last, v->line, {t, k.second, v->power, v->has_util ? v->util : kNaN}, out, rep);
     }
     samples_.clear();
     return n;

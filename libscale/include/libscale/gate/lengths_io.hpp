@@ -29,6 +29,12 @@ struct LengthDtype {
 LengthDtype parse_length_dtype(std::string_view s);
 std::string to_string(LengthDtype d);  // numpy descr: "|u1", "<u4", ">i8", ...
 
+// The most lengths a file may hold: 2^30 documents, 4 GiB in memory as uint32. A real
+// fine-tuning set has millions; a corpus of billions of documents is gated a shard at a
+// time. A file beyond it (a 64 GiB sparse file reads as 16 G lengths) is refused naming its
+// count before anything is allocated, instead of running out of memory.
+inline constexpr std::uint64_t kMaxLengths = std::uint64_t{1} << 30;
+
 // .npy format version 1.0, 2.0 or 3.0 (numpy.lib.format) holding a 1-D array of any
 // integer type numpy writes (|u1 |i1 <u2 >u2 <i2 >i2 <u4 >u4 <i4 >i4 <u8 >u8 <i8 >i8),
 // C or Fortran order. The header is parsed as the Python literal the format specifies (a

@@ -62,9 +62,10 @@ struct ParseReport {
     std::size_t duplicate_timestamps = 0;      // same GPU, same time: the later row is dropped
     std::size_t non_monotonic_timestamps = 0;  // same GPU, earlier time: the row is dropped
     std::size_t first_bad_timestamp_line = 0;  // 1-based; 0 when none
-    // nvidia-smi only: the log's clock went back by more than kClockStepBackS (local time at a
-    // daylight-saving change, a clock set back); later rows are re-based to go on from the
-    // last one instead of being dropped as non-monotonic.
+    // The log's clock went back by more than kClockStepBackS (nvidia-smi's local time at a
+    // daylight-saving change, a clock set back; dcgm-exporter's timestamps or the wall clock
+    // stamping a live scrape); later rows are re-based to go on from the last one instead of
+    // being dropped as non-monotonic.
     std::size_t clock_steps = 0;
     double clock_step_s = 0;                // seconds added to the rows after the steps, in all
     std::size_t first_clock_step_line = 0;  // 1-based; 0 when none
