@@ -249,7 +249,7 @@ class Plan:
         global_batch_tokens, broadcast together (numpy rules), one per element in C++ with
         the GIL released (threads 0: one per core for large sweeps); the other options are
         the plan's. Invalid or non-fitting elements do not raise: ``issue`` / ``fits`` say
-        so ('uncertain' counts as fitting, as in step.memory.fits)."""
+        so ('uncertain' is not fitting, as in step.memory.fits)."""
         unknown = sorted(set(axes) - set(SWEEP_AXES))
         if unknown:
             raise ValueError(f"sweep: {unknown[0]!r} is not a sweep axis; axes: {', '.join(SWEEP_AXES)} "

@@ -152,9 +152,11 @@ def _projection_answer(p: Projection) -> str:
     if pick is None:
         r = rows[-1]
         counts = ", ".join(f"{x['gpus']:,}" for x in rows)
-        text = (f"{model} does not fit in GPU memory on {hw} at any of "
+        surely = r["fit_status"] == "does_not_fit"
+        text = (f"{model} {'does' if surely else 'may'} not fit in GPU memory on {hw} at any of "
                 f"{counts} GPUs: {r['needed_gib']:,.1f} GiB per GPU needed, "
-                f"{r['available_gib']:,.1f} available at {r['gpus']:,} GPUs")
+                f"{r['available_gib']:,.1f} available at {r['gpus']:,} GPUs"
+                + ("" if surely else ", within the estimate's margin"))
         return text + (f"; {r['fit_suggestion']}" if r.get("fit_suggestion") else "")
     text = (f"{model} on {pick['gpus']:,} × {hw}: {_hours(pick['wall_time_h'])} wall, "
             f"{pick['gpu_hours']:,.1f} GPU-h, {_usd(pick['cost_usd'])} for {_job_tokens(p)}")
@@ -167,9 +169,11 @@ def _projection_answer(p: Projection) -> str:
     clause = _scaling_clause(rows)
     if clause:
         text += f"; {clause}"
-    unfit = [r["gpus"] for r in rows if not r["fits"]]
-    if unfit:
-        text += f"; {', '.join(f'{g:,}' for g in unfit)} GPUs do{'es' if len(unfit) == 1 else ''} not fit in memory"
+    for status, verb in (("does_not_fit", "not fit in memory"),
+                         ("uncertain", "not surely fit in memory (within the estimate's margin)")):
+        unfit = [r["gpus"] for r in rows if r["fit_status"] == status]
+        if unfit:
+            text += f"; {', '.join(f'{g:,}' for g in unfit)} GPUs do{'es' if len(unfit) == 1 else ''} {verb}"
     return text
 
 

@@ -16,6 +16,11 @@ from . import _core
 from .results import Result
 
 
+def _real(x: float) -> float | None:
+    """NaN (undefined: no published figure, an empty summary) as None."""
+    return None if math.isnan(x) else x
+
+
 class Validation(Result):
     """Result of ``validate()``: per-row errors, per-category summaries, the default's ratio
     (the compiled ValidationReport's fields read through; ``report`` is it)."""
@@ -61,8 +66,16 @@ class Validation(Result):
                         "calibrated_error": row.calibrated_error,
                         "fit_status": row.fit_status, "memory_gib": row.memory_gib,
                         "available_gib": row.available_gib, "published_memory_gib": row.published_memory_gib or None,
-                        "published_memory_kind": row.published_memory_kind or None})
+                        "published_memory_kind": row.published_memory_kind or None,
+                        "memory_estimate_gib": _real(row.memory_estimate_gib),
+                        "memory_error": _real(row.memory_error)})
         return out
+
+    def memory(self) -> dict[str, Any]:
+        """Peak memory per GPU against every published figure, like with like (%)."""
+        m = self._report.memory
+        return {"rows": m.count, "median_abs_error_pct": _real(100 * m.median_abs),
+                "max_abs_error_pct": _real(100 * m.max_abs)}
 
     def to_dict(self) -> dict[str, Any]:
         r = self._report
@@ -70,7 +83,7 @@ class Validation(Result):
                 "default_ratio": {"rows": r.default_count, "median": r.default_ratio_median,
                                   "min": r.default_ratio_min, "max": r.default_ratio_max,
                                   "inside_p10_p90": r.default_inside_p10_p90},
-                "not_fitting": r.not_fitting, "excluded": list(r.excluded),
+                "not_fitting": r.not_fitting, "memory": self.memory(), "excluded": list(r.excluded),
                 "series": [{"file": s.file, "series": s.series, "hardware": s.hardware, "rows": s.rows,
                             "framework_efficiency": s.calibration.framework_efficiency} for s in r.series],
                 "rows": self.rows()}
@@ -90,6 +103,10 @@ class Validation(Result):
             share = 100 * r.default_inside_p10_p90 / r.default_count
             lines.append(f"| measured inside the uncalibrated default's P10–P90 | {r.default_count} "
                          f"| {share:.0f} % | – |")
+        m = self.memory()
+        if m["rows"]:
+            lines.append(f"| peak memory per GPU, estimate of the published kind over published | {m['rows']} "
+                         f"| {m['median_abs_error_pct']:.1f} % | {m['max_abs_error_pct']:.1f} % |")
         return "\n".join(lines)
 
     def text(self) -> str:

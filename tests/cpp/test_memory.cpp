@@ -241,10 +241,31 @@ TEST_F(Memory, StatusWithinTheMargin) {
         EXPECT_REL(mem.total_gib, T);
         EXPECT_DOUBLE_EQ(mem.margin, 0.1);
         EXPECT_EQ(mem.status, k.status);
-        EXPECT_EQ(mem.fits, k.status != FitStatus::does_not_fit);
+        EXPECT_EQ(mem.fits, k.status == FitStatus::fits);  // uncertain is not fitting
     }
     EXPECT_STREQ(to_string(FitStatus::uncertain), "uncertain");
     EXPECT_STREQ(to_string(FitStatus::does_not_fit), "does_not_fit");
+}
+
+// A peak is reported three ways; each is compared with its own estimate.
+TEST(MemoryKind, EachKindOfPeakHasItsEstimate) {
+    const ModelSpec q = find_model("qwen3-32b");
+    const HardwareProfile b300 = find_hardware("b300");
+    Calibration cal = default_calibration(b300);
+    cal.fragmentation = 0.1;
+    TrainingConfig c;
+    c.gpus = 16;
+    c.seq_len = 4096;
+    const MemoryBreakdown m = estimate_step(q, b300, cal, c).memory;
+    const double tensors =
+        m.weights_gib + m.grads_gib + m.optimizer_gib + m.activations_gib + m.logits_gib + m.buffers_gib;
+    EXPECT_REL(m.allocated_gib, tensors);
+    EXPECT_REL(m.allocator_reserved_gib, 1.1 * tensors);
+    EXPECT_REL(m.total_gib, 1.1 * tensors + cal.reserved_gib);
+    EXPECT_DOUBLE_EQ(memory_of_kind(m, "allocated"), m.allocated_gib);
+    EXPECT_DOUBLE_EQ(memory_of_kind(m, "active"), m.allocated_gib);
+    EXPECT_DOUBLE_EQ(memory_of_kind(m, "reserved"), m.allocator_reserved_gib);
+    EXPECT_DOUBLE_EQ(memory_of_kind(m, "nvidia-smi"), m.total_gib);
 }
 
 TEST(MemoryFit, Qwen3_32BOnFourH100DoesNotFit) {
@@ -273,15 +294,25 @@ TEST(MemoryFit, Qwen3_32BOnFourH100DoesNotFit) {
         EXPECT_NE(msg.find("to fit, try"), std::string::npos) << msg;  // a suggestion
         EXPECT_NE(msg.find("GPUs with strategy='fsdp'"), std::string::npos) << msg;
     }
-    // The suggestion is the first doubling that fits: 8 H100 hold 16 · P / 8 = 61.0 GiB of
-    // states + 3.7 activations + 3.5 logits + 7.6 buffers + 3 reserved ≈ 78.9 GiB ≤ 80.
-    EXPECT_NE(fit_suggestion(q, h100, cal, c).find("at least 8 GPUs"), std::string::npos);
+    // 8 H100 hold 16 · P / 8 = 61.0 GiB of states + 3.7 activations + 3.5 logits + 7.6
+    // buffers + 3 reserved ≈ 78.9 GiB: within the default's ±20% margin of 80 GiB
+    // (78.9 · 0.8 ≤ 80 < 78.9 · 1.2), uncertain, which is not fitting. The suggestion is the
+    // first doubling that surely fits: 16 GPUs.
+    EXPECT_NE(fit_suggestion(q, h100, cal, c).find("at least 16 GPUs"), std::string::npos)
+        << fit_suggestion(q, h100, cal, c);
     c.gpus = 8;
-    const MemoryBreakdown eight = estimate_step(q, h100, cal, c).memory;
-    EXPECT_TRUE(eight.fits);
-    // Within the default's ±20% margin of 80 GiB (78.9 · 0.8 ≤ 80 < 78.9 · 1.2): uncertain.
+    const StepBreakdown eight_step = estimate_step(q, h100, cal, c);
+    const MemoryBreakdown& eight = eight_step.memory;
+    EXPECT_FALSE(eight.fits);
     EXPECT_DOUBLE_EQ(eight.margin, 0.2);
     EXPECT_EQ(eight.status, FitStatus::uncertain);
+    try {
+        require_fit(q, h100, cal, c, eight_step);
+        FAIL() << "require_fit accepted an uncertain fit";
+    } catch (const DoesNotFitError& e) {
+        EXPECT_NE(std::string(e.what()).find("may not fit on 8 × h100"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("within the estimate's 20 % margin"), std::string::npos) << e.what();
+    }
     EXPECT_EQ(s.memory.status, FitStatus::does_not_fit);
 }
 

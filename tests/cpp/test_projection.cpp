@@ -246,7 +246,7 @@ TEST_F(ProjectionTest, DoesNotFitIsReportedNotThrown) {
     cal.memory_margin = 0.1;
     const Projection u = project(test::scenario(m, hw, cal, base), {2}, Scaling::strong, job);
     EXPECT_EQ(u.rows[0].step.memory.status, FitStatus::uncertain);
-    EXPECT_TRUE(u.rows[0].step.memory.fits);
+    EXPECT_FALSE(u.rows[0].step.memory.fits);  // uncertain is not fitting
     EXPECT_FALSE(u.rows[0].fit_suggestion.empty());
 }
 

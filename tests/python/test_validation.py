@@ -102,3 +102,18 @@ def test_field_report_calibration_is_its_fit():
                          global_batch_tokens=1_048_576, activation_checkpointing="full",
                          calibration="derived-b300-qwen3-32b")
     assert abs(p.rows[0].step.tokens_per_s / 53_000 - 1) < 0.01
+
+
+def test_memory_is_compared_like_with_like():
+    """Each published peak against the estimate of its own kind: allocated figures with the
+    tensors, reserved ones with the allocator's segments, never with what nvidia-smi sees."""
+    v = libscale.validate()
+    rows = [r for r in v.rows() if r["published_memory_gib"]]
+    assert len(rows) == v.memory()["rows"] > 0
+    for r in rows:
+        assert r["memory_error"] == pytest.approx(r["memory_estimate_gib"] / r["published_memory_gib"] - 1)
+        if r["published_memory_kind"] in ("allocated", "reserved"):
+            assert r["memory_estimate_gib"] < r["memory_gib"]  # the runtime's reserve is not in them
+    errors = sorted(abs(r["memory_error"]) for r in rows)
+    assert v.memory()["max_abs_error_pct"] == pytest.approx(100 * errors[-1])
+    assert all(r["memory_error"] is None for r in v.rows() if not r["published_memory_gib"])

@@ -767,6 +767,14 @@ class ValidationRow(metaclass=_Pybind11Type):
     @property
     def published_memory_kind(self) -> str: ...
 
+    @property
+    def memory_estimate_gib(self) -> float:
+        """the estimate of what the published figure counts (allocated, reserved or nvidia-smi); NaN without one"""
+
+    @property
+    def memory_error(self) -> float:
+        """memory_estimate_gib over the published figure, minus 1"""
+
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
 
@@ -863,6 +871,10 @@ class ValidationReport(metaclass=_Pybind11Type):
     @property
     def not_fitting(self) -> int:
         """published runs estimated not to fit (should be 0)"""
+
+    @property
+    def memory(self) -> ErrorSummary:
+        """peak memory against every published figure, like with like"""
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""

@@ -116,6 +116,14 @@ class MemoryBreakdown(metaclass=_Pybind11Type):
         """CUDA context, workspaces, NCCL"""
 
     @property
+    def allocated_gib(self) -> float:
+        """what torch.cuda.max_memory_allocated counts: the tensors"""
+
+    @property
+    def allocator_reserved_gib(self) -> float:
+        """what torch.cuda.max_memory_reserved counts: allocated plus fragmentation"""
+
+    @property
     def total_gib(self) -> float: ...
 
     @property
@@ -132,7 +140,7 @@ class MemoryBreakdown(metaclass=_Pybind11Type):
 
     @property
     def fits(self) -> bool:
-        """status != 'does_not_fit'"""
+        """status == 'fits' ('uncertain' is not fitting)"""
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
@@ -323,7 +331,7 @@ class ProjectionRow(metaclass=_Pybind11Type):
 
     @property
     def fits(self) -> bool:
-        """step.memory.fits: the status is not 'does_not_fit'"""
+        """step.memory.fits: the status is 'fits' ('uncertain' is not fitting)"""
 
     @property
     def fit_status(self) -> str:

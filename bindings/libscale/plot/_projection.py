@@ -190,7 +190,7 @@ def scaling(result: ProjectionLike, *, metric: str = "tokens_per_s", ax: Axes | 
     if any_unfit:
         handles.append(Line2D([], [], linestyle="none", marker="o", markersize=8, markerfacecolor="white",
                               markeredgecolor=st.DARK, markeredgewidth=2,
-                              label="hollow: does not fit\nin GPU memory"))
+                              label="hollow: does not surely fit\nin GPU memory"))
     st.log2_counts_axis(ax, counts)
     if metric == "tokens_per_s":
         ax.set_yscale("log")

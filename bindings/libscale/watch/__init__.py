@@ -51,6 +51,6 @@ from .sources import (
                       catalog_hardware_of,
 )
 
-__all__ = ["EXIT_EVENTS_LOST", "EXIT_TERMINATED", "EXIT_WATCHER_ERROR", "Actions", "DcgmSource", "FollowCsvSource", "Job",
-           "NvmlPollSource", "Poll", "PowerSource", "ReplaySource", "Watcher", "catalog_hardware_of", "prometheus_text",
+__all__ = ["EXIT_EVENTS_LOST", "EXIT_TERMINATED", "EXIT_WATCHER_ERROR", "Actions", "DcgmSource", "FollowCsvSource",
+           "Job", "NvmlPollSource", "Poll", "PowerSource", "ReplaySource", "Watcher", "catalog_hardware_of", "prometheus_text",
            "watch_options"]

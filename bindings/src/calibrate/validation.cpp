@@ -36,7 +36,11 @@ void register_calibrate_validation(py::module_& m) {
                    "'fits', 'uncertain' or 'does_not_fit'"),
                field("memory_gib", &R::memory_gib, "estimated per GPU"), field("available_gib", &R::available_gib),
                field("published_memory_gib", &R::published_memory_gib, "when the source gives one (0: none)"),
-               field("published_memory_kind", &R::published_memory_kind)),
+               field("published_memory_kind", &R::published_memory_kind),
+               field("memory_estimate_gib", &R::memory_estimate_gib,
+                     "the estimate of what the published figure counts (allocated, reserved or nvidia-smi); NaN "
+                     "without one"),
+               field("memory_error", &R::memory_error, "memory_estimate_gib over the published figure, minus 1")),
         Access::read_only);
 
     using S = ValidationSeries;
@@ -65,7 +69,8 @@ void register_calibrate_validation(py::module_& m) {
                field("default_ratio_min", &V::default_ratio_min), field("default_ratio_max", &V::default_ratio_max),
                field("default_inside_p10_p90", &V::default_inside_p10_p90,
                      "rows whose measured tokens/s lies within the default's P10-P90"),
-               field("not_fitting", &V::not_fitting, "published runs estimated not to fit (should be 0)")),
+               field("not_fitting", &V::not_fitting, "published runs estimated not to fit (should be 0)"),
+               field("memory", &V::memory, "peak memory against every published figure, like with like")),
         Access::read_only);
 
     m.def(

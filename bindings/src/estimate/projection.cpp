@@ -31,7 +31,7 @@ void register_estimate_projection(py::module_& m) {
     // The memory verdict at the row's level, as `libscale project --json` rows carry it.
     row.def_property_readonly(
            "fits", [](const ProjectionRow& r) { return r.step.memory.fits; },
-           "step.memory.fits: the status is not 'does_not_fit'")
+           "step.memory.fits: the status is 'fits' ('uncertain' is not fitting)")
         .def_property_readonly(
             "fit_status", [](const ProjectionRow& r) { return std::string(to_string(r.step.memory.status)); },
             "step.memory.status: 'fits', 'uncertain' or 'does_not_fit'")

@@ -34,13 +34,16 @@ void register_estimate_step(py::module_& m) {
             field("buffers_gib", &M::buffers_gib, "unsharded parameter / gradient buffers"),
             field("fragmentation_gib", &M::fragmentation_gib, "the caching allocator's reserved-but-unallocated share"),
             field("reserved_gib", &M::reserved_gib, "CUDA context, workspaces, NCCL"),
+            field("allocated_gib", &M::allocated_gib, "what torch.cuda.max_memory_allocated counts: the tensors"),
+            field("allocator_reserved_gib", &M::allocator_reserved_gib,
+                  "what torch.cuda.max_memory_reserved counts: allocated plus fragmentation"),
             field("total_gib", &M::total_gib), field("available_gib", &M::available_gib, "the GPU's HBM"),
             field("margin", &M::margin, "relative uncertainty of total_gib"),
             output_field<std::string, M>(
                 "status", [](const M& x) { return std::string(to_string(x.status)); },
                 "'fits' (with the margin), 'uncertain' (the limit lies within the margin) or "
                 "'does_not_fit'"),
-            field("fits", &M::fits, "status != 'does_not_fit'")),
+            field("fits", &M::fits, "status == 'fits' ('uncertain' is not fitting)")),
         Access::read_only);
     def_value_methods(mem);
 

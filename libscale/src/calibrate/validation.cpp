@@ -44,7 +44,7 @@ char category_of(const StepRun& row, const StepRun& ref) {
 
 ValidationReport validate(const std::vector<NamedMeasurements>& files, const FitOptions& options) {
     ValidationReport out;
-    std::vector<double> by_category[3], ratios;
+    std::vector<double> by_category[3], ratios, memory_errors;
     for (const NamedMeasurements& file : files) {
         // Series in the file's order; each keeps its rows in table order.
         std::vector<std::string> order;
@@ -106,6 +106,11 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
                 row.available_gib = c.memory.available_gib;
                 row.published_memory_gib = s.memory_gib;
                 row.published_memory_kind = s.memory_kind;
+                if (s.memory_gib > 0) {
+                    row.memory_estimate_gib = memory_of_kind(c.memory, s.memory_kind);
+                    row.memory_error = row.memory_estimate_gib / s.memory_gib - 1.0;
+                    memory_errors.push_back(row.memory_error);
+                }
                 const Scenario scenario{m, hw, def_file, s.config};
                 const Quantiles q =
                     projection_quantiles(scenario, {s.config.gpus}, Scaling::strong, Job{}).front().tokens_per_s;
@@ -113,11 +118,13 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
                 out.default_inside_p10_p90 += row.default_inside_p10_p90 ? 1 : 0;
                 ratios.push_back(row.default_ratio);
                 if (row.category != 'x') by_category[row.category - 'a'].push_back(row.calibrated_error);
-                if (!c.memory.fits) ++out.not_fitting;
+                // A run that ran must not be called out of memory; within the margin is allowed.
+                if (c.memory.status == FitStatus::does_not_fit) ++out.not_fitting;
                 out.rows.push_back(std::move(row));
             }
         }
     }
+    out.memory = summarize(memory_errors);
     out.gpu_counts = summarize(by_category[0]);
     out.model_sizes = summarize(by_category[1]);
     out.configurations = summarize(by_category[2]);

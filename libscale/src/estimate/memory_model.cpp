@@ -152,14 +152,22 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
         mem.weights_gib + mem.grads_gib + mem.optimizer_gib + mem.activations_gib + mem.logits_gib + mem.buffers_gib;
     mem.fragmentation_gib = allocated * cal.fragmentation;
     mem.reserved_gib = cal.reserved_gib;
-    mem.total_gib = allocated + mem.fragmentation_gib + mem.reserved_gib;
+    mem.allocated_gib = allocated;
+    mem.allocator_reserved_gib = allocated + mem.fragmentation_gib;
+    mem.total_gib = mem.allocator_reserved_gib + mem.reserved_gib;
     mem.available_gib = hw.hbm_gib;
     mem.margin = cal.memory_margin;
     if (mem.total_gib * (1.0 + mem.margin) <= mem.available_gib) mem.status = FitStatus::fits;
     else if (mem.total_gib * (1.0 - mem.margin) <= mem.available_gib) mem.status = FitStatus::uncertain;
     else mem.status = FitStatus::does_not_fit;
-    mem.fits = mem.status != FitStatus::does_not_fit;
+    mem.fits = mem.status == FitStatus::fits;
     return mem;
+}
+
+double memory_of_kind(const MemoryBreakdown& mem, std::string_view kind) noexcept {
+    if (kind == "allocated" || kind == "active") return mem.allocated_gib;
+    if (kind == "reserved") return mem.allocator_reserved_gib;
+    return mem.total_gib;
 }
 
 std::ostream& operator<<(std::ostream& os, const MemoryBreakdown& mem) {

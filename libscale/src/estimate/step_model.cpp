@@ -488,13 +488,18 @@ void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibratio
                  const StepBreakdown& s) {
     if (s.memory.fits) return;
     const MemoryBreakdown& mem = s.memory;
+    const bool uncertain = mem.status == FitStatus::uncertain;
     std::ostringstream msg;
-    msg << std::fixed << std::setprecision(1) << m.name << " does not fit on " << c.gpus << " × " << hw.name << " with "
-        << to_string(c.strategy) << ": it needs " << mem.total_gib << " GiB per GPU, " << mem.available_gib
-        << " GiB available (weights " << mem.weights_gib << ", grads " << mem.grads_gib << ", optimizer "
-        << mem.optimizer_gib << ", activations " << mem.activations_gib << ", logits " << mem.logits_gib << ", buffers "
-        << mem.buffers_gib << ", fragmentation " << mem.fragmentation_gib << ", reserved " << mem.reserved_gib
-        << "); even " << std::setprecision(0) << 100.0 * mem.margin << " % less would not fit";
+    msg << std::fixed << std::setprecision(1) << m.name << (uncertain ? " may not fit on " : " does not fit on ")
+        << c.gpus << " × " << hw.name << " with " << to_string(c.strategy) << ": it needs " << mem.total_gib
+        << " GiB per GPU, " << mem.available_gib << " GiB available (weights " << mem.weights_gib << ", grads "
+        << mem.grads_gib << ", optimizer " << mem.optimizer_gib << ", activations " << mem.activations_gib
+        << ", logits " << mem.logits_gib << ", buffers " << mem.buffers_gib << ", fragmentation "
+        << mem.fragmentation_gib << ", reserved " << mem.reserved_gib << ")" << std::setprecision(0);
+    if (uncertain)
+        msg << "; the GPU's memory lies within the estimate's " << 100.0 * mem.margin
+            << " % margin, so it is not counted as fitting";
+    else msg << "; even " << 100.0 * mem.margin << " % less would not fit";
     const std::string hint = fit_suggestion(m, hw, cal, c);
     if (!hint.empty()) msg << "; " << hint;
     throw DoesNotFitError(msg.str(), mem.total_gib, mem.available_gib);

@@ -36,10 +36,14 @@ struct ValidationRow {
     bool default_inside_p10_p90 = false;
     double calibrated_error = 0;  // calibrated tokens/s over the measured, minus 1
     FitStatus fit_status = FitStatus::fits;
-    double memory_gib = 0;  // estimated per GPU
+    double memory_gib = 0;  // estimated per GPU (total_gib)
     double available_gib = 0;
     double published_memory_gib = 0;  // when the source gives one (0: none)
     std::string published_memory_kind;
+    // Like with like: the estimate of what the published figure counts (memory_of_kind),
+    // and its error relative to the figure; NaN without a published figure.
+    double memory_estimate_gib = std::numeric_limits<double>::quiet_NaN();
+    double memory_error = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct ValidationSeries {
@@ -65,6 +69,9 @@ struct ValidationReport {
     double default_ratio_median = 0, default_ratio_min = 0, default_ratio_max = 0;
     std::size_t default_inside_p10_p90 = 0;  // rows whose measured value is inside it (80 % if honest)
     std::size_t not_fitting = 0;             // published runs estimated not to fit (should be 0)
+    // Peak memory per GPU against every published figure (calibration rows too: memory is
+    // not fitted), each compared with the estimate of its own kind.
+    ErrorSummary memory;
 };
 
 struct NamedMeasurements {

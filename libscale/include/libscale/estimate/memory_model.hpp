@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string_view>
 
 #include "libscale/calibrate/calibration.hpp"
 #include "libscale/spec/hardware.hpp"
@@ -31,11 +32,20 @@ struct MemoryBreakdown {
     double buffers_gib = 0;        // unsharded parameter / gradient buffers (FSDP, HSDP)
     double fragmentation_gib = 0;  // the caching allocator's reserved-but-unallocated share
     double reserved_gib = 0;       // CUDA context, workspaces, NCCL (calibration)
+    // What each of the ways a peak is reported counts: PyTorch's caching allocator hands out
+    // tensors (torch.cuda.max_memory_allocated: weights to buffers above) and holds them in
+    // segments (max_memory_reserved: with fragmentation); nvidia-smi sees the process (with
+    // the runtime's reserve besides): total_gib.
+    double allocated_gib = 0;
+    double allocator_reserved_gib = 0;
     double total_gib = 0;
     double available_gib = 0;  // the GPU's HBM
     double margin = 0;         // relative uncertainty of total_gib (calibration)
     FitStatus status = FitStatus::does_not_fit;
-    bool fits = false;  // status != does_not_fit
+    // status == fits: the only status a plan may count on. 'uncertain' (the GPU's memory
+    // lies within the estimate's margin) is not fitting: a run that might run out of memory
+    // is not one to launch, and --require-fit, sweeps and the solvers treat it so.
+    bool fits = false;
 };
 
 // Bytes per parameter held by the optimizer beyond the bf16 weights and gradients: the
@@ -47,6 +57,11 @@ double optimizer_bytes_per_parameter(const ModelSpec& m, const ParameterCounts& 
 // share one copy of the sharded state (N for FSDP, the node for HSDP).
 MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                                 const Calibration& cal, const TrainingConfig& c, std::int64_t shard_group) noexcept;
+
+// The estimate comparable with a peak reported as `kind` (a measurement's memory_kind):
+// "allocated" and "active" → allocated_gib, "reserved" → allocator_reserved_gib,
+// "nvidia-smi" (and anything else) → total_gib.
+double memory_of_kind(const MemoryBreakdown& mem, std::string_view kind) noexcept;
 
 std::ostream& operator<<(std::ostream& os, const MemoryBreakdown& mem);
 
