@@ -52,5 +52,5 @@ from .sources import (
 )
 
 __all__ = ["EXIT_EVENTS_LOST", "EXIT_TERMINATED", "EXIT_WATCHER_ERROR", "Actions", "DcgmSource", "FollowCsvSource",
-           "Job", "NvmlPollSource", "Poll", "PowerSource", "ReplaySource", "Watcher", "catalog_hardware_of", "prometheus_text",
-           "watch_options"]
+           "Job", "NvmlPollSource", "Poll", "PowerSource", "ReplaySource", "Watcher", "catalog_hardware_of",
+           "prometheus_text", "watch_options"]
