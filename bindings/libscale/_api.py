@@ -304,6 +304,9 @@ def _lengths(lengths: Any, dtype: str | None, field: str, format: str) -> Any:
         bad = next(i for i, v in enumerate(seq)
                    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral))
         raise TypeError(f"lengths[{bad}] = {seq[bad]!r}: token counts must be integers")
+    if seq and not all(0 <= int(v) < 2**32 for v in seq):
+        bad = next(i for i, v in enumerate(seq) if not 0 <= int(v) < 2**32)
+        raise ValueError(f"lengths[{bad}] = {seq[bad]}; a token count must be in [0, 4294967295]")
     return np.asarray(seq, dtype=np.int64) if seq else np.zeros(0, dtype=np.uint32)
 
 

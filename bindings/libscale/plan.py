@@ -13,6 +13,7 @@ values are declared once, in C++, and checked there when a Plan is made.
 
 from __future__ import annotations
 
+import itertools
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union, cast
@@ -48,13 +49,23 @@ def _flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
+#: The most GPU counts one projection takes: each is a row (and with quantiles, samples of it).
+MAX_GPU_COUNTS = 100_000
+
+
 def _counts(gpus: Any) -> list[int]:
     """GPU counts as a list; each count is checked by the core."""
     if not isinstance(gpus, bool) and isinstance(gpus, (numbers.Integral, np.integer)):
         gpus = [gpus]
     if isinstance(gpus, (str, bytes, Mapping)) or not isinstance(gpus, Iterable):
         raise TypeError(f"gpus: expected a GPU count or a sequence of them, got {type(gpus).__name__}")
-    values = list(np.asarray(gpus, dtype=object).ravel()) if isinstance(gpus, np.ndarray) else list(gpus)
+    if isinstance(gpus, np.ndarray):
+        values = list(np.asarray(gpus, dtype=object).ravel()[:MAX_GPU_COUNTS + 1])
+    else:  # read no further than the cap: range(1, 10**12) is a sequence of 10^12 counts
+        values = list(itertools.islice(gpus, MAX_GPU_COUNTS + 1))
+    if len(values) > MAX_GPU_COUNTS:
+        raise ValueError(f"gpus: more than {MAX_GPU_COUNTS:,} GPU counts; give at most {MAX_GPU_COUNTS:,} "
+                         "(every count is a row of the projection)")
     if not values:
         raise ValueError("gpus is empty; give at least one GPU count")
     out = []
@@ -181,7 +192,10 @@ class Plan:
         if _flag("quantiles", quantiles):
             options = _estimate.UncertaintyOptions(samples=samples)
             if seed is not None:
-                options.seed = seed
+                if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (numbers.Integral, np.integer)) \
+                        or not 0 <= int(seed) < 2**64:
+                    raise ValueError(f"seed = {seed!r}; it must be an integer in [0, 2^64)")
+                options.seed = int(seed)
             q = (_estimate.projection_quantiles(self._scenario, counts, scaling, the_job, options), options)
         return Projection(p, self, counts, quantiles=q)
 

@@ -189,6 +189,33 @@ TEST(Triage, LongCheckpointInADeclaredWindowDoesNotFire) {
     EXPECT_EQ(undeclared.alerts[0].kind, AlertKind::deadlock);
 }
 
+// Declared windows pause the hang clock, they do not restart it: windows closer together
+// than T (every 50 s for 5 s, T = 240 s) hid a 900 s hang for good. The hang is caught once,
+// after T of hang time outside the windows (T plus the windows inside it, plus a sample or
+// two), and a hang that starts inside a window counts from the window's end.
+TEST(Triage, FrequentCheckpointWindowsDoNotHideAHang) {
+    const double hang_start = 100;
+    const auto l = make_all(8, {{kCompute, hang_start}, {kHang, 900}});
+    DetectorOptions d = detector();
+    const double T = d.deadlock_threshold_s();
+    d.checkpoints.first_start_s = 0;
+    d.checkpoints.interval_s = 50;
+    d.checkpoints.duration_s = 5;
+    const auto r = triage(l.trace, h100(), {}, d);
+    ASSERT_EQ(r.alerts.size(), 1u);
+    EXPECT_EQ(r.alerts[0].kind, AlertKind::deadlock);
+    // 240 s outside windows from t = 100: windows at 100, 150, ..., 350 take 6 x 5 s.
+    EXPECT_GT(r.alerts[0].time_s, hang_start + T + 25);
+    EXPECT_LE(r.alerts[0].time_s, hang_start + T + 30 + 2.0);
+    // One long window that covers the start of the hang: counted from its end.
+    d.checkpoints = {};
+    d.checkpoints.windows = {{90, 200}};
+    const auto late = triage(l.trace, h100(), {}, d);
+    ASSERT_EQ(late.alerts.size(), 1u);
+    EXPECT_GT(late.alerts[0].time_s, 200 + T);
+    EXPECT_LE(late.alerts[0].time_s, 200 + T + 2.0);
+}
+
 TEST(Triage, DeadlockThresholdFromTheDeclaredSaveWhenNoExpectedCheckpoint) {
     DetectorOptions d;  // nothing known: PyTorch's NCCL watchdog default
     EXPECT_DOUBLE_EQ(d.deadlock_threshold_s(), 600);

@@ -457,3 +457,50 @@ def test_a_sparse_64_gib_lengths_file_is_refused_by_count_not_by_memory(capsys, 
         f.truncate(64 << 30)  # sparse: no disk used
     err = one_line_error(capsys, GATE + ["--lengths", path, "--dtype", "uint32"])
     assert "17179869184 lengths; at most 1073741824" in err and "gate a shard" in err
+
+
+def test_an_empty_kill_on_list_is_refused_not_read_as_none(capsys):
+    trace = Path(__file__).resolve().parents[2] / "examples" / "traces" / "nccl-hang.csv"
+    err = one_line_error(capsys, ["watch", "--nvidia-smi-csv", trace, "--speed", "1000", "--kill-on", "", "--",
+                                  "sleep", "1"])
+    assert "kill_on = ''" in err and "none" in err
+
+
+def test_an_output_is_never_one_of_the_inputs_nor_a_file_named_dash(capsys, tmp_path):
+    log = tmp_path / "steps.csv"
+    log.write_bytes((Path(__file__).resolve().parent / "data" / "logs" / "steps.csv").read_bytes())
+    before = log.read_bytes()
+    fit = ["fit", "--hardware", "h100", "--model", "llama-3.1-8b", "--seq-len", "8192"]
+    assert "is also an input of this command" in one_line_error(capsys, fit + ["-o", log, log])
+    assert log.read_bytes() == before
+    assert "a file named '-'" in one_line_error(capsys, fit + ["-o", "-", log])
+    model = tmp_path / "config.json"
+    model.write_bytes((Path(__file__).resolve().parents[2] / "calibration/data/models/qwen3-32b.json").read_bytes())
+    err = one_line_error(capsys, ["report", "--model", model, "--hardware", "h100", "--gpus", "8", "-o", model])
+    assert "is also an input of this command" in err and json.loads(model.read_text())
+
+
+def test_a_checkpoint_schedule_does_not_hide_a_hang(capsys):
+    """Windows every 50 s for 5 s used to restart the hang clock each time: the 600 s NCCL
+    hang of the example went unreported."""
+    trace = Path(__file__).resolve().parents[2] / "examples" / "traces" / "nccl-hang.csv"
+    r = libscale.triage(trace, hardware="h100", checkpoint_first_start_s=1778191200, checkpoint_interval_s=50,
+                        checkpoint_duration_s=5)
+    hangs = [a for a in r.alerts if a.kind == "deadlock"]
+    assert hangs and hangs[-1].time_s > 1778191470  # the hang that starts at +270 s is caught
+
+
+def test_quantile_draws_are_bounded_over_all_gpu_counts(capsys):
+    err = one_line_error(capsys, ["project", "--model", "llama-3.1-8b", "--hardware", "h100", "--gpus", "8,16",
+                                  "--quantiles", "--samples", "10000000"])
+    assert "20000000 draws; at most 10000000" in err and "5000000 at these counts" in err
+
+
+def test_api_arguments_out_of_range_are_value_errors():
+    with pytest.raises(ValueError, match="more than 100,000 GPU counts"):
+        libscale.project("llama-3.1-8b", "h100", gpus=range(1, 10**12))
+    with pytest.raises(ValueError, match=r"lengths\[0\] = 1208925819614629174706176; a token count must be in"):
+        libscale.gate([2**80], world_size=8, seq_len=4096)
+    for seed in (-1, 2**70):
+        with pytest.raises(ValueError, match=r"seed = .*; it must be an integer in \[0, 2\^64\)"):
+            libscale.project("llama-3.1-8b", "h100", gpus=8, quantiles=True, samples=10, seed=seed)

@@ -667,6 +667,7 @@ def _targets() -> list[Target]:
     add(Target("fit.calibration_file", _method("fit", "calibration_file"), params=_p(("provenance", "mapping"),)))
     add(Target("validation.markdown", _method("validation", "markdown")))
     add(Target("validation.summary", _method("validation", "summary")))
+    add(Target("validation.memory", _method("validation", "memory")))
     add(Target("validation.rows", _method("validation", "rows")))
     add(Target("measurements.only_hardware", _method("measurements", "only_hardware")))
     add(Target("measurements.counts_text", _method("measurements", "counts_text")))

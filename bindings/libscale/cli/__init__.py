@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, _core.LibscaleError, ValueError, TypeError, OSError) as e:
         fail(str(e))
     except MemoryError as e:  # the core's bad_alloc: one line, not a traceback (errors.cpp)
-        fail(str(e) or "out of memory (is an input far larger than intended?)")
+        fail(str(e).removeprefix("libscale: ") or "out of memory (is an input far larger than intended?)")
     except KeyboardInterrupt:
         return 130
     finally:

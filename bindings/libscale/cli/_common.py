@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -237,3 +238,28 @@ def emit(result: Any, fmt: str) -> None:
         sys.stdout.write(result.to_csv())
     else:
         print(_format.terminal_safe(result.text()))
+
+
+def check_output(a: argparse.Namespace, output: str, what: str) -> None:
+    """-o/--output may not be '-' (these commands write a file; a file named '-' is never
+    what was meant) nor any file the command reads: the input would be replaced by
+    ``what`` before anything says so."""
+    if output == "-":
+        raise CliError(f"-o/--output: '-' would be a file named '-'; {what} is written to a file: give its path")
+    if not os.path.exists(output):
+        return
+    given: list[str] = []
+    for name, value in vars(a).items():
+        if name in ("output", "argv"):  # argv: the command line itself, which names the output too
+            continue
+        for v in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(v, str):
+                given.extend(x for x in v.split(",") if x)
+    for path in given:
+        try:
+            same = os.path.isfile(path) and os.path.samefile(path, output)
+        except OSError:
+            same = False
+        if same:
+            raise CliError(f"-o/--output: {output} is also an input of this command ({path}); refusing to replace "
+                           f"it with {what}")

@@ -12,7 +12,7 @@ import libscale
 from .._files import read_bytes
 from ..fit_result import Measurements
 from ..logs._common import MAX_LOG_BYTES
-from ._common import CliError, add_format, emit, flag, integer, number
+from ._common import CliError, add_format, check_output, emit, flag, integer, number
 
 #: How ``--input-format`` reads the files: JSON measurement files, or trainer logs.
 INPUT_FORMATS = ("auto", "json", "hf", "torchtitan", "csv")
@@ -107,6 +107,7 @@ def _hardware(a: argparse.Namespace, data: Measurements) -> str:
 
 
 def run(a: argparse.Namespace) -> int:
+    check_output(a, a.output, "the calibration")
     data = _read(a)
     result = libscale.fit(data, _hardware(a, data), fit_overhead=a.fit_overhead, relative_error=a.relative_error)
     sources = [p if os.path.isabs(p) else os.path.abspath(p) for p in a.measurements]

@@ -13,6 +13,7 @@ from ._common import (
     PROG,
     CliError,
     add_require_fit,
+    check_output,
     integer,
 )
 from .project import add_plan, hardware_list, projection, quantile_options
@@ -66,6 +67,7 @@ def run(a: argparse.Namespace) -> int:
         report._plot_module()
     except ImportError as e:
         raise CliError(str(e)) from None
+    check_output(a, a.output, "the report")
     _files.check_target(a.output, "the report")  # before the projection and figures are computed
     result = projection(a, quantile_options(a))
     argv = getattr(a, "argv", None)

@@ -19,6 +19,10 @@ namespace libscale {
 namespace {
 
 constexpr int kMaxSamples = 10'000'000;
+// Every sample of every row is kept until its quantiles are read: samples × rows values per
+// metric, 8 B each. 10^7 draws (the most samples at one GPU count) are 0.56 GB over the
+// seven metrics; more rows at that many samples would take tens of GB.
+constexpr std::size_t kMaxSampleValues = 10'000'000;
 constexpr int kMaxRedraws = 100;
 constexpr std::size_t kMetrics = 7;
 
@@ -128,6 +132,11 @@ std::vector<RowQuantiles> projection_quantiles(const Scenario& s, const std::vec
 
     const auto n = static_cast<std::size_t>(options.samples);
     const std::size_t rows = configs.size();
+    if (n * rows > kMaxSampleValues)
+        throw std::invalid_argument("samples = " + std::to_string(n) + " at " + std::to_string(rows) +
+                                    " GPU counts is " + std::to_string(n * rows) + " draws; at most " +
+                                    std::to_string(kMaxSampleValues) + " in one projection: fewer samples (" +
+                                    std::to_string(kMaxSampleValues / rows) + " at these counts) or fewer counts");
     // values[metric][row · n + sample]
     std::array<std::vector<double>, kMetrics> values;
     for (auto& v : values) v.resize(rows * n);

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 namespace libscale {
 
@@ -233,11 +234,26 @@ JobTracker::Step JobTracker::evaluate(double now, bool data_complete, std::vecto
         return v;
     };
     const double T = opt_.deadlock_threshold_s();
-    const bool other = all_busy && data_complete && !opt_.checkpoints.covers(now);
-    if (other && !other_ok_) other_since_ = now;
-    other_ok_ = other;
-    last_entry = std::max(max_since, other_since_);
-    if (dead_.update(jp == ck && other, now, last_entry, T)) {
+    const bool eligible = all_busy && data_complete;
+    const bool covered = opt_.checkpoints.covers(now);
+    if (eligible && !other_ok_) other_since_ = now;
+    other_ok_ = eligible;
+    // Time inside declared checkpoint windows is not hang time, and leaving a window does
+    // not restart the clock either: windows closer together than the threshold would
+    // otherwise hide any hang for good.
+    if (jp != ck || !eligible) {
+        paused_ = false;
+        excluded_s_ = 0;
+        hang_told_ = false;
+    } else if (covered && !paused_) {
+        paused_ = true;
+        paused_at_ = now;
+    } else if (!covered && paused_) {
+        excluded_s_ += now - paused_at_;
+        paused_ = false;
+    }
+    last_entry = std::min(now, std::max(max_since, other_since_) + excluded_s_);
+    if (dead_.update(jp == ck && eligible && !covered, now, last_entry, T) && !std::exchange(hang_told_, true)) {
         out.push_back({AlertKind::deadlock, now, gpus_in(Phase::checkpoint_or_deadlock),
                        "deadlock suspected: all " + std::to_string(present) +
                            " GPUs in checkpoint_or_deadlock with utilization >= " + fmt_time(opt_.util_threshold_pct) +

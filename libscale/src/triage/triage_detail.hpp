@@ -104,6 +104,12 @@ private:
     double job_since_ = 0;
     bool other_ok_ = false;
     double other_since_ = 0;
+    // A declared checkpoint window pauses the hang clock, it does not restart it: otherwise
+    // windows closer together than the threshold would hide any hang for good.
+    bool paused_ = false;
+    double paused_at_ = 0;
+    double excluded_s_ = 0;   // window time since the job entered checkpoint_or_deadlock
+    bool hang_told_ = false;  // this hang was alerted: windows inside it do not repeat it
     Episode dead_, starve_, strag_;
 };
 

@@ -26,7 +26,13 @@ Option<Outer> nested(Inner Outer::*part, const Option<Inner>& o) {
 
 std::vector<AlertKind> parse_alert_kinds(std::string_view list) {
     std::vector<AlertKind> out;
-    if (list.empty() || list == "none") return out;
+    // Empty is refused, not read as none: an unset shell variable (--kill-on "$KINDS") must
+    // not disarm the watchdog without a word; "none" says it on purpose.
+    if (list.empty())
+        throw std::invalid_argument(
+            "watch option kill_on = '': empty; valid: a comma list of deadlock, data_starvation, straggler, or "
+            "none (to act on no alert)");
+    if (list == "none") return out;
     std::size_t start = 0;
     while (start <= list.size()) {
         const std::size_t end = std::min(list.find(',', start), list.size());
