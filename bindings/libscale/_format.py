@@ -455,7 +455,19 @@ def gate_header(d: Mapping[str, Any]) -> str:
             f"{d['micro_batch']}, grad accum {d['grad_accum']}, "
             + (f"shuffled (seed {d['seed']})" if d["shuffle"] else "not shuffled")
             + (", sampler drop_last" if d["sampler_drop_last"] else "")
-            + f"; {d['global_bins']:,} packed sequences")
+            + f"; {d['global_bins']:,} packed sequences" + _truncation(d))
+
+
+def _truncation(d: Mapping[str, Any]) -> str:
+    """What packing cut off, when it cut anything: a PASS over a dataset mostly thrown away
+    is not the run that was planned."""
+    o = d.get("overflow") or {}
+    n, lost = o.get("truncated_samples", 0), o.get("truncated_tokens", 0)
+    if not n:
+        return ""
+    kept = d.get("total_tokens") or 0
+    share = f", {100 * lost / (lost + kept):.1f} % of the tokens" if lost + kept > 0 else ""
+    return (f"; {n:,} samples longer than seq_len {d['seq_len']:,} truncated ({lost:,} tokens lost{share})")
 
 
 def _ranks_phrase(ranks: Sequence[int]) -> str:

@@ -192,10 +192,11 @@ class Plan:
         if _flag("quantiles", quantiles):
             options = _estimate.UncertaintyOptions(samples=samples)
             if seed is not None:
-                if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (numbers.Integral, np.integer)) \
-                        or not 0 <= int(seed) < 2**64:
-                    raise ValueError(f"seed = {seed!r}; it must be an integer in [0, 2^64)")
-                options.seed = int(seed)
+                given: Any = seed  # typed int, but a caller may pass anything
+                if isinstance(given, (bool, np.bool_)) or not isinstance(given, (numbers.Integral, np.integer)) \
+                        or not 0 <= int(given) < 2**64:
+                    raise ValueError(f"seed = {given!r}; it must be an integer in [0, 2^64)")
+                options.seed = int(given)
             q = (_estimate.projection_quantiles(self._scenario, counts, scaling, the_job, options), options)
         return Projection(p, self, counts, quantiles=q)
 

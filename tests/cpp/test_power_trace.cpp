@@ -492,6 +492,16 @@ TEST(DcgmPrometheus, AClockStepBackIsRebasedNotDropped) {
     EXPECT_NEAR(live.time_s[7] - live.time_s[3], 1.0 + 1e-3, 1e-9);
 }
 
+// A byte-order mark before the header (an editor's or Windows' UTF-8) is not a column name.
+TEST(NvidiaSmiCsv, AByteOrderMarkBeforeTheHeaderIsSkipped) {
+    const auto r = parse_nvidia_smi_csv(
+        "\xEF\xBB\xBFtimestamp, index, power.draw [W], utilization.gpu [%]\n2024/05/01 12:00:00.000, 0, 650 W, 100 "
+        "%\n");
+    ASSERT_EQ(r.trace.size(), 1u);
+    EXPECT_EQ(r.report.skipped_lines, 0u);
+    EXPECT_DOUBLE_EQ(r.trace.power_w[0], 650);
+}
+
 // A log queried with `name` says which GPU it is: triage takes that GPU's bands.
 TEST(NvidiaSmiCsv, ANameColumnNamesTheGpu) {
     // GPUs 0 and 1 at one time, each row naming its model.

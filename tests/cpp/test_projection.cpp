@@ -93,6 +93,18 @@ TEST_F(ProjectionTest, RowTotalsByHand) {
     EXPECT_REL(q.rows[0].cost_usd, 3.5 * q.rows[0].gpu_hours);
 }
 
+// A job smaller than one optimizer step takes one whole step, not a fraction of its time.
+TEST_F(ProjectionTest, AJobSmallerThanAStepTakesOneStep) {
+    base.global_batch_tokens = 32000;
+    Job tiny;
+    tiny.tokens = 1000;
+    const Projection p = project(test::scenario(m, hw, cal, base), {2}, Scaling::strong, tiny);
+    const ProjectionRow& r = p.rows[0];
+    EXPECT_EQ(r.steps, 1.0);
+    EXPECT_REL(r.wall_time_h * 3600, r.step.step_time_s);
+    EXPECT_REL(r.energy_kwh, r.step.energy_per_step_j / 3.6e6);
+}
+
 TEST_F(ProjectionTest, Invariants) {
     base.global_batch_tokens = 32000;
     for (Scaling sc : {Scaling::strong, Scaling::weak}) {
@@ -102,8 +114,11 @@ TEST_F(ProjectionTest, Invariants) {
         for (const ProjectionRow& r : p.rows) {
             SCOPED_TRACE(r.step.gpus);
             EXPECT_REL(r.gpu_hours, static_cast<double>(r.step.gpus) * r.wall_time_h);
-            EXPECT_REL(r.wall_time_h * 3600 * r.step.tokens_per_s, job.tokens * job.epochs);
-            EXPECT_REL(r.steps * r.step.tokens_per_step, job.tokens * job.epochs);
+            // Whole steps: the last one runs on what is left of the job.
+            EXPECT_EQ(r.steps, std::ceil(job.tokens * job.epochs / r.step.tokens_per_step));
+            EXPECT_GE(r.steps * r.step.tokens_per_step, job.tokens * job.epochs);
+            EXPECT_LT((r.steps - 1) * r.step.tokens_per_step, job.tokens * job.epochs);
+            EXPECT_REL(r.wall_time_h * 3600, r.steps * r.step.step_time_s);
             EXPECT_REL(r.speedup, r.step.tokens_per_s / ref.step.tokens_per_s);
             EXPECT_REL(r.scaling_efficiency,
                        r.speedup * static_cast<double>(ref.step.gpus) / static_cast<double>(r.step.gpus));

@@ -99,9 +99,11 @@ TEST_P(PropertyProjection, TotalsScalingAndMemory) {
                         // GPU-hours = GPUs × wall hours.
                         EXPECT_PRED3(near_rel, r.gpu_hours, static_cast<double>(r.step.gpus) * r.wall_time_h,
                                      kIdentityRel);
-                        // tokens / (tokens per second) = wall time, and tokens per second is the
-                        // step's tokens over its time (B = N·t·A tokens per step).
-                        EXPECT_PRED3(near_rel, r.wall_time_h * 3600.0, tokens / r.step.tokens_per_s, kIdentityRel);
+                        // Whole steps: ⌈tokens / tokens per step⌉ of them, each a step time; and
+                        // tokens per second is the step's tokens over its time (B = N·t·A).
+                        EXPECT_EQ(r.steps, std::ceil(tokens / r.step.tokens_per_step));
+                        EXPECT_PRED3(near_rel, r.wall_time_h * 3600.0, r.steps * r.step.step_time_s, kIdentityRel);
+                        EXPECT_GE(r.wall_time_h * 3600.0 * (1 + kIdentityRel), tokens / r.step.tokens_per_s);
                         EXPECT_PRED3(near_rel, r.step.tokens_per_s, r.step.tokens_per_step / r.step.step_time_s,
                                      kIdentityRel);
                         EXPECT_EQ(r.step.tokens_per_step,

@@ -4,6 +4,7 @@ command's --json, and one line on stderr with status 2 for each kind of bad inpu
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -66,7 +67,9 @@ def test_contract_json_is_self_consistent(contract_json):
     price = d["hardware"]["price_per_gpu_hour_usd"]
     for r in d["rows"]:
         assert r["gpu_hours"] == pytest.approx(r["gpus"] * r["wall_time_h"])
-        assert 1e9 / r["tokens_per_s"] / 3600 == pytest.approx(r["wall_time_h"])
+        # whole optimizer steps, each a step time
+        steps = math.ceil(1e9 / r["tokens_per_step"])
+        assert steps * r["step_time_s"] / 3600 == pytest.approx(r["wall_time_h"])
         assert r["cost_usd"] == pytest.approx(r["gpu_hours"] * price)
         assert r["tokens_per_s"] == pytest.approx(1_048_576 / r["step_time_s"])
         assert r["grad_accum"] == 1_048_576 // (r["gpus"] * 8192)
@@ -124,7 +127,7 @@ def test_price_epochs_and_options(contract_json):
     assert d["config"]["grad_sync"] == "last_micro_batch"
     for r in d["rows"]:
         assert r["cost_usd"] == pytest.approx(2 * r["gpu_hours"])
-        assert r["wall_time_h"] == pytest.approx(2e9 / r["tokens_per_s"] / 3600)
+        assert r["wall_time_h"] == pytest.approx(math.ceil(2e9 / r["tokens_per_step"]) * r["step_time_s"] / 3600)
     assert d["rows"][0]["step_time_s"] != contract_json["rows"][1]["step_time_s"]   # 8 GPUs both
 
 

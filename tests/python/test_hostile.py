@@ -504,3 +504,17 @@ def test_api_arguments_out_of_range_are_value_errors():
     for seed in (-1, 2**70):
         with pytest.raises(ValueError, match=r"seed = .*; it must be an integer in \[0, 2\^64\)"):
             libscale.project("llama-3.1-8b", "h100", gpus=8, quantiles=True, samples=10, seed=seed)
+
+
+def test_validate_without_step_records_is_refused(capsys, tmp_path):
+    path = tmp_path / "empty.json"
+    path.write_text('{"schema": "libscale.measurements/1", "records": []}')
+    assert "nothing to validate: no step record in empty.json" in one_line_error(capsys, ["validate", path])
+
+
+def test_the_gate_says_when_packing_cut_most_of_the_tokens(capsys, tmp_path):
+    lengths = tmp_path / "l.jsonl"
+    lengths.write_text("".join(f'{{"length": {n}}}\n' for n in range(10, 2010)))
+    assert cli.main(["gate", "--lengths", str(lengths), "--seq-len", "1", "--world-size", "8"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "2,000 samples longer than seq_len 1 truncated" in header and "99.9 % of the tokens" in header

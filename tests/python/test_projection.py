@@ -3,6 +3,8 @@ against the job arithmetic done here."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import libscale
@@ -30,11 +32,11 @@ def test_job_arithmetic(projection, b300):
     tokens = 1e9
     first = projection.rows[0]
     for r in projection.rows:
-        wall_h = tokens / r.step.tokens_per_s / 3600
+        assert r.steps == math.ceil(tokens / 1_048_576)  # whole steps: 953.67 -> 954
+        wall_h = r.steps * r.step.step_time_s / 3600
         assert r.wall_time_h == pytest.approx(wall_h)
         assert r.gpu_hours == pytest.approx(r.step.gpus * wall_h)
         assert r.cost_usd == pytest.approx(r.gpu_hours * b300.price_per_gpu_hour_usd)
-        assert r.steps == pytest.approx(tokens / 1_048_576)
         assert r.energy_kwh == pytest.approx(r.step.energy_per_step_j * r.steps / 3.6e6)
         assert r.speedup == pytest.approx(r.step.tokens_per_s / first.step.tokens_per_s)
         assert r.scaling_efficiency == pytest.approx(r.speedup * first.step.gpus / r.step.gpus)
@@ -60,7 +62,7 @@ def test_price_epochs_and_scaling_options():
     p = libscale.project(gpus=[8, 16], price_per_gpu_hour_usd=2.5, epochs=3, tokens=2e8, **CONFIG)
     for r in p.rows:
         assert r.cost_usd == pytest.approx(r.gpu_hours * 2.5)
-        assert r.wall_time_h == pytest.approx(3 * 2e8 / r.step.tokens_per_s / 3600)
+        assert r.wall_time_h == pytest.approx(math.ceil(3 * 2e8 / r.step.tokens_per_step) * r.step.step_time_s / 3600)
     weak = libscale.project(gpus=[8, 16], scaling="weak", seq_len=8192, micro_batch=1,
                             global_batch_tokens=8 * 8192 * 4)
     assert weak.scaling == "weak"

@@ -91,9 +91,10 @@ def test_projection_totals_efficiency_and_memory(model: str, hardware: str, seq_
     rows = p.rows
     assert [r.step.gpus for r in rows] == sorted(counts)
     for r in rows:
-        # GPU-hours = GPUs × wall hours; wall time = tokens / (tokens per second).
+        # GPU-hours = GPUs × wall hours; wall time = whole steps × step time.
         assert r.gpu_hours == pytest.approx(r.step.gpus * r.wall_time_h, rel=IDENTITY)
-        assert r.wall_time_h * 3600 == pytest.approx(tokens * epochs / r.step.tokens_per_s, rel=IDENTITY)
+        assert r.steps == math.ceil(tokens * epochs / r.step.tokens_per_step)
+        assert r.wall_time_h * 3600 == pytest.approx(r.steps * r.step.step_time_s, rel=IDENTITY)
         # Strong scaling (the global batch fixed): efficiency ≤ 1 relative to the smallest count.
         assert 0 < r.scaling_efficiency <= 1 + IDENTITY
         assert r.step.tokens_per_step == rows[0].step.tokens_per_step

@@ -124,6 +124,15 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
             }
         }
     }
+    if (out.rows.empty()) {
+        // An empty report would print ratios of x0.00 as if measured.
+        std::string names;
+        for (const NamedMeasurements& f : files) names += (names.empty() ? "" : ", ") + f.name;
+        throw std::invalid_argument("nothing to validate: no step record" +
+                                    std::string(out.excluded.empty() ? "" : " that is not left out") + " in " +
+                                    (names.empty() ? std::string("no file") : names) +
+                                    "; validate compares step timings (kind \"step\") with the model");
+    }
     out.memory = summarize(memory_errors);
     out.gpu_counts = summarize(by_category[0]);
     out.model_sizes = summarize(by_category[1]);

@@ -102,8 +102,8 @@ ProjectionRow make_row(const StepBreakdown& s, const Job& job, double price) {
     ProjectionRow r;
     r.step = s;
     const double total_tokens = job.tokens * job.epochs;
-    r.steps = total_tokens / s.tokens_per_step;
-    r.wall_time_h = total_tokens / s.tokens_per_s / 3600.0;
+    r.steps = std::ceil(total_tokens / s.tokens_per_step);
+    r.wall_time_h = r.steps * s.step_time_s / 3600.0;
     r.gpu_hours = static_cast<double>(s.gpus) * r.wall_time_h;
     r.cost_usd = r.gpu_hours * price;
     r.energy_kwh = s.energy_per_step_j * r.steps / 3.6e6;

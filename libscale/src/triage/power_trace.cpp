@@ -450,6 +450,9 @@ std::size_t NvidiaSmiCsvReader::finish(PowerTrace& out) {
 std::size_t NvidiaSmiCsvReader::parse_line(std::string_view raw, PowerTrace& out) {
     auto& rep = report_;
     const std::size_t line_no = ++rep.lines;
+    // A UTF-8 byte-order mark (a log saved by an editor, or on Windows) is not part of the
+    // header's first column name.
+    if (line_no == 1 && raw.starts_with("\xEF\xBB\xBF")) raw.remove_prefix(3);
     const std::string_view line = trim(raw);
     if (line.empty()) return 0;
     const auto f = split_csv(line);

@@ -34,9 +34,12 @@ struct ProjectionRow {
     StepBreakdown step;
     double speedup = 0;             // tokens/s over the smallest count's
     double scaling_efficiency = 0;  // speedup / (gpus / smallest gpus)
-    double steps = 0;               // optimizer steps for the job (fractional)
-    double wall_time_h = 0;         // total tokens / tokens per second
-    double gpu_hours = 0;           // gpus × wall hours
+    // Optimizer steps for the job, whole: a trainer runs the last step on what is left, so a
+    // job smaller than one step still takes one (1,000 tokens on 1,024 GPUs is not 0.0001 of
+    // a step's time).
+    double steps = 0;
+    double wall_time_h = 0;  // steps × step time
+    double gpu_hours = 0;    // gpus × wall hours
     double cost_usd = 0;
     double energy_kwh = 0;
     // What would make it fit, when step.memory.status is not FitStatus::fits ("" otherwise).
