@@ -318,9 +318,14 @@ TEST(CalibrationFile, RejectsMalformedFilesNamingFileAndField) {
              j["coefficients"]["atention"] = {{"forward_eta_max", 0.3}};
          },
          "'coefficients.atention'", "not a known coefficient"},
-        {"out of range", [](json& j) { j["coefficients"]["gemm"]["eta_max"] = 1.5; }, "gemm.eta_max", "(0, 1]"},
+        {"out of range", [](json& j) { j["coefficients"]["gemm"]["eta_max"] = 1.5; }, "gemm.eta_max", "[0.001, 1]"},
         {"framework efficiency out of range", [](json& j) { j["coefficients"]["framework_efficiency"] = 0; },
-         "framework_efficiency", "(0, 2]"},
+         "framework_efficiency", "[0.001, 2]"},
+        // Positive but no machine: 1e-300 projected a step of 1e300 s.
+        {"efficiency of no machine", [](json& j) { j["coefficients"]["framework_efficiency"] = 1e-300; },
+         "framework_efficiency", "[0.001, 2]"},
+        {"link of no machine", [](json& j) { j["coefficients"]["intra_node"]["busbw_bytes_per_s"] = 1e-300; },
+         "intra_node.busbw_bytes_per_s", "[1e+06, inf)"},
         {"unknown parameter", [](json& j) { j["uncertainty"]["parameters"][1] = "nic_speed"; },
          "'uncertainty.parameters[1]'", "nic_speed"},
         {"schema 1 parameter", [](json& j) { j["uncertainty"]["parameters"][0] = "eta_max"; },

@@ -126,7 +126,7 @@ def test_calibration_fields_are_the_coefficient_table(b300):
         libscale._core.calibrate.get_parameter(cal, "eta_max")
     bad = copy.copy(cal)
     bad.gemm.eta_max = 1.5                                           # nested structs are live references
-    with pytest.raises(ValueError, match=r"gemm.eta_max = 1.5; it must be in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"gemm.eta_max = 1.5; it must be in \[0.001, 1\]"):
         bad.validate()
     made = libscale.Calibration(hardware="x", gemm=libscale._core.calibrate.GemmLaw(eta_max=0.5, k_half=100),
                                 hbm_efficiency=0.8, power_idle_w=50)

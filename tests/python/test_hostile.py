@@ -518,3 +518,22 @@ def test_the_gate_says_when_packing_cut_most_of_the_tokens(capsys, tmp_path):
     assert cli.main(["gate", "--lengths", str(lengths), "--seq-len", "1", "--world-size", "8"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert "2,000 samples longer than seq_len 1 truncated" in header and "99.9 % of the tokens" in header
+
+
+@pytest.mark.parametrize("flag, value, match", [
+    ("--seq-len", "", "--seq-len: the list is empty"),
+    ("--gpus", "8,8,16", "--gpus lists 8 more than once"),
+])
+def test_a_sweep_list_that_is_empty_or_repeats_is_refused(capsys, flag, value, match):
+    args = ["sweep", "--model", "llama-3.1-8b", "--hardware", "h100", "--gpus", "8", flag, value]
+    assert match in one_line_error(capsys, args)
+
+
+@pytest.mark.parametrize("field", ["name", "display_name"])
+def test_a_hardware_name_with_a_newline_is_refused(capsys, tmp_path, field):
+    hw = json.loads((Path(__file__).resolve().parents[2] / "calibration/data/hardware/h100.json").read_text())
+    hw[field] = "h100\nGPUs  fits"
+    path = tmp_path / "hw.json"
+    path.write_text(json.dumps(hw))
+    err = one_line_error(capsys, ["project", "--model", "qwen3-32b", "--hardware", path, "--gpus", "8"])
+    assert f"hardware {field} has a control character (byte 0xa)" in err

@@ -45,6 +45,14 @@ def add_parser(sub: Any) -> None:
 def run(a: argparse.Namespace) -> int:
     config = training_values(a)
     axes = {k: config.pop(k) for k in AXES if k in config}
+    for name, values in axes.items():
+        flag = "--" + name.replace("_", "-")
+        if len(values) == 0:
+            raise CliError(f"{flag}: the list is empty; give at least one value (a comma list)")
+        twice = sorted({v for v in values if list(values).count(v) > 1})
+        if twice:
+            raise CliError(f"{flag} lists {', '.join(str(v) for v in twice)} more than once; give each value once "
+                           "(each is a row of the sweep)")
     combinations = math.prod(len(v) for v in axes.values())
     if combinations > MAX_COMBINATIONS:
         sizes = " × ".join(f"{len(v):,} {k}" for k, v in axes.items())

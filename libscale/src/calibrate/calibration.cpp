@@ -18,9 +18,16 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // expr is a member path (gemm.eta_max): `c.(expr)` would not compile, hence the NOLINT.
 #define LIBSCALE_REF(expr) [](Calibration& c) -> double& { return c.expr; }  // NOLINT(bugprone-macro-parentheses)
 
+// Floors of what a machine can be: an efficiency of 1e-300 or a link of 1e-300 B/s is
+// accepted by "> 0" but projects a step of 1e300 s (a unit slip or a typo, not a machine).
+// 0.1 % of peak is far below any kernel measured (docs/calibration.md) and 1 MB/s below any
+// NVLink or NIC; a value under them is refused naming the coefficient.
+constexpr double kMinEfficiency = 1e-3;
+constexpr double kMinBusBytesPerS = 1e6;
+
 // The one declaration of every coefficient (name = path in a calibration file).
 constexpr std::array kCoefficients{
-    CoefficientInfo{"gemm.eta_max", "fraction", 0, 1, true,
+    CoefficientInfo{"gemm.eta_max", "fraction", kMinEfficiency, 1, false,
                     "bf16 GEMM: fraction of per-SM peak a full output tile reaches at long K",
                     LIBSCALE_REF(gemm.eta_max)},
     CoefficientInfo{"gemm.fp8_eta_max", "fraction", 0, 1, false,
@@ -32,13 +39,13 @@ constexpr std::array kCoefficients{
     CoefficientInfo{"gemm.k_half", "elements", 0, 1e9, false,
                     "inner dimension at which a tile runs at half of eta_max (pipeline fill and epilogue)",
                     LIBSCALE_REF(gemm.k_half)},
-    CoefficientInfo{"attention.forward_eta_max", "fraction", 0, 1, true,
+    CoefficientInfo{"attention.forward_eta_max", "fraction", kMinEfficiency, 1, false,
                     "flash-attention forward: fraction of peak at long sequences, head_dim 128",
                     LIBSCALE_REF(attention.forward_eta_max)},
     CoefficientInfo{"attention.forward_half_seq", "tokens", 0, 1e9, false,
                     "sequence length at which the forward runs at half its maximum",
                     LIBSCALE_REF(attention.forward_half_seq)},
-    CoefficientInfo{"attention.backward_eta_max", "fraction", 0, 1, true,
+    CoefficientInfo{"attention.backward_eta_max", "fraction", kMinEfficiency, 1, false,
                     "flash-attention backward: fraction of peak at long sequences (2.5x forward FLOPs)",
                     LIBSCALE_REF(attention.backward_eta_max)},
     CoefficientInfo{"attention.backward_half_seq", "tokens", 0, 1e9, false,
@@ -47,9 +54,9 @@ constexpr std::array kCoefficients{
     CoefficientInfo{"attention.head_dim_half", "elements", 0, 1e6, false,
                     "head_dim at which attention efficiency halves (normalized at head_dim 128)",
                     LIBSCALE_REF(attention.head_dim_half)},
-    CoefficientInfo{"hbm_efficiency", "fraction", 0, 1, true,
+    CoefficientInfo{"hbm_efficiency", "fraction", kMinEfficiency, 1, false,
                     "achieved fraction of peak HBM bandwidth in memory-bound kernels", LIBSCALE_REF(hbm_efficiency)},
-    CoefficientInfo{"framework_efficiency", "fraction", 0, 2, true,
+    CoefficientInfo{"framework_efficiency", "fraction", kMinEfficiency, 2, false,
                     "the trainer's rate relative to the kernel laws (GEMM, attention, memory-bound)",
                     LIBSCALE_REF(framework_efficiency)},
     CoefficientInfo{"kernel_overhead_s", "s", 0, 1, false, "host time to issue one kernel",
@@ -58,12 +65,12 @@ constexpr std::array kCoefficients{
                     LIBSCALE_REF(layer_overhead_s)},
     CoefficientInfo{"intra_node.alpha_s", "s", 0, 1, false, "NVLink ring latency per step",
                     LIBSCALE_REF(intra_node.alpha_s)},
-    CoefficientInfo{"intra_node.busbw_bytes_per_s", "B/s", 0, kInf, true, "NVLink bus bandwidth (nccl-tests busbw)",
-                    LIBSCALE_REF(intra_node.busbw_bytes_per_s)},
+    CoefficientInfo{"intra_node.busbw_bytes_per_s", "B/s", kMinBusBytesPerS, kInf, false,
+                    "NVLink bus bandwidth (nccl-tests busbw)", LIBSCALE_REF(intra_node.busbw_bytes_per_s)},
     CoefficientInfo{"inter_node.alpha_s", "s", 0, 1, false, "network ring latency per step",
                     LIBSCALE_REF(inter_node.alpha_s)},
-    CoefficientInfo{"inter_node.busbw_bytes_per_s", "B/s", 0, kInf, true, "network bus bandwidth per GPU",
-                    LIBSCALE_REF(inter_node.busbw_bytes_per_s)},
+    CoefficientInfo{"inter_node.busbw_bytes_per_s", "B/s", kMinBusBytesPerS, kInf, false,
+                    "network bus bandwidth per GPU", LIBSCALE_REF(inter_node.busbw_bytes_per_s)},
     CoefficientInfo{"reserved_gib", "GiB", 0, 1e6, false,
                     "per-GPU memory the model cannot use (CUDA context, workspaces, NCCL)", LIBSCALE_REF(reserved_gib)},
     CoefficientInfo{"fragmentation", "fraction", 0, 1, false,

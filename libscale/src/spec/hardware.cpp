@@ -16,9 +16,23 @@ void require(bool ok, const std::string& hw, const char* field, double v, const 
     throw std::invalid_argument(msg.str());
 }
 
+// A name is one line of text: it heads tables and is matched against catalogs; a newline or
+// another control character in it (a hand-edited file) would break every table it heads.
+void require_plain_text(const std::string& text, const char* field) {
+    for (const char c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            std::ostringstream msg;
+            msg << "hardware " << field << " has a control character (byte 0x" << std::hex
+                << static_cast<int>(static_cast<unsigned char>(c)) << "); valid: one line of printable text";
+            throw std::invalid_argument(msg.str());
+        }
+}
+
 }  // namespace
 
 void HardwareProfile::validate() const {
+    require_plain_text(name, "name");
+    require_plain_text(display_name, "display_name");
     const auto pos = [](double v) { return std::isfinite(v) && v > 0; };
     require(pos(peak_bf16_tflops), name, "peak_bf16_tflops", peak_bf16_tflops, "it must be a positive number");
     require(std::isfinite(peak_fp8_tflops) && peak_fp8_tflops >= 0, name, "peak_fp8_tflops", peak_fp8_tflops,
