@@ -15,7 +15,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from . import _core, _progress
+from . import _core, _format, _progress
 from . import catalog as _catalog
 from . import options as _options
 from ._core.calibrate import Calibration, CalibrationFile
@@ -87,7 +87,7 @@ def _int(name: str, value: Any) -> int:
     else:
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
     if not _INT64.min <= out <= _INT64.max:
-        raise ValueError(f"{name} = {out}; it is beyond the 64-bit integer range")
+        raise ValueError(f"{name} = {_format.big_integer(out)}; it is beyond the 64-bit integer range")
     return out
 
 

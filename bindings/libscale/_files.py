@@ -117,13 +117,18 @@ def _finite_float(text: str) -> float:
 def check_target(path: str | os.PathLike[str], what: str = "the file") -> str:
     """The file to write for ``path``: path itself, or the regular file a symbolic link
     points to (the link is kept). ValueError for an empty path, a directory, a FIFO, a
-    device, a socket or a link to one (or to nothing)."""
+    device, a socket or a link to one (or to nothing), or a path in a directory that does
+    not exist."""
     target = os.fspath(path)
     if not target:
         raise ValueError(f"the path of {what} is empty; give a file name")
     try:
         st = os.lstat(target)
     except FileNotFoundError:
+        parent = os.path.dirname(target) or "."
+        if not os.path.isdir(parent):
+            raise ValueError(f"{target}: the folder {parent} does not exist; create it first, or write "
+                             f"{what} elsewhere") from None
         return target
     if stat.S_ISLNK(st.st_mode):
         try:

@@ -33,6 +33,12 @@ def integer(v: Any) -> str:
     return f"{int(v):,}" if abs(v) < 1e15 else f"{float(v):.4g}"
 
 
+def big_integer(n: int) -> str:
+    """An integer for an error message: its digits, or its size in bits past 100 bits (a
+    number of a thousand digits helps nobody, and str() refuses past 4300 of them)."""
+    return str(n) if n.bit_length() <= 100 else f"an integer of {n.bit_length()} bits"
+
+
 def percent(digits: int) -> Formatter:
     """A fraction shown in percent (the column header carries the %)."""
     def f(v: Any) -> str:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Union, cast
 
 import numpy as np
 
-from . import _progress, catalog
+from . import _format, _progress, catalog
 from . import options as _options
 from ._core import Progress as _Progress
 from ._core import calibrate as _calibrate
@@ -72,12 +72,17 @@ def _counts(gpus: Any) -> list[int]:
     for i, g in enumerate(values):
         if isinstance(g, (bool, np.bool_)) or not isinstance(g, numbers.Real):
             raise TypeError(f"gpus[{i}]: expected an integer GPU count, got {type(g).__name__} {g!r}")
-        value = float(g)  # a GPU count (at most 2^30 in the core) is exact as a float
-        if not value.is_integer():
-            raise ValueError(f"gpus[{i}] = {g!r}; it must be an integer")
-        if not -(2.0**63) <= value < 2.0**63:
-            raise ValueError(f"gpus[{i}] = {int(value)}; it is beyond the 64-bit integer range")
-        out.append(int(value))
+        if isinstance(g, numbers.Integral):  # exact: an int past 2^53 is not shown rounded through a float
+            count = int(g)
+        else:
+            value = float(g)
+            if not value.is_integer():
+                raise ValueError(f"gpus[{i}] = {g!r}; it must be an integer")
+            count = int(value)
+        if not -(2**63) <= count < 2**63:
+            shown = _format.big_integer(count) if isinstance(g, numbers.Integral) else repr(g)
+            raise ValueError(f"gpus[{i}] = {shown}; it is beyond the 64-bit integer range")
+        out.append(count)
     return out
 
 

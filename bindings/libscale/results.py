@@ -517,12 +517,21 @@ class Sweep(_OfPlan, Result):
                   f"{cfg['strategy']}, {cfg['gpus_per_node'] or plan.hardware.gpus_per_node} GPUs/node, activation "
                   f"checkpointing {cfg['activation_checkpointing']}{', ' + options if options else ''}, {len(self)} "
                   f"configurations, calibration {calibration}")
-        return header + "\n\n" + _format.text_table(_format.SWEEP_COLUMNS, self.records())
+        return header + "\n\n" + _format.text_table(_format.SWEEP_COLUMNS, self._display_rows())
+
+    def _display_rows(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """records() for people: an unset global batch (0: one micro-batch per GPU is the step's
+        batch) shows that batch's size, not 0."""
+        rows = self.records(limit)
+        for r in rows:
+            if r["global_batch_tokens"] == 0:
+                r["global_batch_tokens"] = r["gpus"] * r["micro_batch"] * r["seq_len"]
+        return rows
 
     def __repr__(self) -> str:
         return self._summary()
 
     def _repr_html_(self, max_rows: int = 20) -> str:
-        rows = self.records(limit=max_rows)
+        rows = self._display_rows(max_rows)
         footer = f"showing {len(rows)} of {len(self)} configurations" if len(rows) < len(self) else None
         return _format.html_table(_format.SWEEP_COLUMNS, rows, caption=self._summary(), footer=footer)

@@ -161,6 +161,7 @@ TEST(LengthsNpy, NonIntegerDtypesAreRefusedByName) {
                           {"|O", "dtype '|O' is an object (pickled Python) type"},
                           {"<U3", "dtype '<U3' is a string type"},
                           {"|S4", "dtype '|S4' is a string type"},
+                          {"UINT32", "dtype 'UINT32' is not a dtype name (numpy's are lower case): write 'uint32'"},
                           {"<M8[ns]", "dtype '<M8[ns]' is a date/time type"},
                           {"|V4", "dtype '|V4' is a raw-bytes (void) type"},
                           {"<u3", "dtype '<u3' is not an integer type"},

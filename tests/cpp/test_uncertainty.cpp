@@ -49,6 +49,17 @@ struct Scenario {
     }
 };
 
+// The message of what f throws; "" when it throws nothing.
+template <typename F>
+std::string error_of(F f) {
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
+}
+
 std::vector<const Quantiles*> all(const RowQuantiles& q) {
     return {&q.step_time_s, &q.tokens_per_s, &q.tokens_per_s_per_gpu, &q.wall_time_h, &q.gpu_hours,
             &q.cost_usd,    &q.energy_kwh};
@@ -223,6 +234,37 @@ TEST(Uncertainty, BadInput) {
     EXPECT_THROW((void)s.quantiles(s.file({"gemm.eta_max", "step_overhead_s"}, cov)), std::invalid_argument);
     cov(0, 0) = std::nan("");
     EXPECT_THROW((void)s.quantiles(s.file({"gemm.eta_max"}, cov)), std::invalid_argument);
+}
+
+TEST(Uncertainty, ASpreadNoCoefficientCanHaveIsRefused) {
+    const Scenario s;
+    Eigen::MatrixXd cov(1, 1);
+    // hbm_efficiency lives in (0, 1]: an sd of 2 is wider than its range (a variance of 4,
+    // where 0.04 was meant for an sd of 0.2).
+    cov << 4.0;
+    EXPECT_NE(error_of([&] { (void)s.quantiles(s.file({"hbm_efficiency"}, cov)); })
+                  .find("hbm_efficiency: a standard deviation of 2 is wider than the whole valid range [0.001, 1]"),
+              std::string::npos);
+    // A bandwidth has no upper end: more than 10 x its value is refused, 5 x is drawn.
+    const double bw = default_calibration(s.hw).intra_node.busbw_bytes_per_s;
+    cov << (20 * bw) * (20 * bw);
+    EXPECT_NE(error_of([&] { (void)s.quantiles(s.file({"intra_node.busbw_bytes_per_s"}, cov)); })
+                  .find("is 20 x the value"),
+              std::string::npos);
+    cov << (5 * bw) * (5 * bw);
+    EXPECT_EQ(s.quantiles(s.file({"intra_node.busbw_bytes_per_s"}, cov)).size(), 3u);
+}
+
+TEST(Uncertainty, SpreadProblemBounds) {
+    // Hand-computed edges of each rule.
+    EXPECT_EQ(spread_problem("gemm.eta_max", 0.8, 0.999 - 0.001), "");  // range (0.001, 1]: width 0.999
+    EXPECT_NE(spread_problem("gemm.eta_max", 0.8, 1.0), "");
+    EXPECT_EQ(spread_problem("kernel_overhead_s", 5e-6, 3 * 5e-6), "");  // log space: 3 x the mean
+    EXPECT_NE(spread_problem("kernel_overhead_s", 5e-6, 3.01 * 5e-6), "");
+    EXPECT_EQ(spread_problem("inter_node.busbw_bytes_per_s", 4e10, 4e11), "");  // unbounded: 10 x
+    EXPECT_NE(spread_problem("inter_node.busbw_bytes_per_s", 4e10, 4.01e11), "");
+    EXPECT_TRUE(drawn_in_log_space("attention.backward_half_seq"));
+    EXPECT_FALSE(drawn_in_log_space("intra_node.alpha_s"));
 }
 
 TEST(Uncertainty, CountsThatDoNotFitAreStillProjected) {

@@ -537,3 +537,108 @@ def test_a_hardware_name_with_a_newline_is_refused(capsys, tmp_path, field):
     path.write_text(json.dumps(hw))
     err = one_line_error(capsys, ["project", "--model", "qwen3-32b", "--hardware", path, "--gpus", "8"])
     assert f"hardware {field} has a control character (byte 0xa)" in err
+
+
+def test_a_step_holding_more_than_its_gpus_memory_is_refused(capsys, tmp_path):
+    # 80 GiB H100: 1.1 x (88 GiB) is the plausible edge (a GB figure read as GiB is 7 % over).
+    record = {"kind": "step", "model": "llama-3.1-8b", "hardware": "h100", "gpus": 8, "gpus_per_node": 8,
+              "seq_len": 8192, "micro_batch": 2, "activation_checkpointing": "selective",
+              "tokens_per_s_per_gpu": 8000}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps([dict(record, memory_gib=85.0)]))
+    assert libscale.fit(path).records_used == 1
+    path.write_text(json.dumps([dict(record, memory_gib=1e300)]))
+    err = one_line_error(capsys, ["fit", path, "-o", tmp_path / "cal.json"])
+    assert "step record 0 (llama-3.1-8b, 8 GPUs): memory_gib = 1e+300 is 1.25e+298 x the 80 GiB of h100" in err
+    assert not (tmp_path / "cal.json").exists()
+    err = one_line_error(capsys, ["validate", path])
+    assert "memory_gib = 1e+300" in err and "check the figure and its unit (GiB per GPU)" in err
+
+
+def test_huge_numbers_are_shown_short(capsys, tmp_path):
+    # A negative variance or softcap is printed as 1e+300, not as its 301 digits; an integer
+    # past 100 bits by its size (str() refuses past 4300 digits).
+    cal = json.loads((Path(__file__).resolve().parents[2] /
+                      "calibration/data/calibrations/fitted-h200-harness.json").read_text())
+    cal["uncertainty"]["covariance"][0][0] = -1e300
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(cal))
+    with pytest.raises(libscale.ParseError, match=r"covariance\[0\]\[0\]' = -1e\+300; a variance must be >= 0$"):
+        libscale.read_calibration(path, "h200")
+    config = llama_config(tmp_path, model_type="gemma2", final_logit_softcapping=-1e300)
+    err = one_line_error(capsys, ["project", "--model", config, "--hardware", "h100", "--gpus", "8"])
+    assert "final_logit_softcap = -1e+300; it must be a finite number >= 0 (0: none)\n" in err
+    for gpus in (10**400, 10**5000):
+        with pytest.raises(ValueError, match=r"gpus\[0\] = an integer of \d+ bits; it is beyond the 64-bit"):
+            libscale.project("llama-3.1-8b", "h100", gpus=[gpus])
+    with pytest.raises(ValueError, match=r"micro_batch = an integer of 16610 bits"):
+        libscale.project("llama-3.1-8b", "h100", gpus=8, micro_batch=10**5000)
+    with pytest.raises(ValueError, match=r"gpus\[0\] = 99999999999999999999999; it is beyond"):  # exact, no float
+        libscale.project("llama-3.1-8b", "h100", gpus=[99999999999999999999999])
+
+
+def test_a_spread_wider_than_its_coefficient_is_refused(tmp_path):
+    cal = json.loads((Path(__file__).resolve().parents[2] /
+                      "calibration/data/calibrations/fitted-h200-harness.json").read_text())
+    i = cal["uncertainty"]["parameters"].index("hbm_efficiency")
+    cal["uncertainty"]["covariance"][i][i] = 1e6  # a variance of 10^6: an sd of 1000 on a fraction
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(cal))
+    with pytest.raises(libscale.ParseError, match=rf"covariance\[{i}\]\[{i}\]' \(hbm_efficiency\): a standard "
+                       r"deviation of 1000 is wider than the whole valid range \[0.001, 1\]"):
+        libscale.read_calibration(path, "h200")
+    with pytest.raises(ValueError, match=r"prior_log_sd\[hbm_efficiency\] = -1; it must be a finite number > 0"):
+        libscale.fit(Path(__file__).resolve().parents[2] / "calibration/data/measurements/"
+                     "torchtitan-llama3.1-8b-h100.json", prior_log_sd={"hbm_efficiency": -1.0})
+
+
+def test_a_log_that_is_not_a_regular_file_is_named_as_what_it_is(capsys, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    err = one_line_error(capsys, ["watch", "--nvidia-smi-csv", fifo, "--follow", "--", "true"])
+    assert f"--nvidia-smi-csv {fifo}: is a FIFO (named pipe); expected an nvidia-smi CSV log" in err
+    err = one_line_error(capsys, ["watch", "--dcgm", tmp_path, "--", "true"])
+    assert f"--dcgm {tmp_path}: is a directory" in err
+    err = one_line_error(capsys, ["watch", "--dcgm", tmp_path / "none", "--", "true"])
+    assert "no such file" in err
+
+
+def test_an_uppercase_dtype_is_named_with_its_spelling(capsys, tmp_path):
+    lengths = tmp_path / "l.bin"
+    lengths.write_bytes(np.array([5, 6], dtype=np.uint32).tobytes())
+    err = one_line_error(capsys, [*GATE, "--lengths", lengths, "--dtype", "UINT32"])
+    assert "dtype = 'UINT32' is not a dtype name (numpy's are lower case): write 'uint32'" in err
+
+
+def test_a_report_into_a_missing_folder_names_the_flag(capsys, tmp_path):
+    out = tmp_path / "no" / "plan.html"
+    err = one_line_error(capsys, ["report", *PROJECT[1:], "-o", out])
+    assert f"-o/--output: {out}: the folder {tmp_path / 'no'} does not exist" in err
+
+
+def test_an_overflow_from_an_absurd_hardware_figure_blames_the_figure(capsys, tmp_path):
+    hw = json.loads((Path(__file__).resolve().parents[2] / "calibration/data/hardware/h200.json").read_text())
+    hw.update(name="slow", hbm_tbps=1e-300)
+    path = tmp_path / "hw.json"
+    path.write_text(json.dumps(hw))
+    err = one_line_error(capsys, ["project", "--model", "qwen3-32b", "--hardware", path, "--gpus", "16",
+                                  "--tokens", "1e9"])
+    assert "overflows a 64-bit float" in err and "implausible hardware or calibration figure" in err
+    assert "smaller job" not in err
+
+
+def test_a_trace_with_no_usable_sample_says_why(capsys, tmp_path):
+    trace = tmp_path / "bad.dcgm"
+    trace.write_text('DCGM_FI_DEV_POWER_USAGE{gpu="x"} 100 1000\nDCGM_FI_DEV_POWER_USAGE{gpu="y"} 100 2000\n')
+    err = one_line_error(capsys, ["triage", trace])
+    assert "0 samples from 2 lines; 2 unparseable lines skipped, first line 1 (bad gpu label)" in err
+    assert "no samples to triage" in err
+    err = one_line_error(capsys, ["watch", "--dcgm", trace, "--", "true"])
+    assert "(bad gpu label)" in err and "no samples to replay" in err
+
+
+def test_a_sweep_shows_the_global_batch_it_ran_when_none_was_set(capsys):
+    assert cli.main(["sweep", "--model", "qwen3-32b", "--hardware", "h200", "--gpus", "8,16",
+                     "--seq-len", "4096"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[4:6]]
+    assert [r[:4] for r in rows] == [["8", "1", "4,096", "32,768"], ["16", "1", "4,096", "65,536"]]

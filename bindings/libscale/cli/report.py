@@ -68,7 +68,10 @@ def run(a: argparse.Namespace) -> int:
     except ImportError as e:
         raise CliError(str(e)) from None
     check_output(a, a.output, "the report")
-    _files.check_target(a.output, "the report")  # before the projection and figures are computed
+    try:  # before the projection and figures are computed
+        _files.check_target(a.output, "the report")
+    except ValueError as e:
+        raise CliError(f"-o/--output: {e}") from None
     result = projection(a, quantile_options(a))
     argv = getattr(a, "argv", None)
     command = shlex.join([PROG, *argv]) if argv is not None else None

@@ -138,10 +138,11 @@ def preflight(settings: trainer.Settings, cases: list[trainer.Case], gpus: int) 
 
 def _check_output(path: str) -> None:
     """The output can be written: refused now rather than after the steps have run."""
-    target = check_target(path, "the measurement file")
-    directory = os.path.dirname(os.path.abspath(target))
+    directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise CliError(f"-o {path}: the folder {directory} does not exist")
+    target = check_target(path, "the measurement file")
+    directory = os.path.dirname(os.path.abspath(target))
     if not os.access(directory, os.W_OK):
         raise CliError(f"-o {path}: the folder {directory} is not writable")
 

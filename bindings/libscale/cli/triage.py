@@ -49,7 +49,7 @@ def run(a: argparse.Namespace) -> int:
     # The core's input layer names a missing file, a directory or a device; a FIFO is read.
     trace = libscale.read_trace(a.trace, format=a.input_format)
     if len(trace) == 0:
-        raise CliError(f"{a.trace}: no samples")
+        raise CliError(f"{trace.report.summary()}; no samples to triage")  # says why: what was skipped
     first_start = float(np.min(trace.time_s))
     # The hardware the log names (an nvidia-smi `name` column), else H100's bands.
     named = trace.report.gpu_name and catalog_hardware_of([{"name": trace.report.gpu_name}])

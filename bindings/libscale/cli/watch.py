@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 import time
 from typing import Any, TextIO
@@ -85,12 +86,26 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
+def _check_log(path: str, flag: str, expected: str) -> None:
+    """A log to replay or follow is a regular file: a FIFO, directory or device named as one
+    is refused by what it is, not reported missing."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise CliError(f"{flag} {path}: no such file; expected {expected}") from None
+    except OSError as e:
+        raise CliError(f"{flag} {path}: {e.strerror}; expected {expected}") from None
+    if not stat.S_ISREG(mode):
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+                else "not a regular file")
+        raise CliError(f"{flag} {path}: is {kind}; expected {expected}")
+
+
 def _watch_source(a: argparse.Namespace) -> Any:
     from .. import watch as _watch
 
     if a.nvidia_smi_csv:
-        if not os.path.isfile(a.nvidia_smi_csv):
-            raise CliError(f"{a.nvidia_smi_csv}: no such file")
+        _check_log(a.nvidia_smi_csv, "--nvidia-smi-csv", "an nvidia-smi CSV log")
         if a.follow:
             return _watch.FollowCsvSource(a.nvidia_smi_csv)
         return _watch.ReplaySource(_api.read_trace(a.nvidia_smi_csv, format="nvidia-smi"), speed=a.speed,
@@ -98,8 +113,7 @@ def _watch_source(a: argparse.Namespace) -> Any:
     if a.dcgm and re.match(r"https?://", a.dcgm):
         return _watch.DcgmSource(a.dcgm)
     if a.dcgm:
-        if not os.path.isfile(a.dcgm):
-            raise CliError(f"{a.dcgm}: no such file (give an http:// URL to scrape dcgm-exporter live)")
+        _check_log(a.dcgm, "--dcgm", "a dcgm-exporter log, or an http:// URL to scrape dcgm-exporter live")
         return _watch.ReplaySource(_api.read_trace(a.dcgm, format="dcgm"), speed=a.speed,
                                    name=f"replay of {a.dcgm} at {a.speed:g}x")
     return _watch.NvmlPollSource(a.gpus, power=a.nvml_power)

@@ -103,7 +103,7 @@ class ReplaySource:
         # the core checks speed (watch option table): one rule for the CLI and for Python
         self.speed: float = _spec.make_options("watch", {"speed": speed}).speed
         if len(trace) == 0:
-            raise ValueError(f"{trace.report.source}: no samples to replay")
+            raise ValueError(f"{trace.report.summary()}; no samples to replay")  # says why: what was skipped
         self.name = name
         self.report: _core.triage.ParseReport | None = trace.report
         self._polls = _TimeGroups({"time_s": trace.time_s, "gpu": trace.gpu, "power_w": trace.power_w,

@@ -42,9 +42,14 @@ OptionValue to_option_value(py::handle h, std::string_view group, std::string_vi
         int overflow = 0;
         py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Index(h.ptr()));
         const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
-        if (overflow != 0)
-            throw std::invalid_argument(std::string(group) + " option " + std::string(name) + " = " +
-                                        py::str(h).cast<std::string>() + "; it is beyond the 64-bit integer range");
+        if (overflow != 0) {
+            // Its digits up to 100 bits; past that its size (str() refuses past 4300 digits).
+            const auto bits = i.attr("bit_length")().cast<long long>();
+            const std::string shown = bits <= 100 ? py::str(i).cast<std::string>()
+                                                  : "an integer of " + std::to_string(bits) + " bits";
+            throw std::invalid_argument(std::string(group) + " option " + std::string(name) + " = " + shown +
+                                        "; it is beyond the 64-bit integer range");
+        }
         return static_cast<std::int64_t>(v);
     }
     if (PyUnicode_Check(h.ptr())) {

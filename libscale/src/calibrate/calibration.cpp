@@ -112,6 +112,31 @@ double get_parameter(const Calibration& c, std::string_view name) {
 
 void set_parameter(Calibration& c, std::string_view name, double value) { coefficient_info(name).ref(c) = value; }
 
+bool drawn_in_log_space(std::string_view name) {
+    return name.starts_with("gemm.") || name.starts_with("attention.") || name == "hbm_efficiency" ||
+           name == "framework_efficiency" || name == "kernel_overhead_s" || name == "layer_overhead_s";
+}
+
+std::string spread_problem(std::string_view name, double mean, double sd_value) {
+    constexpr double kMaxLogSd = 3;        // e^3 = 20 × at one sigma
+    constexpr double kMaxRelativeSd = 10;  // unbounded ranges (bandwidths)
+    const CoefficientInfo& info = coefficient_info(name);
+    const std::string unit = std::string_view(info.unit) == "fraction" ? "" : " " + std::string(info.unit);
+    std::ostringstream why;
+    why.precision(4);
+    if (std::isfinite(info.max) && sd_value > info.max - info.min)
+        why << "a standard deviation of " << sd_value << unit << " is wider than the whole valid range ["
+            << info.min << ", " << info.max << "]";
+    else if (drawn_in_log_space(name) && mean > 0 && sd_value / mean > kMaxLogSd)
+        why << "a standard deviation of " << sd_value << unit << " is " << sd_value / mean << " x the value "
+            << mean << " (drawn in log space, at most " << kMaxLogSd << " x)";
+    else if (!std::isfinite(info.max) && mean > 0 && sd_value / mean > kMaxRelativeSd)
+        why << "a standard deviation of " << sd_value << unit << " is " << sd_value / mean << " x the value "
+            << mean << " (at most " << kMaxRelativeSd << " x)";
+    const std::string s = why.str();
+    return s.empty() ? s : s + "; is it a variance where a standard deviation was meant, or a unit slip?";
+}
+
 void Calibration::validate() const {
     Calibration& self = const_cast<Calibration&>(*this);
     for (const CoefficientInfo& info : kCoefficients) {

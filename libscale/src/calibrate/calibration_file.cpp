@@ -126,7 +126,7 @@ void check_covariance(const Eigen::MatrixXd& c, std::string_view origin) {
     for (Eigen::Index i = 0; i < n; ++i)
         if (d(i) < 0)
             fail(origin, "uncertainty.covariance[" + std::to_string(i) + "][" + std::to_string(i) + "]",
-                 "= " + std::to_string(d(i)) + "; a variance must be >= 0");
+                 "= " + (std::ostringstream() << d(i)).str() + "; a variance must be >= 0");
     Eigen::MatrixXd r(n, n);
     for (Eigen::Index i = 0; i < n; ++i) {
         for (Eigen::Index k = 0; k < n; ++k) {
@@ -196,6 +196,14 @@ void read_uncertainty(const json& j, const Calibration& cal, CalibrationFile& ou
                 finite_number(cov[r][c], row + "[" + std::to_string(c) + "]", origin);
     }
     check_covariance(out.covariance, origin);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto d = static_cast<Eigen::Index>(i);
+        const std::string why =
+            spread_problem(out.parameters[i], get_parameter(cal, out.parameters[i]), std::sqrt(out.covariance(d, d)));
+        if (!why.empty())
+            fail(origin, "uncertainty.covariance[" + std::to_string(i) + "][" + std::to_string(i) + "]",
+                 "(" + out.parameters[i] + "): " + why);
+    }
 }
 
 // Every key under "coefficients" must be a coefficient or a group of them: a misspelt

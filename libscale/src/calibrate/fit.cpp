@@ -168,6 +168,12 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
 
     FitOptions o = options;
     if (o.prior_log_sd.empty()) o.prior_log_sd = default_priors(hw);
+    for (const auto& [name, sd] : o.prior_log_sd) {  // a file's prior is checked on reading (json_io.cpp)
+        (void)coefficient_info(name);                // names the valid ones
+        if (!(sd > 0) || !std::isfinite(sd))
+            throw std::invalid_argument("prior_log_sd[" + name + "] = " + fmt(sd) +
+                                        "; it must be a finite number > 0 (a standard deviation of log(value))");
+    }
     if (!(o.relative_error > 0) || !std::isfinite(o.relative_error))
         throw std::invalid_argument("relative_error = " + fmt(o.relative_error) + "; it must be a number > 0");
     State st;

@@ -87,8 +87,20 @@ void check_plausible(const MeasurementSet& data, const HardwareProfile& hw) {
     }
 }
 
+void check_memory_plausible(std::size_t index, const StepRun& s, const HardwareProfile& hw) {
+    if (!(s.memory_gib > kPeakMargin * hw.hbm_gib) || !(hw.hbm_gib > 0)) return;
+    std::ostringstream msg;
+    msg.precision(4);
+    msg << "step record " << index << " (" << s.model << ", " << s.config.gpus << " GPUs): memory_gib = " << s.memory_gib
+        << " is " << s.memory_gib / hw.hbm_gib << " x the " << hw.hbm_gib << " GiB of " << hw.name
+        << " (at most " << kPeakMargin
+        << " x is plausible): a GPU cannot hold more than its memory; check the figure and its unit (GiB per GPU)";
+    throw std::invalid_argument(msg.str());
+}
+
 void check_step_plausible(std::size_t index, const StepRun& s, double predicted_mfu, double predicted_step_time_s,
                           const HardwareProfile& hw) {
+    check_memory_plausible(index, s, hw);
     const double mfu = predicted_mfu * predicted_step_time_s / s.step_time_s;  // MFU is inverse in the time
     const bool fp8 = s.config.precision == Precision::fp8 && hw.peak_fp8_tflops > 0;
     // The step model's MFU is against the bf16 peak; fp8 GEMMs may beat that by their peak ratio.

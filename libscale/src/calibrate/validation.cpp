@@ -1,4 +1,5 @@
 #include "libscale/calibrate/validation.hpp"
+
 #include "libscale/estimate/statistics.hpp"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "libscale/calibrate/plausibility.hpp"
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/estimate/uncertainty.hpp"
 #include "libscale/io/catalog.hpp"
@@ -84,6 +86,7 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
                                                 "'); a calibration applies to one GPU, so give it its own series");
                 try {
                     validate_config(m, hw, s.config);
+                    check_memory_plausible(idx[k], s, hw);
                 } catch (const std::invalid_argument& e) {
                     throw std::invalid_argument(file.name + " record " + std::to_string(idx[k]) + ": " + e.what());
                 }

@@ -58,16 +58,10 @@ double quantile(std::vector<double>& x, double p) {
     return a + (h - static_cast<double>(lo)) * (b - a);
 }
 
-// The compute coefficients were fitted as log-normal (fit_compute.cpp): they are drawn in
-// log space, which keeps them positive. The others are drawn as normal; a draw outside a
-// coefficient's valid range is pulled back into it (a negative latency is a zero one, a
-// non-positive bandwidth in a far tail becomes a thousandth of its mean rather than an
-// infinite step time).
-bool log_scaled(const std::string& name) {
-    return name.rfind("gemm.", 0) == 0 || name.rfind("attention.", 0) == 0 || name == "hbm_efficiency" ||
-           name == "framework_efficiency" || name == "kernel_overhead_s" || name == "layer_overhead_s";
-}
-
+// Log-drawn coefficients (drawn_in_log_space) stay positive; the others are drawn as
+// normal, and a draw outside a coefficient's valid range is pulled back into it (a negative
+// latency is a zero one, a non-positive bandwidth in a far tail becomes a thousandth of its
+// mean rather than an infinite step time).
 double clamp_to_valid(const std::string& name, double x, double mean) {
     const CoefficientInfo& info = coefficient_info(name);
     const double lo = info.min_exclusive ? std::max(info.min, 1e-3 * mean) : info.min;
@@ -106,6 +100,12 @@ std::vector<RowQuantiles> projection_quantiles(const Scenario& s, const std::vec
                                     " parameters; it must be square, one row and column per parameter");
     if (uncertain && !cal.covariance.allFinite())
         throw std::invalid_argument("calibration covariance has a non-finite entry");
+    for (Eigen::Index i = 0; uncertain && i < k; ++i) {  // a file's were checked on reading; this is for the API's
+        const std::string& name = cal.parameters[static_cast<std::size_t>(i)];
+        const std::string why =
+            spread_problem(name, get_parameter(cal.calibration, name), std::sqrt(std::max(cal.covariance(i, i), 0.0)));
+        if (!why.empty()) throw std::invalid_argument("calibration covariance, " + name + ": " + why);
+    }
 
     // Validates model, hardware, calibration, job and every configuration once; the loop
     // below then needs no checks. Memory does not depend on the sampled coefficients, so
@@ -125,7 +125,7 @@ std::vector<RowQuantiles> projection_quantiles(const Scenario& s, const std::vec
     for (Eigen::Index i = 0; i < k; ++i) {
         const std::string& name = cal.parameters[static_cast<std::size_t>(i)];
         mean(i) = get_parameter(cal.calibration, name);
-        in_log[static_cast<std::size_t>(i)] = log_scaled(name) && mean(i) > 0;
+        in_log[static_cast<std::size_t>(i)] = drawn_in_log_space(name) && mean(i) > 0;
         if (in_log[static_cast<std::size_t>(i)]) to_log(i) = 1.0 / mean(i);  // delta method: sd(log x) = sd(x)/x
     }
     const Eigen::MatrixXd factor = sampling_factor(to_log.asDiagonal() * cal.covariance * to_log.asDiagonal());

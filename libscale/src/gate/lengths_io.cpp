@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -60,6 +61,15 @@ std::string parse_dtype(std::string_view s, LengthDtype& out) {
             out = {n.is_signed, n.size, false};
             return "";
         }
+    // numpy's names are lower case; "UINT32" would otherwise read as the string code 'U'.
+    const auto lower_equals = [](std::string_view a, std::string_view b) {
+        return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+                   return std::tolower(static_cast<unsigned char>(x)) == y;
+               });
+    };
+    for (const Name& n : kNames)
+        if (lower_equals(s, n.name))
+            return "is not a dtype name (numpy's are lower case): write '" + std::string(n.name) + "'";
     std::string_view code = s;
     char order = '\0';
     if (!code.empty() && (code[0] == '<' || code[0] == '>' || code[0] == '=' || code[0] == '|')) {

@@ -91,7 +91,11 @@ void ModelSpec::validate() const {
              "it must be > 0 exactly when sliding_window (" + str(sliding_window) + ") is > 0");
     for (const auto& [field, v] :
          {std::pair{"attn_logit_softcap", attn_logit_softcap}, std::pair{"final_logit_softcap", final_logit_softcap}})
-        if (!std::isfinite(v) || v < 0) fail(field, std::to_string(v), "it must be a finite number >= 0 (0: none)");
+        if (!std::isfinite(v) || v < 0) {
+            std::ostringstream shown;  // 1e308, not its 309 digits
+            shown << v;
+            fail(field, shown.str(), "it must be a finite number >= 0 (0: none)");
+        }
     if (embed_proj_dim < 0)
         fail("embed_proj_dim", str(embed_proj_dim), "it must be >= 0 (0: embeddings of width hidden_size)");
     if (position_embedding_rows < 0) fail("position_embedding_rows", str(position_embedding_rows), "it must be >= 0");

@@ -97,6 +97,18 @@ const CoefficientInfo& coefficient_info(std::string_view name);
 double get_parameter(const Calibration& c, std::string_view name);
 void set_parameter(Calibration& c, std::string_view name, double value);
 
+// The compute and overhead coefficients were fitted as log-normal (fit_compute.cpp): the
+// projection's Monte Carlo draws them in log space, which keeps them positive.
+bool drawn_in_log_space(std::string_view name);
+
+// Why a standard deviation `sd_value` is too wide for coefficient `name` at `mean` ("" when
+// it is not): wider than the coefficient's whole valid range, more than 3 in log space for
+// a log-drawn one (a factor of 20 at one sigma), or more than 10 × its mean where the range
+// has no upper end. Such a spread is a slip (a variance where a relative sd was meant, a
+// unit) that would make every P10/P90 the range's clamps instead of a statement. The shipped
+// files' widest is 1.0 × the mean (docs/calibration.md).
+std::string spread_problem(std::string_view name, double mean, double sd_value);
+
 // The compute, memory and overhead coefficients as a default file states them (absolute,
 // hardware-independent), plus the fractions resolved against the hardware's figures.
 struct CalibrationFractions {

@@ -30,9 +30,15 @@ inline constexpr double kPowerMargin = 1.5;
 // rate and the peak.
 void check_plausible(const MeasurementSet& data, const HardwareProfile& hw);
 
+// A step whose memory per GPU exceeds the GPU's memory by more than kPeakMargin (a figure in
+// GB read as GiB is 7 % over; a total over all GPUs, or bytes, is far more). Throws
+// std::invalid_argument naming the record; check_step_plausible calls it too.
+void check_memory_plausible(std::size_t index, const StepRun& s, const HardwareProfile& hw);
+
 // A step whose model FLOPs per second exceed every GPU's peak (bf16, or fp8 when its GEMMs
 // are fp8) at the record's step time: MFU above 100 % × kPeakMargin. `predicted_mfu` is the
-// model's MFU at `predicted_step_time_s` (StepBreakdown). Throws std::invalid_argument naming the record.
+// model's MFU at `predicted_step_time_s` (StepBreakdown). Throws std::invalid_argument naming
+// the record. Also checks the record's memory (check_memory_plausible).
 void check_step_plausible(std::size_t index, const StepRun& s, double predicted_mfu, double predicted_step_time_s,
                           const HardwareProfile& hw);
 
