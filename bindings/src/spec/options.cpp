@@ -45,8 +45,8 @@ OptionValue to_option_value(py::handle h, std::string_view group, std::string_vi
         if (overflow != 0) {
             // Its digits up to 100 bits; past that its size (str() refuses past 4300 digits).
             const auto bits = i.attr("bit_length")().cast<long long>();
-            const std::string shown = bits <= 100 ? py::str(i).cast<std::string>()
-                                                  : "an integer of " + std::to_string(bits) + " bits";
+            const std::string shown =
+                bits <= 100 ? py::str(i).cast<std::string>() : "an integer of " + std::to_string(bits) + " bits";
             throw std::invalid_argument(std::string(group) + " option " + std::string(name) + " = " + shown +
                                         "; it is beyond the 64-bit integer range");
         }

@@ -125,14 +125,14 @@ std::string spread_problem(std::string_view name, double mean, double sd_value) 
     std::ostringstream why;
     why.precision(4);
     if (std::isfinite(info.max) && sd_value > info.max - info.min)
-        why << "a standard deviation of " << sd_value << unit << " is wider than the whole valid range ["
-            << info.min << ", " << info.max << "]";
+        why << "a standard deviation of " << sd_value << unit << " is wider than the whole valid range [" << info.min
+            << ", " << info.max << "]";
     else if (drawn_in_log_space(name) && mean > 0 && sd_value / mean > kMaxLogSd)
-        why << "a standard deviation of " << sd_value << unit << " is " << sd_value / mean << " x the value "
-            << mean << " (drawn in log space, at most " << kMaxLogSd << " x)";
+        why << "a standard deviation of " << sd_value << unit << " is " << sd_value / mean << " x the value " << mean
+            << " (drawn in log space, at most " << kMaxLogSd << " x)";
     else if (!std::isfinite(info.max) && mean > 0 && sd_value / mean > kMaxRelativeSd)
-        why << "a standard deviation of " << sd_value << unit << " is " << sd_value / mean << " x the value "
-            << mean << " (at most " << kMaxRelativeSd << " x)";
+        why << "a standard deviation of " << sd_value << unit << " is " << sd_value / mean << " x the value " << mean
+            << " (at most " << kMaxRelativeSd << " x)";
     const std::string s = why.str();
     return s.empty() ? s : s + "; is it a variance where a standard deviation was meant, or a unit slip?";
 }

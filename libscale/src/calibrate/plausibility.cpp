@@ -91,9 +91,9 @@ void check_memory_plausible(std::size_t index, const StepRun& s, const HardwareP
     if (!(s.memory_gib > kPeakMargin * hw.hbm_gib) || !(hw.hbm_gib > 0)) return;
     std::ostringstream msg;
     msg.precision(4);
-    msg << "step record " << index << " (" << s.model << ", " << s.config.gpus << " GPUs): memory_gib = " << s.memory_gib
-        << " is " << s.memory_gib / hw.hbm_gib << " x the " << hw.hbm_gib << " GiB of " << hw.name
-        << " (at most " << kPeakMargin
+    msg << "step record " << index << " (" << s.model << ", " << s.config.gpus
+        << " GPUs): memory_gib = " << s.memory_gib << " is " << s.memory_gib / hw.hbm_gib << " x the " << hw.hbm_gib
+        << " GiB of " << hw.name << " (at most " << kPeakMargin
         << " x is plausible): a GPU cannot hold more than its memory; check the figure and its unit (GiB per GPU)";
     throw std::invalid_argument(msg.str());
 }
