@@ -99,9 +99,10 @@ from ._core.triage import (
 )
 from ._progress import set_progress
 from .compare import Comparison, compare, read_prices
+from .fit_advice import FitAdvice
 from .fit_result import FitResult, Measurements
 from .gate_result import GateResult, PackResult
-from .plan import Plan, estimate_step, project, solve_budget, solve_deadline, sweep
+from .plan import Plan, estimate_step, fit_advice, project, solve_budget, solve_deadline, sweep
 from .results import Projection as ProjectionResult
 from .results import Solution as SolutionResult
 from .results import (
@@ -136,6 +137,8 @@ __all__ = [
     "SolutionResult",
     "training_config",
     "estimate_step",
+    "fit_advice",
+    "FitAdvice",
     "project",
     "sweep",
     "solve_deadline",

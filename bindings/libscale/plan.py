@@ -27,6 +27,7 @@ from ._core import calibrate as _calibrate
 from ._core import estimate as _estimate
 from ._core import spec as _spec
 from .catalog import CalibrationLike, HardwareLike, ModelLike
+from .fit_advice import FitAdvice
 from .results import Projection, Solution, Step, Sweep
 
 if TYPE_CHECKING:
@@ -177,6 +178,13 @@ class Plan:
             _estimate.require_fit(self._scenario, step)
         return Step(step, self)
 
+    def fit_advice(self) -> FitAdvice:
+        """What would make the plan fit in GPU memory: each change (one option group, or two
+        or three where no fewer are enough) with its memory and its cost in GPU-hours for the
+        same tokens, those that train the same way first; and the largest micro-batch and
+        sequence length that fit with every other option as given."""
+        return FitAdvice(_estimate.fit_advice(self._scenario), self)
+
     def project(self, gpus: int | Sequence[int] = (4, 8, 16), *, job: JobLike = None,
                 scaling: str = "strong", quantiles: bool = False, samples: int = 2000, seed: int | None = None,
                 require_fit: bool = False) -> Projection:
@@ -326,6 +334,13 @@ def estimate_step(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300
                   calibration: CalibrationLike = None, require_fit: bool = False, **config: Any) -> Step:
     """One optimizer step: ``Plan(model, hardware, calibration=..., **config).step()``."""
     return Plan(model, hardware, calibration=calibration, **config).step(require_fit=require_fit)
+
+
+@_options.with_options_doc("training")
+def fit_advice(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
+               calibration: CalibrationLike = None, **config: Any) -> FitAdvice:
+    """What would make a configuration fit: ``Plan(model, hardware, ...).fit_advice()``."""
+    return Plan(model, hardware, calibration=calibration, **config).fit_advice()
 
 
 @_options.with_options_doc("training", "job")

@@ -337,6 +337,44 @@ def _projection_tables(result: Result) -> str:
     return "".join(parts)
 
 
+#: Changes shown for a count that does not fit (the rest are in `libscale memory`).
+_MAX_FIT_CHANGES = 6
+
+
+def _memory_section(projs: Mapping[str, Projection]) -> str:
+    """Per GPU count: does it fit, and the largest micro-batch and sequence that would; for
+    the smallest count that does not fit, the changes that make it fit with their cost."""
+    parts = ["<section id=\"memory\"><h2>Memory: what fits</h2>",
+             "<p class=\"note\">The largest micro-batch (no accumulation) and the longest sequence that fit "
+             "with every other option as given; a count that does not fit lists the changes that make it fit "
+             "(docs/model.md 5.1; <code>libscale memory</code> shows them for any configuration).</p>"]
+    columns = [_format.Column("gpus", "GPUs", _format.integer), _format.Column("fit", "fits", _format.text, "<"),
+               _format.Column("max_micro_batch", "largest micro-batch", _format.integer),
+               _format.Column("max_seq_len", "longest sequence tokens", _format.integer)]
+    for hw, p in projs.items():
+        rows, misfit = [], None
+        for r in _format.with_fit(p.rows_dicts()):
+            advice = p.fit_advice(r["gpus"])
+            rows.append({"gpus": r["gpus"], "fit": r["fit"], "max_micro_batch": advice.max_micro_batch or None,
+                         "max_seq_len": advice.max_seq_len or None})
+            if misfit is None and not advice.fits:
+                misfit = advice
+        if len(projs) > 1:
+            parts.append(f"<h3>{_e(hw)}</h3>")
+        parts.append(_table(columns, rows, "num"))
+        if misfit is not None:
+            gpus = misfit.plan.config.gpus
+            changes = misfit.changes[:_MAX_FIT_CHANGES]
+            if changes:
+                parts.append(f"<p>What would make {gpus} GPUs fit (GPU-hours for the same tokens, relative to "
+                             f"{gpus} GPUs as given):</p>")
+                parts.append(_table(misfit._COLUMNS, changes, "num"))
+            else:
+                parts.append(f"<p>No change tried makes {gpus} GPUs fit.</p>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
 def _notes(lines: Iterable[str]) -> str:
     items = "".join(f"<li>{_e(line)}</li>" for line in lines if line)
     return f"<ul class=\"notes\">{items}</ul>" if items else ""
@@ -726,6 +764,7 @@ def html_report(result: Result, *, title: str | None = None, command: str | None
         out.append(f"<figure><img src=\"{uri}\" alt=\"{_e(alt)}\"><figcaption>{_e(caption)}</figcaption></figure>")
     out.append("</section>\n")
     out.append(_projection_tables(result) + "\n")
+    out.append(_memory_section(projs) + "\n")
     out.append("<section id=\"assumptions\"><h2>Assumptions</h2>")
     out.append("<p class=\"note\">What the numbers above rest on. A projection is an estimate of a model: a "
                "calibration to your own runs (<code>libscale fit</code>) is what makes it yours.</p>")

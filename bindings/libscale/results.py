@@ -25,6 +25,7 @@ from ._core import estimate as _estimate
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+    from .fit_advice import FitAdvice
     from .plan import Plan
 
 __all__ = ["Result", "Step", "Projection", "Solution", "Sweep", "to_jsonable", "struct_to_dict", "rows_csv"]
@@ -65,10 +66,11 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
-def rows_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    """CSV of flat rows (the union of their keys as the header; None as an empty cell)."""
+def rows_csv(rows: Sequence[Mapping[str, Any]], fields: Sequence[str] = ()) -> str:
+    """CSV of flat rows (``fields``, then the union of the rows' keys as the header, so that
+    no rows still give one; None as an empty cell)."""
     out = io.StringIO()
-    keys: list[str] = []
+    keys: list[str] = list(fields)
     for r in rows:
         keys.extend(k for k in r if k not in keys)
     w = csv.DictWriter(out, fieldnames=keys, lineterminator="\n")
@@ -318,6 +320,19 @@ class Projection(_OfPlan, Result):
             parts += ["", "\n".join(notes)]
         parts += ["", _format.comm_sentence(d)]
         return "\n".join(parts)
+
+    def fit_advice(self, gpus: int) -> FitAdvice:
+        """Plan.fit_advice() at one of the projection's GPU counts, with that row's
+        configuration (strong scaling: its global batch; weak: the per-GPU batch)."""
+        counts = [r.step.gpus for r in self._raw.rows]
+        given: Any = gpus
+        if isinstance(given, bool) or given not in counts:
+            raise ValueError(f"gpus = {given!r} is not a GPU count of this projection; its counts: "
+                             f"{', '.join(map(str, counts))}")
+        configs = _estimate.projection_configs(self.plan.config, counts, self._raw.scaling)
+        scenario = self.plan.scenario
+        scenario.config = configs[counts.index(given)]
+        return type(self.plan)._of(scenario).fit_advice()
 
     def plot(self, kind: str = "scaling", ax: Axes | None = None, **kw: Any) -> Any:
         """A figure (matplotlib: pip install 'libscale[plot]'): kind "scaling", "breakdown" or

@@ -247,7 +247,7 @@ TEST_F(ProjectionTest, DoesNotFitIsReportedNotThrown) {
     EXPECT_EQ(two.step.memory.status, FitStatus::does_not_fit);
     EXPECT_FALSE(two.step.memory.fits);
     EXPECT_GT(two.step.step_time_s, 0.0);  // still projected
-    EXPECT_NE(two.fit_suggestion.find("at least 4 GPUs with strategy='fsdp'"), std::string::npos) << two.fit_suggestion;
+    EXPECT_NE(two.fit_suggestion.find("gpus=4 (GPU-hours x"), std::string::npos) << two.fit_suggestion;
     EXPECT_EQ(p.rows[1].step.memory.status, FitStatus::fits);
     EXPECT_EQ(p.rows[1].fit_suggestion, "");
     // require_fit turns the row into the error.

@@ -46,6 +46,8 @@ MAKERS: dict[str, Callable[[], Result]] = {
     "step": lambda: libscale.estimate_step("qwen3-32b", "b300", gpus=8, gpus_per_node=8),
     "projection": lambda: libscale.project("qwen3-32b", "b300", gpus=[4, 8, 16, 32], **JOB),
     "solution": lambda: libscale.solve_deadline("qwen3-32b", "b300", deadline_h=2.0, gpus=[8, 16, 32, 64], **JOB),
+    "fit_advice": lambda: libscale.fit_advice("qwen3-32b", "h200", gpus=8, micro_batch=4,
+                                              activation_checkpointing="none"),
     "sweep": lambda: libscale.sweep("qwen3-32b", "b300", gpus=[[8], [16]], micro_batch=[1, 2], gpus_per_node=8),
     "fit": lambda: libscale.fit(MEASUREMENTS),
     "triage": lambda: libscale.triage(TRACE),

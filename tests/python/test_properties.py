@@ -468,6 +468,11 @@ class _Ctx:
         return self.plan.project([1, 2, 4], job={"tokens": 1e9})
 
     @cached_property
+    def fit_advice(self) -> Any:  # one that does not fit: it has changes to apply
+        return libscale.Plan("qwen3-0.6b", "h100", seq_len=32768, micro_batch=8,
+                             activation_checkpointing="none").fit_advice()
+
+    @cached_property
     def solution(self) -> Any:
         return self.plan.solve_deadline(10.0, gpus=[1, 2, 4])
 
@@ -589,7 +594,7 @@ def _targets() -> list[Target]:
     add(Target("Plan", _fn(L.Plan), _a("qwen3-0.6b", "h100"),
                params=_p((0, "text"), (1, "text"), ("calibration", "text"), ("calibration", "object"),
                          *((o, "scalar") for o in plan_options), ("data", "mapping"))))
-    for fn in ("estimate_step", "project", "sweep", "solve_deadline", "solve_budget"):
+    for fn in ("estimate_step", "fit_advice", "project", "sweep", "solve_deadline", "solve_budget"):
         extras: dict[str, dict[str, Any]] = {
             "solve_deadline": {"deadline_h": 10.0}, "project": {"gpus": [1, 2]}, "sweep": {"gpus": [1, 2]},
             "solve_budget": {"max_gpu_hours": 1e6}}
@@ -636,7 +641,7 @@ def _targets() -> list[Target]:
                          ("data", "mapping"))))
     add(Target("Plan.options", _method("plan", "options")))
     # results: every public method once, and those with arguments with bad ones
-    for res in ("step", "projection", "solution", "sweep", "comparison", "gate", "pack", "triage", "fit",
+    for res in ("step", "projection", "solution", "fit_advice", "sweep", "comparison", "gate", "pack", "triage", "fit",
                 "validation"):
         for meth in ("to_dict", "records", "text", "to_csv", "to_pandas", "_repr_html_", "to_json", "__repr__",
                      "__str__"):
@@ -644,9 +649,12 @@ def _targets() -> list[Target]:
             add(Target(f"{res}.{meth}", _method(res, meth), params=params2))
     add(Target("step.fields", _method("step", "fields")))
     add(Target("projection.rows_dicts", _method("projection", "rows_dicts")))
+    add(Target("projection.fit_advice", _method("projection", "fit_advice"), _a(2), params=_p((0, "scalar"),)))
     add(Target("projection.plot", _method("projection", "plot"),
                params=_p((0, "name"), ("ax", "object"), ("kind", "scalar"))))
     add(Target("solution.goal", _method("solution", "goal")))
+    add(Target("fit_advice.plan_with", _method("fit_advice", "plan_with"), _a(0), params=_p((0, "scalar"))))
+    add(Target("Plan.fit_advice", _method("plan", "fit_advice")))
     add(Target("sweep.__getitem__", _method("sweep", "__getitem__"), _a("gpus"), params=_p((0, "name"),
                                                                                            (0, "scalar"))))
     add(Target("sweep.records", _method("sweep", "records"), params=_p((0, "scalar"))))
@@ -674,7 +682,7 @@ def _targets() -> list[Target]:
     add(Target("measurements.counts_text", _method("measurements", "counts_text")))
     # result classes built by hand from wrong parts
     for cls_name in ("Step", "ProjectionResult", "GateResult", "PackResult", "TriageResult", "Validation",
-                     "Comparison", "Measurements", "SolutionResult", "Sweep", "FitResult"):
+                     "Comparison", "Measurements", "SolutionResult", "Sweep", "FitResult", "FitAdvice"):
         add(Target(f"{cls_name}()", _fn(getattr(L, cls_name)), params=_p((0, "object"), (0, "mapping")),
                    valid_call=False))
     # calibration
@@ -1050,8 +1058,8 @@ def test_sweep_covers_the_public_api() -> None:
             missing.append(f"options.{name}")
     # Methods of the result classes: "<instance>.<method>" in the sweep.
     instances = {"Plan": "Plan", "Step": "step", "ProjectionResult": "projection", "SolutionResult": "solution",
-                 "Sweep": "sweep", "Comparison": "comparison", "GateResult": "gate", "PackResult": "pack",
-                 "TriageResult": "triage", "FitResult": "fit", "Validation": "validation",
+                 "FitAdvice": "fit_advice", "Sweep": "sweep", "Comparison": "comparison", "GateResult": "gate",
+                 "PackResult": "pack", "TriageResult": "triage", "FitResult": "fit", "Validation": "validation",
                  "Measurements": "measurements", "TriageStream": "TriageStream", "PowerBands": "PowerBands"}
     for cls_name, inst in instances.items():
         cls = getattr(libscale, cls_name)

@@ -357,6 +357,80 @@ class ProjectionRow(metaclass=_Pybind11Type):
 
     def __deepcopy__(self, memo: dict[int, typing.Any]) -> ProjectionRow: ...
 
+class FitChange(metaclass=_Pybind11Type):
+    """One change that makes a configuration fit in GPU memory."""
+    _fields: typing.ClassVar[tuple[str, ...]]
+
+    @property
+    def change(self) -> str:
+        """the change in the API's keyword spelling"""
+
+    @property
+    def config(self) -> spec.TrainingConfig:
+        """the configuration with the change"""
+
+    @property
+    def memory_gib(self) -> float:
+        """the memory estimate with the change (total_gib)"""
+
+    @property
+    def step_time_s(self) -> float: ...
+
+    @property
+    def tokens_per_s_per_gpu(self) -> float: ...
+
+    @property
+    def gpu_hours_ratio(self) -> float:
+        """GPU-hours for the same tokens relative to the configuration as given"""
+
+    @property
+    def caveat(self) -> str:
+        """what else the change alters ('' when only time and memory)"""
+
+    def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
+        """No constructor: made by the core only (TypeError)."""
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+    def __repr__(self) -> str: ...
+
+    def __copy__(self) -> FitChange: ...
+
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> FitChange: ...
+
+class FitAdvice(metaclass=_Pybind11Type):
+    """What would make a configuration fit, and how far it can grow."""
+    _fields: typing.ClassVar[tuple[str, ...]]
+
+    @property
+    def step(self) -> StepBreakdown:
+        """the configuration as given"""
+
+    @property
+    def changes(self) -> list[FitChange]:
+        """each alone makes it fit; cheapest first"""
+
+    @property
+    def max_micro_batch(self) -> int:
+        """largest micro-batch that fits, every other option as given (0: none)"""
+
+    @property
+    def max_seq_len(self) -> int:
+        """largest sequence length that fits, up to max_position_embeddings (0: none)"""
+
+    def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
+        """No constructor: made by the core only (TypeError)."""
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+    def __repr__(self) -> str: ...
+
+    def __copy__(self) -> FitAdvice: ...
+
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> FitAdvice: ...
+
 class Projection(metaclass=_Pybind11Type):
     """A projection over GPU counts (rows in ascending GPU count)."""
     _fields: typing.ClassVar[tuple[str, ...]]
@@ -559,6 +633,14 @@ def estimate_step(
 @typing.overload
 def estimate_step(scenario: Scenario) -> StepBreakdown:
     """One optimizer step of the scenario (validates everything; does not raise when it does not fit)."""
+
+def fit_advice(scenario: Scenario) -> FitAdvice:
+    """What would make the scenario fit (each change with its GPU-hour cost, cheapest first) and the largest micro-batch
+    and sequence length that fit.
+    """
+
+def fit_advice_text(advice: FitAdvice, max_changes: int = 4) -> str:
+    """The advice as a sentence ('' when there is no change)."""
 
 @typing.overload
 def fit_suggestion(

@@ -21,13 +21,27 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from .. import _core, _progress
-from . import fit, gate, hardware, models, project, report, solve, sweep, trainer_steps, triage, validate, watch
+from . import (
+    fit,
+    gate,
+    hardware,
+    memory,
+    models,
+    project,
+    report,
+    solve,
+    sweep,
+    trainer_steps,
+    triage,
+    validate,
+    watch,
+)
 from ._common import PROG, CliError, Parser, fail
 
 __all__ = ["PROG", "CliError", "build_parser", "command_name", "main"]
 
 #: The subcommands in the order `libscale --help` lists them.
-COMMANDS = (project, report, sweep, gate, solve, models, hardware, triage, watch, fit, validate, trainer_steps)
+COMMANDS = (project, report, sweep, solve, memory, gate, models, hardware, triage, watch, fit, validate, trainer_steps)
 
 
 def command_name(command: ModuleType) -> str:

@@ -5,6 +5,7 @@
 #include "../common.hpp"
 #include "../fields.hpp"
 #include "../option_fields.hpp"
+#include "libscale/estimate/fit_advice.hpp"
 
 namespace libscale_py {
 
@@ -41,6 +42,30 @@ void register_estimate_projection(py::module_& m) {
             "available_gib", [](const ProjectionRow& r) { return r.step.memory.available_gib; },
             "step.memory.available_gib");
     def_value_methods(row);
+
+    using F = FitChange;
+    py::class_<FitChange> change(m, "FitChange", "One change that makes a configuration fit in GPU memory.");
+    def_fields(change,
+               fields(field("change", &F::change, "the change in the API's keyword spelling"),
+                      field("config", &F::config, "the configuration with the change"),
+                      field("memory_gib", &F::memory_gib, "the memory estimate with the change (total_gib)"),
+                      field("step_time_s", &F::step_time_s), field("tokens_per_s_per_gpu", &F::tokens_per_s_per_gpu),
+                      field("gpu_hours_ratio", &F::gpu_hours_ratio,
+                            "GPU-hours for the same tokens relative to the configuration as given"),
+                      field("caveat", &F::caveat, "what else the change alters ('' when only time and memory)")),
+               Access::read_only);
+    def_value_methods(change);
+    using A = FitAdvice;
+    py::class_<FitAdvice> advice(m, "FitAdvice", "What would make a configuration fit, and how far it can grow.");
+    def_fields(advice,
+               fields(field("step", &A::step, "the configuration as given"),
+                      field("changes", &A::changes, "each alone makes it fit; cheapest first"),
+                      field("max_micro_batch", &A::max_micro_batch,
+                            "largest micro-batch that fits, every other option as given (0: none)"),
+                      field("max_seq_len", &A::max_seq_len,
+                            "largest sequence length that fits, up to max_position_embeddings (0: none)")),
+               Access::read_only);
+    def_value_methods(advice);
 
     using P = Projection;
     // No dynamic_attr: libscale.ProjectionResult (results) holds this with its plan and quantiles.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../common.hpp"
+#include "libscale/estimate/fit_advice.hpp"
 #include "libscale/estimate/projection.hpp"
 #include "libscale/estimate/scenario.hpp"
 #include "libscale/estimate/uncertainty.hpp"
@@ -44,6 +45,12 @@ void register_estimate_scenario(py::module_& m) {
     m.def("fit_suggestion", py::overload_cast<const Scenario&>(&fit_suggestion), py::arg("scenario"),
           py::call_guard<py::gil_scoped_release>(),
           "What would make a non-fitting scenario fit ('' if nothing found).");
+    m.def("fit_advice", py::overload_cast<const Scenario&>(&fit_advice), py::arg("scenario"),
+          py::call_guard<py::gil_scoped_release>(),
+          "What would make the scenario fit (each change with its GPU-hour cost, cheapest first) and the largest "
+          "micro-batch and sequence length that fit.");
+    m.def("fit_advice_text", &fit_advice_text, py::arg("advice"), py::arg("max_changes") = 4,
+          "The advice as a sentence ('' when there is no change).");
     m.def(
         "project",
         [](const Scenario& s, std::vector<std::int64_t> gpus, std::string_view scaling, const Job& job) {

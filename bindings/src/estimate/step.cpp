@@ -5,6 +5,7 @@
 
 #include "../common.hpp"
 #include "../fields.hpp"
+#include "libscale/estimate/fit_advice.hpp"
 #include "libscale/estimate/memory_model.hpp"
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/io/catalog.hpp"

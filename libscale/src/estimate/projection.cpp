@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "estimate/scenario_detail.hpp"
+#include "libscale/estimate/fit_advice.hpp"
 #include "libscale/io/error.hpp"
 #include "spec/option_builders.hpp"
 
@@ -114,15 +115,14 @@ ProjectionRow make_row(const StepBreakdown& s, const Job& job, double price) {
         if (!std::isfinite(v)) {
             std::ostringstream msg;
             msg << "the projected " << name << " overflows a 64-bit float: job tokens × epochs = " << total_tokens
-                << " is " << r.steps << " steps of " << s.step_time_s << " s and " << s.energy_per_step_j
-                << " J on " << s.gpus << " GPUs at " << price << " USD per GPU-hour; ";
+                << " is " << r.steps << " steps of " << s.step_time_s << " s and " << s.energy_per_step_j << " J on "
+                << s.gpus << " GPUs at " << price << " USD per GPU-hour; ";
             // A step longer than the age of the universe (4e17 s) is no job size's fault: one
             // of the hardware's or the calibration's figures is absurdly small.
             if (!(s.step_time_s < 1e17) || !(s.energy_per_step_j < 1e25))
                 msg << "a step that long comes from an implausible hardware or calibration figure (a peak, "
                        "bandwidth or efficiency near 0): check them";
-            else
-                msg << "give a smaller job";
+            else msg << "give a smaller job";
             throw std::invalid_argument(msg.str());
         }
     return r;

@@ -49,8 +49,4 @@ void require_fit(const Scenario& s, const StepBreakdown& step) {
     require_fit(s.model, s.hardware, s.coefficients(), s.config, step);
 }
 
-std::string fit_suggestion(const Scenario& s) {
-    return fit_suggestion(s.model, s.hardware, s.coefficients(), s.config);
-}
-
 }  // namespace libscale

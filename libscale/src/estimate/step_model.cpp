@@ -9,6 +9,7 @@
 
 #include "libscale/estimate/collective.hpp"
 #include "libscale/estimate/compute_model.hpp"
+#include "libscale/estimate/fit_advice.hpp"
 #include "libscale/io/error.hpp"
 #include "libscale/spec/flops.hpp"
 
@@ -440,48 +441,6 @@ StepBreakdown estimate_step(const ModelSpec& m, const HardwareProfile& hw, const
     validate_config(m, hw, c);
     validate_calibration_for(cal, c);
     return estimate_step_unchecked(m, count_parameters(m), hw, cal, c);
-}
-
-std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                           const TrainingConfig& c) {
-    const ParameterCounts p = count_parameters(m);
-    const auto fits = [&](const TrainingConfig& x) {
-        return check_config(m, hw, x) == ConfigIssue::none && estimate_step_unchecked(m, p, hw, cal, x).memory.fits;
-    };
-    std::vector<std::string> ways;
-    if (c.activation_checkpointing != Checkpointing::full) {
-        TrainingConfig x = c;
-        x.activation_checkpointing = Checkpointing::full;
-        if (fits(x)) ways.emplace_back("activation_checkpointing='full'");
-    }
-    if (c.micro_batch > 1) {
-        TrainingConfig x = c;
-        x.micro_batch = 1;
-        if (fits(x)) ways.emplace_back("micro_batch=1 (more gradient accumulation)");
-    }
-    if (c.strategy != Strategy::fsdp) {
-        TrainingConfig x = c;
-        x.strategy = Strategy::fsdp;
-        if (fits(x)) ways.emplace_back("strategy='fsdp' (shard weights, gradients and optimizer state)");
-    }
-    // More GPUs with the same per-GPU batch: FSDP's state per GPU falls as 1/N.
-    for (std::int64_t g = c.gpus * 2; g <= std::min<std::int64_t>(65536, kMaxGpus); g *= 2) {
-        TrainingConfig x = c;
-        x.gpus = g;
-        x.global_batch_tokens = 0;
-        if (x.strategy != Strategy::fsdp) x.strategy = Strategy::fsdp;
-        if (fits(x)) {
-            ways.push_back("at least " + std::to_string(g) + " GPUs with strategy='fsdp'");
-            break;
-        }
-    }
-    if (ways.empty()) return "";
-    std::string out = "to fit, try ";
-    for (std::size_t i = 0; i < ways.size(); ++i) {
-        if (i) out += i + 1 == ways.size() ? ", or " : ", ";
-        out += ways[i];
-    }
-    return out;
 }
 
 void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c,

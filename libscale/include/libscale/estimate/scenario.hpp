@@ -26,9 +26,9 @@ struct Scenario {
 // A scenario with the hardware's default calibration.
 Scenario make_scenario(ModelSpec model, HardwareProfile hardware, TrainingConfig config);
 
-// estimate_step, require_fit and fit_suggestion (step_model.hpp) of the scenario.
+// estimate_step and require_fit (step_model.hpp) of the scenario; fit_suggestion and
+// fit_advice of one are in fit_advice.hpp.
 StepBreakdown estimate_step(const Scenario& s);
 void require_fit(const Scenario& s, const StepBreakdown& step);
-std::string fit_suggestion(const Scenario& s);
 
 }  // namespace libscale

@@ -110,13 +110,10 @@ StepBreakdown estimate_microrun(const ModelSpec& m, const HardwareProfile& hw, c
 double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, const Calibration& cal,
                         const TrainingConfig& c) noexcept;
 
-// Throws DoesNotFitError with needed vs available GiB and what would make it fit.
+// Throws DoesNotFitError with needed vs available GiB and what would make it fit
+// (fit_suggestion, fit_advice.hpp).
 void require_fit(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c,
                  const StepBreakdown& s);
-
-// A sentence on what would make a non-fitting configuration fit ("" if nothing found).
-std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
-                           const TrainingConfig& c);
 
 std::ostream& operator<<(std::ostream& os, const StepBreakdown& s);
 

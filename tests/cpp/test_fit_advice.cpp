@@ -1,0 +1,136 @@
+// What would fit: every change offered fits when estimated on its own, its cost is the
+// tokens/s-per-GPU ratio of two independent estimates, changes come cheapest first, and
+// the largest micro-batch and sequence length are edges (the next one up does not fit).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "libscale/estimate/fit_advice.hpp"
+#include "libscale/estimate/scenario.hpp"
+#include "libscale/io/catalog.hpp"
+#include "test_support.hpp"
+
+namespace libscale {
+namespace {
+
+struct Case {
+    ModelSpec m = find_model("qwen3-32b");
+    HardwareProfile hw = find_hardware("h200");
+    Calibration cal = default_calibration(hw);
+    TrainingConfig c;
+    Case() {
+        c.gpus = 8;
+        c.seq_len = 8192;
+        c.micro_batch = 4;
+        c.activation_checkpointing = Checkpointing::none;
+    }
+    StepBreakdown step(const TrainingConfig& x) const { return estimate_step(m, hw, cal, x); }
+};
+
+const FitChange* find(const FitAdvice& a, const std::string& prefix) {
+    for (const FitChange& f : a.changes)
+        if (f.change.rfind(prefix, 0) == 0) return &f;
+    return nullptr;
+}
+
+TEST(FitAdvice, EveryChangeFitsAndCostsWhatItsOwnEstimateSays) {
+    const Case k;
+    const FitAdvice a = fit_advice(k.m, k.hw, k.cal, k.c);
+    ASSERT_FALSE(a.step.memory.fits);  // 4 × 8,192 tokens without checkpointing on 8 × H200
+    ASSERT_GE(a.changes.size(), 3u);
+    const double rate = k.step(k.c).tokens_per_s_per_gpu;
+    for (std::size_t i = 0; i < a.changes.size(); ++i) {
+        const FitChange& f = a.changes[i];
+        SCOPED_TRACE(f.change);
+        const StepBreakdown s = k.step(f.config);
+        EXPECT_TRUE(s.memory.fits);
+        EXPECT_REL(f.memory_gib, s.memory.total_gib);
+        EXPECT_REL(f.step_time_s, s.step_time_s);
+        EXPECT_REL(f.gpu_hours_ratio, rate / s.tokens_per_s_per_gpu);
+        if (i > 0) {  // the same training first, cheapest first; then recipe changes, cheapest first
+            const FitChange& prev = a.changes[i - 1];
+            EXPECT_LE(prev.caveat.empty() ? 0 : 1, f.caveat.empty() ? 0 : 1);
+            if (prev.caveat.empty() == f.caveat.empty()) {
+                EXPECT_LE(prev.gpu_hours_ratio, f.gpu_hours_ratio);
+            }
+        }
+    }
+    // Checkpointing recomputes the forward: dearer than none, never free.
+    const FitChange* ckpt = find(a, "activation_checkpointing=");
+    ASSERT_NE(ckpt, nullptr);
+    EXPECT_GT(ckpt->gpu_hours_ratio, 1.0);
+    EXPECT_EQ(ckpt->caveat, "");
+    // A smaller micro-batch keeps the global batch (8 GPUs × 4 × 8,192 = 262,144 tokens).
+    if (const FitChange* mb = find(a, "micro_batch=")) {
+        EXPECT_EQ(mb->config.global_batch_tokens, 262'144);
+        EXPECT_LT(mb->config.micro_batch, 4);
+        EXPECT_EQ(4 % mb->config.micro_batch, 0);
+        EXPECT_EQ(mb->caveat, "");
+    }
+    // A shorter sequence trains differently, and says so.
+    if (const FitChange* seq = find(a, "seq_len=")) {
+        EXPECT_EQ(seq->config.seq_len % 128, 0);
+        EXPECT_NE(seq->caveat, "");
+    }
+    const std::string text = fit_advice_text(a);
+    EXPECT_EQ(text.rfind("to fit, try " + a.changes[0].change + " (GPU-hours x", 0), 0u) << text;
+}
+
+TEST(FitAdvice, LargestMicroBatchAndSequenceAreEdges) {
+    Case k;
+    k.c.activation_checkpointing = Checkpointing::full;
+    k.c.micro_batch = 1;
+    const FitAdvice a = fit_advice(k.m, k.hw, k.cal, k.c);
+    EXPECT_TRUE(a.step.memory.fits);
+    EXPECT_TRUE(a.changes.empty());  // it fits: nothing to change
+    ASSERT_GE(a.max_micro_batch, 1);
+    TrainingConfig x = k.c;
+    x.micro_batch = a.max_micro_batch;
+    EXPECT_TRUE(k.step(x).memory.fits);
+    x.micro_batch = a.max_micro_batch + 1;
+    EXPECT_FALSE(k.step(x).memory.fits);
+    x = k.c;
+    x.seq_len = a.max_seq_len;
+    EXPECT_TRUE(k.step(x).memory.fits);
+    if (a.max_seq_len < k.m.max_position_embeddings) {
+        x.seq_len = a.max_seq_len + 1;
+        EXPECT_FALSE(k.step(x).memory.fits);
+    }
+}
+
+TEST(FitAdvice, WhenTheStatesDoNotFitOnlyFewerBytesOrMoreGpusHelp) {
+    // Qwen3-32B's states alone need 16 B × P / 4 = 122 GiB on 4 × H100 (test_memory.cpp).
+    // 8 GPUs are within the margin, so 16, with the per-GPU batch (16,384 tokens do not
+    // divide over 16 × 4,096). Neither 8-bit states nor bf16 masters alone are enough
+    // (12 B and 10 B × P / 4 = 92 and 76 GiB before activations), together they are (6 B).
+    const ModelSpec q = find_model("qwen3-32b");
+    const HardwareProfile h100 = find_hardware("h100");
+    TrainingConfig c;
+    c.gpus = 4;
+    c.seq_len = 4096;
+    const FitAdvice a = fit_advice(q, h100, default_calibration(h100), c);
+    ASSERT_EQ(a.changes.size(), 2u);
+    const FitChange* more = find(a, "gpus=");
+    ASSERT_NE(more, nullptr);
+    EXPECT_EQ(more->change, "gpus=16");
+    EXPECT_EQ(more->config.gpus, 16);
+    EXPECT_EQ(more->config.global_batch_tokens, 0);
+    EXPECT_EQ(more->caveat, "a larger global batch (65536 tokens, one micro-batch per GPU)");
+    const FitChange* states = find(a, "optimizer=");
+    ASSERT_NE(states, nullptr);
+    EXPECT_EQ(states->change, "optimizer='adamw_8bit', master_weights='bf16'");
+    EXPECT_EQ(states->config.optimizer, Optimizer::adamw_8bit);
+    EXPECT_EQ(states->config.master_weights, MasterWeights::bf16);
+    EXPECT_EQ(a.max_micro_batch, 0);  // nothing fits on 4 as configured
+    EXPECT_EQ(a.max_seq_len, 0);
+}
+
+TEST(FitAdvice, TheScenarioIsValidatedFirst) {
+    Case k;
+    k.c.seq_len = 0;
+    Scenario s = make_scenario(k.m, k.hw, k.c);
+    EXPECT_THROW((void)fit_advice(s), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace libscale
