@@ -65,6 +65,13 @@ def seeds() -> dict[str, dict[str, bytes]]:
         "power_bands": {"basis": "watts", "power_limit_w": 1100, "idle_max": 120, "checkpoint_max": 280,
                         "starvation_max": 450, "communication_max": 700, "idle_util_max_pct": 50}}))
 
+    # Spreads no coefficient can have: a variance where an sd was meant, a negative one.
+    fitted = json.loads((DATA / "calibrations" / "fitted-h200-harness.json").read_text())
+    for name, value in (("wide-variance.json", 1e6), ("negative-variance.json", -1e300)):
+        doc = json.loads(json.dumps(fitted))
+        doc["uncertainty"]["covariance"][0][0] = value
+        add("calibration_json", name, json.dumps(doc))
+
     # Measurement files: the small ones whole, the large ones cut to their first records.
     for f in sorted((DATA / "measurements").glob("*.json")):
         doc = json.loads(f.read_text())
@@ -85,6 +92,10 @@ def seeds() -> dict[str, dict[str, bytes]]:
         {"kind": "step_microrun", "model": "qwen3-32b", "hardware": "h200", "gpus": 4, "seq_len": 4096,
          "micro_batch": 1, "layers": 2, "step_time_s": 0.2, "activation_checkpointing": "none"},
         {"kind": "power", **h, "phase": "compute", "watts": 650}]}, indent=1))
+    add("measurements_json", "memory-beyond-the-gpu.json", json.dumps([
+        {"kind": "step", "model": "llama-3.1-8b", **h, "gpus": 8, "gpus_per_node": 8, "seq_len": 8192,
+         "micro_batch": 2, "activation_checkpointing": "selective", "tokens_per_s_per_gpu": 5762,
+         "memory_gib": 1e300}]))
     add("measurements_json", "power-utilization.json", json.dumps([
         {"kind": "power", **h, "phase": "idle", "watts": 122.5, "utilization_pct": 0},
         {"kind": "power", **h, "phase": "checkpoint_or_deadlock", "watts": 122.4, "utilization_pct": 100},
