@@ -91,3 +91,20 @@ def test_the_readme_figures_are_what_it_computes():
     said = " ".join(readme.split())  # the prose is wrapped
     assert (f"full checkpointing with the fused loss, ×{first['gpu_hours_ratio']:.2f})" in said)
     assert f"(3 and {fits.max_seq_len:,} tokens for Qwen3-32B on 8 × H200" in said and fits.max_micro_batch == 3
+
+
+def test_eager_attention_is_a_change_and_a_huge_micro_batch_is_quick():
+    # Eager attention keeps 64 heads x 40,960^2 probabilities per layer: no checkpointing
+    # fits without a fused kernel, which the advice offers with the rest.
+    advice = libscale.fit_advice("qwen3-32b", "h200", gpus=8, seq_len=40960, attention_kernel="eager",
+                                 activation_checkpointing="none")
+    assert any(c["options"].get("attention_kernel") == "flash2" for c in advice.changes)
+    # The micro-batch's divisors are bisected, not walked (963,761,198,400 has 6,720 of them):
+    # the change is the largest divisor that fits, the global batch kept.
+    for model, mb in (("qwen3-32b", 963761198400), ("qwen3-0.6b", 720720)):
+        odd = libscale.fit_advice(model, "h200", gpus=8, seq_len=1, micro_batch=mb, activation_checkpointing="none")
+        (change,) = [c for c in odd.changes if "micro_batch" in c["options"]]
+        pick = change["options"]["micro_batch"]
+        assert mb % pick == 0 and change["options"]["global_batch_tokens"] == 8 * mb
+        assert pick <= odd.max_micro_batch < 2 * pick
+        assert not any(mb % d == 0 for d in range(pick + 1, odd.max_micro_batch + 1))

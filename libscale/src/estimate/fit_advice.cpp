@@ -45,6 +45,19 @@ public:
     bool valid(const TrainingConfig& x) const { return check_config(m_, hw_, x) == ConfigIssue::none; }
     bool fits(const TrainingConfig& x) const { return valid(x) && step(x).memory.fits; }
 
+    // The divisors of the given micro-batch below it, ascending (1 first): those up to 10^6
+    // and their cofactors, as a micro-batch is never near 10^12. Computed once.
+    const std::vector<std::int64_t>& smaller_divisors() const {
+        if (divisors_.empty()) {
+            for (std::int64_t i = 1; i <= 1'000'000 && i * i <= c_.micro_batch; ++i)
+                if (c_.micro_batch % i == 0) divisors_.insert(divisors_.end(), {i, c_.micro_batch / i});
+            std::sort(divisors_.begin(), divisors_.end());
+            divisors_.erase(std::unique(divisors_.begin(), divisors_.end()), divisors_.end());
+            if (!divisors_.empty() && divisors_.back() == c_.micro_batch) divisors_.pop_back();
+        }
+        return divisors_;
+    }
+
     // Adds the change when it makes the configuration fit.
     void offer(std::vector<FitChange>& out, const double base_rate, std::string change, const TrainingConfig& x,
                std::string caveat = "") const {
@@ -72,6 +85,9 @@ public:
     const Calibration& cal_;
     const TrainingConfig& c_;
     ParameterCounts p_;
+
+private:
+    mutable std::vector<std::int64_t> divisors_;
 };
 
 // A move changes one group of options of a configuration toward less memory. Applied to x,
@@ -111,25 +127,30 @@ bool selective_move(const Advisor& a, TrainingConfig& x, Step& out) {
 bool micro_batch_move(const Advisor& a, TrainingConfig& x, Step& out) {
     if (x.micro_batch <= 1) return false;
     const std::int64_t global = a.global_tokens();
-    // Divisors up to 10^6 and their cofactors: a micro-batch is never near 10^12.
-    std::vector<std::int64_t> divisors;
-    for (std::int64_t i = 1; i <= 1'000'000 && i * i <= x.micro_batch; ++i)
-        if (x.micro_batch % i == 0) divisors.insert(divisors.end(), {i, x.micro_batch / i});
-    std::sort(divisors.rbegin(), divisors.rend());
+    const std::vector<std::int64_t>& divisors = a.smaller_divisors();  // of x.micro_batch: no move changes it
     TrainingConfig y = x;
     y.global_batch_tokens = global;
-    std::int64_t pick = 1;
-    for (const std::int64_t mb : divisors) {
-        if (mb >= x.micro_batch) continue;
-        y.micro_batch = mb;
-        if (a.fits(y)) {
-            pick = mb;
-            break;
-        }
+    // Memory grows with the micro-batch: bisect the divisors for the largest that fits.
+    std::size_t lo = 0, hi = divisors.size();  // divisors[0, lo) fit (divisors[0] = 1 is tried below)
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        y.micro_batch = divisors[mid];
+        if (a.fits(y)) lo = mid + 1;
+        else hi = mid;
     }
+    const std::int64_t pick = lo > 0 ? divisors[lo - 1] : 1;
     x.micro_batch = pick;
     x.global_batch_tokens = global;
     out.text = "micro_batch=" + std::to_string(pick) + ", global_batch_tokens=" + std::to_string(global);
+    return true;
+}
+
+// PyTorch's eager attention keeps the h × s probabilities of every layer for backward;
+// a fused kernel (FlashAttention-2 here, any GPU) keeps none.
+bool fused_attention_move(const Advisor&, TrainingConfig& x, Step& out) {
+    if (x.attention_kernel != AttentionKernel::eager) return false;
+    x.attention_kernel = AttentionKernel::flash2;
+    out.text = "attention_kernel='flash2'";
     return true;
 }
 
@@ -171,8 +192,9 @@ bool reshard_move(const Advisor&, TrainingConfig& x, Step& out) {
 }
 
 // Index 0 and 1 are both checkpointing: never combined.
-constexpr Move kMoves[] = {checkpointing_move, selective_move,   micro_batch_move, fused_loss_move,
-                           adamw_8bit_move,    bf16_master_move, fsdp_move,        reshard_move};
+constexpr Move kMoves[] = {checkpointing_move,   selective_move,  micro_batch_move,
+                           fused_attention_move, fused_loss_move, adamw_8bit_move,
+                           bf16_master_move,     fsdp_move,       reshard_move};
 constexpr std::size_t kMoveCount = std::size(kMoves);
 
 // Each move alone, then each pair where neither alone fits (the smallest changes first: a
