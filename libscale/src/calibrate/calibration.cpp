@@ -121,7 +121,8 @@ std::string spread_problem(std::string_view name, double mean, double sd_value) 
     constexpr double kMaxLogSd = 3;        // e^3 = 20 × at one sigma
     constexpr double kMaxRelativeSd = 10;  // unbounded ranges (bandwidths)
     const CoefficientInfo& info = coefficient_info(name);
-    const std::string unit = std::string_view(info.unit) == "fraction" ? "" : " " + std::string(info.unit);
+    std::string unit;  // built by appending: GCC 12's -Wrestrict misfires on "x" + std::string at -O3
+    if (std::string_view(info.unit) != "fraction") unit.append(" ").append(info.unit);
     std::ostringstream why;
     why.precision(4);
     if (std::isfinite(info.max) && sd_value > info.max - info.min)

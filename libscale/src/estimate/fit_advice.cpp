@@ -34,8 +34,6 @@ std::int64_t largest(std::int64_t hi, const std::function<bool(std::int64_t)>& o
     return lo;
 }
 
-std::string quoted(const char* s) { return "'" + std::string(s) + "'"; }
-
 class Advisor {
 public:
     Advisor(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c)
@@ -175,12 +173,11 @@ bool bf16_master_move(const Advisor&, TrainingConfig& x, Step& out) {
     return true;
 }
 
-bool fsdp_move(const Advisor& a, TrainingConfig& x, Step& out) {
+bool fsdp_move(const Advisor&, TrainingConfig& x, Step& out) {
     if (x.strategy == Strategy::fsdp) return false;
     x.fp8_all_gather = x.fp8_all_gather && x.strategy == Strategy::hsdp;
     x.strategy = Strategy::fsdp;
-    out.text = "strategy=" + quoted(to_string(Strategy::fsdp));
-    (void)a;
+    out.text = "strategy='fsdp'";
     return true;
 }
 
