@@ -15,7 +15,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from . import _core, _format, _progress
+from . import _core, _files, _format, _progress
 from . import catalog as _catalog
 from . import options as _options
 from ._core.calibrate import Calibration, CalibrationFile
@@ -179,6 +179,8 @@ def read_measurements(*sources: Any) -> Measurements:
     Raises ParseError naming the file (or source), record and field."""
     if not sources:
         raise ValueError("read_measurements: give at least one file or list of records")
+    _files.check_distinct([os.fspath(s) for s in sources if isinstance(s, (str, os.PathLike))],
+                          "a measurement file")
     out = _core.calibrate.MeasurementSet()
     names: list[str] = []
     notes: list[str] = []

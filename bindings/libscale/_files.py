@@ -17,10 +17,27 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-__all__ = ["check_target", "loads_json", "open_input", "read_bytes", "read_json", "write_atomic"]
+__all__ = ["check_distinct", "check_target", "loads_json", "open_input", "read_bytes", "read_json", "write_atomic"]
 
 #: Bytes read at a time by read_bytes: memory follows the file, never the limit.
 _READ_CHUNK = 1 << 20
+
+
+def check_distinct(paths: list[str], what: str) -> None:
+    """ValueError when two of ``paths`` name the same file (a file given twice, under the
+    same or another name, would count its records twice). Paths that do not exist are left
+    to the reader."""
+    seen: dict[tuple[int, int], str] = {}
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            same = "twice" if seen[key] == p else f"twice ({seen[key]} and {p} are the same file)"
+            raise ValueError(f"{p}: {what} given {same}; each is read once")
+        seen[key] = p
 
 
 def open_input(path: str | os.PathLike[str], expected: str) -> BinaryIO:

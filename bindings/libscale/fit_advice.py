@@ -15,6 +15,7 @@ fit_advice, libscale/estimate/fit_advice.hpp; docs/model.md "What would fit").
 from __future__ import annotations
 
 import html
+import numbers
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import _format
@@ -63,6 +64,9 @@ class FitAdvice(_OfPlan, Result):
 
     def plan_with(self, index: int) -> Plan:
         """The plan with change ``index`` applied (Plan.with_ of its options)."""
+        given: Any = index  # typed int, but a caller may pass anything
+        if isinstance(given, bool) or not isinstance(given, numbers.Integral):
+            raise TypeError(f"index: expected an integer, got {type(given).__name__} {given!r}")
         if not -len(self._changes) <= index < len(self._changes):
             raise IndexError(f"change {index}: there are {len(self._changes)} changes")
         return self.plan.with_(**self._changes[index]["options"])

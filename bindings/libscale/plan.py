@@ -14,6 +14,7 @@ values are declared once, in C++, and checked there when a Plan is made.
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union, cast
@@ -85,6 +86,18 @@ def _counts(gpus: Any) -> list[int]:
             raise ValueError(f"gpus[{i}] = {shown}; it is beyond the 64-bit integer range")
         out.append(count)
     return out
+
+
+def _cap(name: str, value: Any) -> float:
+    """A budget cap for the core, where NaN means none: None is none; a NaN given is refused
+    (it would silently drop the cap); the core checks the rest (finite, > 0)."""
+    if value is None:
+        return float("nan")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a number or None, got {type(value).__name__} {value!r}")
+    if math.isnan(float(value)):
+        raise ValueError(f"{name} = nan; give a number > 0, or None for no cap")
+    return float(value)
 
 
 def _job(job: JobLike) -> _estimate.Job:
@@ -236,10 +249,8 @@ class Plan:
                      scaling: str = "strong", require_fit: bool = False) -> Solution:
         """The fastest GPU count among ``gpus`` whose GPU-hours and cost stay within the caps."""
         counts, the_job = _counts(gpus), _job(job)
-        nan = float("nan")
-        s = _estimate.solve_budget(self._scenario, counts, scaling, the_job,
-                                   nan if max_gpu_hours is None else max_gpu_hours,
-                                   nan if max_cost_usd is None else max_cost_usd)
+        s = _estimate.solve_budget(self._scenario, counts, scaling, the_job, _cap("max_gpu_hours", max_gpu_hours),
+                                   _cap("max_cost_usd", max_cost_usd))
         if _flag("require_fit", require_fit):
             self._require_fit(counts, scaling, s.candidates)
         return Solution(s, self, counts, the_job, scaling,

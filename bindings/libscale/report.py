@@ -23,6 +23,7 @@ import io
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -737,6 +738,11 @@ def html_report(result: Result, *, title: str | None = None, command: str | None
     when matplotlib is not installed."""
     from . import __version__
 
+    if title is not None:
+        bad = re.search("[\x00-\x1f\x7f-\x9f]", str(title))
+        if bad:  # as hardware and model names: one line of printable text
+            raise ValueError(f"title has a control character (byte 0x{ord(bad.group()):02x}); valid: one line of "
+                             "printable text")
     projs = _projections(result)
     figures = _figures(result)
     heading = _default_title(result) if title is None or not title.strip() else title

@@ -12,7 +12,7 @@ import math
 import os
 from typing import Any
 
-from . import _core
+from . import _core, _files
 from .results import Result
 
 
@@ -134,5 +134,6 @@ def validate(*paths: os.PathLike[str] | str, relative_error: float | None = None
     options = _core.calibrate.FitOptions()
     if relative_error is not None:
         options.relative_error = float(relative_error)
+    _files.check_distinct([os.fspath(p) for p in paths], "a measurement file")
     report = _core.calibrate.validate([os.fspath(p) for p in paths] if paths else None, options)
     return Validation(report)

@@ -50,6 +50,23 @@ TEST(JsonIo, ParseJsonReportsLineAndColumn) {
     EXPECT_EQ(parse_json("{\"a\": [1, 2]}", "ok.json")["a"][1], 2);
 }
 
+TEST(JsonIo, AKeyGivenTwiceInOneObjectIsRefused) {
+    const auto error_of = [](std::string_view text) -> std::string {
+        try {
+            (void)parse_json(text, "f.json");
+        } catch (const ParseError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    EXPECT_NE(error_of(R"({"a": 1, "b": 2, "a": 3})").find("f.json: key \"a\" appears twice in one object"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"x": [{"k": 1}, {"k": 2, "k": 3}]})").find("key \"k\" appears twice"), std::string::npos);
+    // The same key in sibling, nested or array-held objects is no repeat.
+    EXPECT_EQ(error_of(R"({"a": {"a": 1}, "b": {"a": 2}, "c": [{"a": 1}, {"a": 2}], "d": [[{"a": 0}]]})"), "");
+    EXPECT_EQ(parse_json(R"({"a": {"a": 1}, "b": [{"a": 2}]})", "f.json")["b"][0]["a"], 2);
+}
+
 TEST(JsonIo, MissingFileIsAParseErrorNamingIt) {
     const auto missing = test::temp_dir("json_missing") / "nope.json";
     const std::string msg = message_of([&] { (void)read_json_file(missing); });

@@ -113,6 +113,10 @@ TEST_F(Memory, FsdpBuffers) {
     c.reshard_after_forward = true;
     c.grad_sync = GradSync::last_micro_batch;  // + unsharded accumulated grads P · 2
     EXPECT_REL(run().buffers_gib, 756'030'000.0 / kGiB);
+    c.global_batch_tokens = 2000;  // one micro-batch per step (2 GPUs × 1,000): nothing accumulates
+    EXPECT_REL(run().buffers_gib, 452'012'000.0 / kGiB);
+    c.global_batch_tokens = 0;
+    EXPECT_REL(run().buffers_gib, 452'012'000.0 / kGiB);
 }
 
 TEST_F(Memory, TotalIsTheSumAndFitsAgainstHbm) {

@@ -90,6 +90,32 @@ TEST(NvidiaSmiCsv, GarbageLinesAreCountedAndTheFirstReported) {
     EXPECT_NE(r.report.summary().find("Killed"), std::string::npos);
 }
 
+// A line past 64 KiB (a binary file, NULs, a log without newlines) is one skipped line,
+// its first 200 bytes kept for the report, whether it comes whole or in chunks; the lines
+// around it are read.
+TEST(NvidiaSmiCsv, AnOverlongLineIsSkippedNotCopied) {
+    const std::string header = "timestamp, index, power.draw [W], utilization.gpu [%]\n";
+    const std::string row1 = "2026/05/07 22:08:19.005, 0, 75.20 W, 0 %\n";
+    const std::string row2 = "2026/05/07 22:08:20.005, 0, 76 W, 1 %\n";
+    const std::string junk(100 * 1024, 'x');
+    const auto r = parse_nvidia_smi_csv(header + row1 + junk + "\n" + row2);
+    EXPECT_EQ(r.trace.size(), 2u);
+    EXPECT_EQ(r.report.skipped_lines, 1u);
+    EXPECT_EQ(r.report.first_skipped_line, 3u);
+    EXPECT_EQ(r.report.first_skipped_text, std::string(200, 'x'));
+    EXPECT_EQ(r.report.first_skipped_reason, "a line longer than 64 KiB: not a trace line");
+    // Fed 1 KiB at a time, and with no newline at the end: the same.
+    NvidiaSmiCsvReader reader("chunks");
+    PowerTrace out;
+    const std::string text = header + row1 + row2 + junk;
+    for (std::size_t at = 0; at < text.size(); at += 1024) reader.feed(std::string_view(text).substr(at, 1024), out);
+    reader.finish(out);
+    EXPECT_EQ(out.size(), 2u);
+    EXPECT_EQ(reader.report().skipped_lines, 1u);
+    EXPECT_EQ(reader.report().first_skipped_line, 4u);
+    EXPECT_EQ(reader.report().first_skipped_text, std::string(200, 'x'));
+}
+
 TEST(NvidiaSmiCsv, DuplicateAndNonMonotonicTimestampsAreDroppedAndCounted) {
     const auto r = parse_nvidia_smi_csv(
         "10, 0, 100, 0\n"

@@ -357,6 +357,22 @@ TEST(Triage, AGapInTheTraceIsNoData) {
     const TriageResult r = triage(steady, h100());
     ASSERT_EQ(r.alerts.size(), 1u);
     EXPECT_EQ(r.alerts[0].kind, AlertKind::deadlock);
+    // Nor is it compute time or energy: 3 s of compute, a day without samples, 3 s more
+    // are 4 s (two segments of [0, 2] and [86402, 86404]) and 4 × 600 J, not 86,404 s.
+    PowerTrace day;
+    for (const double t0 : {0.0, 86400.0})
+        for (double t = t0 + 0; t <= t0 + 4; t += 1)
+            if (t0 == 0 ? t <= 2 : t >= t0 + 2) day.push_back({t, 0, 600, 100});
+    ClassifierOptions c;
+    c.smoothing_window_s = 0.1;
+    c.min_dwell_s = 0;
+    const TriageResult d = triage(day, h100(), c, detector());
+    EXPECT_DOUBLE_EQ(d.per_gpu.at(0).seconds[0], 4);
+    EXPECT_DOUBLE_EQ(d.per_gpu.at(0).energy_j[0], 4 * 600);
+    EXPECT_DOUBLE_EQ(d.job.seconds[0], 4);
+    ASSERT_EQ(d.gpu_segments.size(), 2u);
+    EXPECT_DOUBLE_EQ(d.gpu_segments[0].end_s, 2);
+    EXPECT_DOUBLE_EQ(d.gpu_segments[1].start_s, 86402);
     // The floor: a trace sampled every 0.1 s still has a gap only past 5 s.
     const std::vector<double> fast{0, 0.1, 0.2, 0.3};
     const std::vector<int> one(4, 0);

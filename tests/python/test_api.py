@@ -686,7 +686,7 @@ def test_plan_carries_one_set_of_defaults_and_checks_options_in_the_core():
         libscale.Plan(seq_len=-3)
     with pytest.raises(ValueError, match="unknown training option 'seqlen'; valid: gpus, gpus_per_node, seq_len"):
         libscale.Plan(seqlen=8192)
-    with pytest.raises(ValueError, match="job option tokens = 0; valid: a finite number > 0"):
+    with pytest.raises(ValueError, match="job option tokens = 0; valid: a finite number >= 1"):
         plan.project([8], job={"tokens": 0})
     with pytest.raises(ValueError, match="attention_span_tokens = nan"):
         libscale.Plan(attention_span_tokens=float("nan"))

@@ -137,5 +137,11 @@ def test_cli_hardware_list_table_csv_and_errors(tmp_path: Path):
     for extra, message in ((["--calibration", "derived-b300-qwen3-32b"], "must be HARDWARE=CALIBRATION"),
                            (["--prices", str(tmp_path)], "is a directory"),
                            (["--hardware", "b300,,h200"], "has an empty name")):
-        bad = run_cli(args + extra)
+        # a flag of `extra` replaces the one in args (a flag given twice is an error of its own)
+        given = list(args)
+        if extra[0] in given:
+            given[given.index(extra[0]) + 1] = extra[1]
+        else:
+            given += extra
+        bad = run_cli(given)
         assert bad.returncode == 2 and message in bad.stderr and bad.stderr.count("\n") == 1, bad.stderr

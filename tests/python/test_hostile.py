@@ -525,7 +525,8 @@ def test_the_gate_says_when_packing_cut_most_of_the_tokens(capsys, tmp_path):
     ("--gpus", "8,8,16", "--gpus lists 8 more than once"),
 ])
 def test_a_sweep_list_that_is_empty_or_repeats_is_refused(capsys, flag, value, match):
-    args = ["sweep", "--model", "llama-3.1-8b", "--hardware", "h100", "--gpus", "8", flag, value]
+    args = ["sweep", "--model", "llama-3.1-8b", "--hardware", "h100", *(["--gpus", "8"] if flag != "--gpus" else []),
+            flag, value]
     assert match in one_line_error(capsys, args)
 
 
@@ -642,3 +643,138 @@ def test_a_sweep_shows_the_global_batch_it_ran_when_none_was_set(capsys):
                      "--seq-len", "4096"]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[4:6]]
     assert [r[:4] for r in rows] == [["8", "1", "4,096", "32,768"], ["16", "1", "4,096", "65,536"]]
+
+
+def test_fit_advice_at_a_micro_batch_whose_doubled_batch_overflows_is_no_crash():
+    # gpus x micro_batch x seq_len fits in 64 bits at 1 GPU, not at the doubled GPU counts the
+    # advice tries: their product wrapped to 0 and divided by it (SIGFPE, the interpreter gone).
+    out = subprocess.run([sys.executable, "-m", "libscale", "memory", "--model", "gpt2", "--hardware", "h200",
+                          "--gpus", "1", "--seq-len", "1024", "--micro-batch", str(2**38)],
+                         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert out.returncode == 1, out.stderr  # it does not fit: exit 1 with the advice
+    assert "largest micro-batch that fits at seq_len 1,024:" in out.stdout
+
+
+def test_last_micro_batch_sync_without_accumulation_costs_no_memory(capsys):
+    # One micro-batch per step: syncing on the last one is syncing on every one.
+    base = libscale.estimate_step("qwen3-32b", "h100", gpus=8)
+    last = libscale.estimate_step("qwen3-32b", "h100", gpus=8, grad_sync="last_micro_batch")
+    assert last.memory.total_gib == base.memory.total_gib
+    accum = libscale.estimate_step("qwen3-32b", "h100", gpus=8, grad_sync="last_micro_batch",
+                                   global_batch_tokens=2 * 8 * 8192)
+    assert accum.memory.buffers_gib > base.memory.buffers_gib
+
+
+@pytest.mark.parametrize("flags, match", [
+    (["--max-gpu-hours", "1000", "--max-cost-usd", "nan"], "max_cost_usd = nan; give a number > 0, or None"),
+    (["--max-cost-usd", "nan"], "max_cost_usd = nan"),
+    (["--max-gpu-hours", "inf"], "max_gpu_hours = inf; it must be a finite number > 0"),
+    (["--deadline-h", "inf"], "deadline_h = inf; it must be a finite number of hours > 0"),
+])
+def test_a_budget_of_nan_or_inf_is_refused_not_dropped(capsys, flags, match):
+    assert match in one_line_error(capsys, ["solve", "--model", "qwen3-0.6b", "--hardware", "h100", *flags])
+
+
+def test_a_relative_error_no_timing_has_is_refused(capsys, tmp_path):
+    meas = Path(__file__).resolve().parents[2] / "calibration/data/measurements/torchtitan-llama3.1-8b-h100.json"
+    err = one_line_error(capsys, ["fit", meas, "--relative-error", "1e-10", "-o", tmp_path / "c.json"])
+    assert "relative_error = 1e-10; it must be a relative error in [0.001, 1]" in err
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_gpus_per_node_in_a_hardware_file_is_bounded(capsys, tmp_path):
+    hw = json.loads((Path(__file__).resolve().parents[2] / "calibration/data/hardware/h100.json").read_text())
+    hw["gpus_per_node"] = 2**63 - 1
+    path = tmp_path / "hw.json"
+    path.write_text(json.dumps(hw))
+    err = one_line_error(capsys, ["project", "--model", "qwen3-0.6b", "--hardware", path, "--gpus", "8"])
+    assert "gpus_per_node" in err and "1..1048576" in err
+
+
+def test_a_file_given_twice_is_refused_not_counted_twice(capsys, tmp_path):
+    meas = Path(__file__).resolve().parents[2] / "calibration/data/measurements/torchtitan-llama3.1-8b-h100.json"
+    link = tmp_path / "same.json"
+    link.symlink_to(meas)
+    err = one_line_error(capsys, ["fit", meas, link, "-o", tmp_path / "c.json"])
+    assert "given twice" in err and "are the same file" in err
+    assert "given twice" in one_line_error(capsys, ["validate", meas, meas])
+    with pytest.raises(ValueError, match="given twice"):
+        libscale.read_measurements(meas, str(meas))
+
+
+@pytest.mark.parametrize("flags, match", [
+    (["--checkpoint-interval-s", "60", "--checkpoint-duration-s", "60"], "shorter than interval_s"),
+    (["--checkpoint-interval-s", "1e-300", "--checkpoint-duration-s", "1e-301"], "in [1, 604800] seconds"),
+    (["--expected-checkpoint-s", "1e308"], "expected_checkpoint_s = 1e+308; valid: a finite number in (0, 86400]"),
+    (["--smoothing-window-s", "1e308"], "smoothing_window_s = 1e+308"),
+    (["--smoothing-window-s", "700"], "smoothing_window_s = 700 s; it must be at most the deadlock threshold"),
+    (["--deadlock-after-s", "1e-300"], "min_dwell_s = 2 s; it must be below the deadlock threshold T = 1e-300 s"),
+])
+def test_options_that_would_silence_the_hang_detector_are_refused(capsys, flags, match):
+    assert match in one_line_error(capsys, ["triage", "examples/traces/nccl-hang.csv", *flags])
+
+
+def test_a_json_key_given_twice_is_refused_in_every_file_the_core_reads(capsys, tmp_path):
+    hw = (Path(__file__).resolve().parents[2] / "calibration/data/hardware/h100.json").read_text()
+    path = tmp_path / "hw.json"
+    path.write_text(hw.replace('"hbm_gib":', '"hbm_gib": 8000, "hbm_gib":', 1))
+    err = one_line_error(capsys, ["project", "--model", "qwen3-0.6b", "--hardware", path, "--gpus", "8"])
+    assert 'key "hbm_gib" appears twice in one object' in err
+    config = llama_config(tmp_path)
+    config.write_text(config.read_text().replace('"vocab_size":', '"vocab_size": 7, "vocab_size":', 1))
+    assert 'key "vocab_size" appears twice' in one_line_error(capsys, [*PROJECT[:2], config, *PROJECT[3:]])
+    lengths = tmp_path / "l.jsonl"
+    lengths.write_text('{"length": 5}\n{"length": 5, "length": 9}\n')
+    assert 'l.jsonl:2: key "length" appears twice' in one_line_error(capsys, [*GATE, "--lengths", lengths])
+    # the same key in two objects is no repeat
+    lengths.write_text('{"length": 5}\n{"length": 9}\n')
+    assert cli.main([*GATE, "--lengths", str(lengths)]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--gpus", "8", "--gpus", "16"], "--gpus: --gpus is given twice; give it once"),
+    (["--gpus", "8", "--format", "csv", "--json"], "--json: --format and --json set the same value"),
+    (["--gpus=8", "--gpus", "16"], "--gpus: --gpus is given twice"),
+])
+def test_a_flag_given_twice_is_refused(capsys, args, match):
+    assert match in one_line_error(capsys, ["project", "--model", "qwen3-0.6b", "--hardware", "h100", *args])
+
+
+def test_a_path_that_is_not_utf8_is_named_not_a_binding_error(capsys):
+    err = one_line_error(capsys, ["project", "--model", "qwen3-0.6b", "--hardware", "h\udcff.json", "--gpus", "8"])
+    assert "argument 5 'h\\xff.json' is not UTF-8 (byte 0xff)" in err
+
+
+def test_small_api_edges(tmp_path):
+    advice = libscale.fit_advice("qwen3-32b", "h100", gpus=4, seq_len=4096)
+    with pytest.raises(TypeError, match="index: expected an integer, got bool"):
+        advice.plan_with(True)
+    with pytest.raises(TypeError, match="got str '0'"):
+        advice.plan_with("0")
+    with pytest.raises(ValueError, match=r"title has a control character \(byte 0x1b\)"):
+        libscale.report.write_report(libscale.project("qwen3-0.6b", "h100", gpus=[8]), tmp_path / "r.html",
+                                     title="plan \x1b[31m")
+    assert not (tmp_path / "r.html").exists()
+    lengths = tmp_path / "l.jsonl"
+    lengths.write_text('{"length": 99999999999999999999999}\n')
+    with pytest.raises(libscale.ParseError, match="longer than 4294967295 tokens"):
+        libscale.read_lengths(lengths)
+
+
+def test_a_job_of_less_than_a_token_and_a_watchdog_past_a_week_are_refused(capsys, tmp_path):
+    assert "job option tokens = 0.5; valid: a finite number >= 1" in one_line_error(capsys, [*PROJECT, "--tokens",
+                                                                                          "0.5"])
+    lengths = tmp_path / "l.jsonl"
+    lengths.write_text('{"length": 5}\n')
+    err = one_line_error(capsys, [*GATE, "--lengths", lengths, "--watchdog-s", "1e308"])
+    assert "watchdog_s = 1e+308; valid: a finite number in (0, 604800]" in err
+
+
+def test_a_binary_trace_is_one_skipped_line_shown_printable(capsys, tmp_path):
+    # 1 MiB of NULs, no newline: skipped as one overlong line (not copied whole, twice), and
+    # its bytes shown as \x00 in the one-line error (the terminal saw raw NULs before).
+    zeros = tmp_path / "zeros.csv"
+    zeros.write_bytes(b"\0" * (1 << 20))
+    err = one_line_error(capsys, ["triage", zeros])
+    assert "line 1 (a line longer than 64 KiB: not a trace line): '\\x00\\x00" in err and "\0" not in err

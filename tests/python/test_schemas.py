@@ -510,6 +510,7 @@ REJECTED: list[tuple[str, str, Change]] = [
     ("measurements: step gpus fractional", "measurements", at(STEP_I + ("gpus",), 1.5)),
     ("measurements: step model empty", "measurements", at(STEP_I + ("model",), "")),
     ("measurements: step relative_error 2", "measurements", at(STEP_I + ("relative_error",), 2)),
+    ("measurements: step relative_error 1e-4", "measurements", at(STEP_I + ("relative_error",), 1e-4)),
     ("measurements: step memory_kind peak", "measurements", at(STEP_I + ("memory_kind",), "peak")),
     ("measurements: step source empty", "measurements", at(STEP_I + ("source",), "")),
     ("measurements: step strategy tp", "measurements", at(STEP_I + ("strategy",), "tp")),

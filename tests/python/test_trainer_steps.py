@@ -168,8 +168,14 @@ SMALL = ["trainer-steps", "--model", "qwen3-0.6b", "--hardware", "h100", "--seq-
 ])
 def test_bad_flags_exit_2_with_one_line(tmp_path: Path, extra: list[str], needles: list[str]) -> None:
     out_file = tmp_path / "steps.json"
-    # a later --hardware / --model replaces the one in SMALL (argparse keeps the last)
-    out = run_cli([*SMALL, *extra, "-o", str(out_file)])
+    # each flag of `extra` replaces SMALL's (a flag given twice is an error of its own)
+    args = list(SMALL)
+    for flag, value in zip(extra[::2], extra[1::2], strict=True):
+        if flag in args:
+            args[args.index(flag) + 1] = value
+        else:
+            args += [flag, value]
+    out = run_cli([*args, "-o", str(out_file)])
     _fail_one_line(out, *needles)
     assert not out_file.exists()
 

@@ -112,11 +112,16 @@ def test_declared_checkpoint_is_silent(tmp_path: Path):
     periodic = libscale.triage(p, deadlock_after_s=60, checkpoint_first_start_s=T0 + 95,
                                checkpoint_interval_s=1000, checkpoint_duration_s=170)
     assert periodic.alerts == []
-    # the CLI's schedule starts at the first sample: saves every 90 s for 90 s cover everything
-    out = run_cli(["triage", str(p), "--deadlock-after-s", "60", "--checkpoint-interval-s", "90",
+    # the CLI's schedule starts at the first sample: saves every 100 s for 90 s leave 10 s
+    # gaps, shorter than T
+    out = run_cli(["triage", str(p), "--deadlock-after-s", "60", "--checkpoint-interval-s", "100",
                    "--checkpoint-duration-s", "90", "--json"])
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["alerts"] == []
+    # a save as long as its interval is one endless save, which would silence every hang
+    out = run_cli(["triage", str(p), "--deadlock-after-s", "60", "--checkpoint-interval-s", "90",
+                   "--checkpoint-duration-s", "90"])
+    assert out.returncode == 2 and "shorter than interval_s" in out.stderr
 
 
 def test_cli_human_output(hang: Path):

@@ -420,8 +420,8 @@ def test_nvml_gpu_lost_mid_run_is_reported_never_acted_on(fake_nvml: Path, monke
     # the fake's 100 W of 700 W at 50 % utilization is a hang at a 40 % threshold: only the
     # lost GPU keeps the watcher from acting (the control below shows it would)
     def stream():
-        return libscale.triage_stream(hardware="h100", deadlock_after_s=0.5, min_dwell_s=0.1, stale_after_s=0.3,
-                                      util_threshold_pct=40)
+        return libscale.triage_stream(hardware="h100", deadlock_after_s=0.5, min_dwell_s=0.1, smoothing_window_s=0.1,
+                                      stale_after_s=0.3, util_threshold_pct=40)
     job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(1.5)"])
     rc = W.Watcher(src, stream(), job=job, interval_s=0.05, dry_run=True, events=on_event).run()
     assert rc == 0
@@ -483,7 +483,8 @@ def test_nvml_control_the_same_readings_fire_when_no_gpu_is_lost(fake_nvml: Path
     monkeypatch.setenv("LIBSCALE_NVML_LIBRARY", str(fake_nvml))
     monkeypatch.delenv("FAKE_NVML_LOST_GPU", raising=False)
     events: list[dict] = []
-    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=0.5, min_dwell_s=0.1, util_threshold_pct=40)
+    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=0.5, min_dwell_s=0.1, smoothing_window_s=0.1,
+                                    util_threshold_pct=40)
     job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(30)"])
     rc = W.Watcher(W.NvmlPollSource(), stream, job=job, interval_s=0.05, grace_s=5,
                    events=events.append).run()
@@ -498,7 +499,8 @@ def test_nvml_gpu_failing_from_the_first_read_blocks_the_kill(fake_nvml: Path, m
     src = W.NvmlPollSource()
     monkeypatch.setenv("FAKE_NVML_LOST_GPU", "1")
     events: list[dict] = []
-    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=0.3, min_dwell_s=0.1, util_threshold_pct=40)
+    stream = libscale.triage_stream(hardware="h100", deadlock_after_s=0.3, min_dwell_s=0.1, smoothing_window_s=0.1,
+                                    util_threshold_pct=40)
     job = W.Job(command=[sys.executable, "-c", "import time; time.sleep(1.2)"])
     assert W.Watcher(src, stream, job=job, interval_s=0.05, events=events.append).run() == 0
     assert not [e for e in events if e["event"] in ("alert", "signal")]

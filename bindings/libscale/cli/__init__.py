@@ -68,6 +68,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2: bad input)."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    for i, token in enumerate(given):
+        # A path or name that is not UTF-8 reaches Python as lone surrogates (PEP 383), which
+        # no reader can pass on: say so here, once, instead of a binding's type error.
+        try:
+            token.encode("utf-8")
+        except UnicodeEncodeError as e:
+            bad = token[e.start]
+            byte = f" (byte 0x{ord(bad) - 0xDC00:02x})" if 0xDC80 <= ord(bad) <= 0xDCFF else ""
+            shown = os.fsencode(token).decode("utf-8", "backslashreplace")
+            fail(f"argument {i + 1} '{shown}' is not UTF-8{byte}; libscale reads names and paths as UTF-8: rename "
+                 "the file")
     args = build_parser().parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # `report` shows the command line that made it
     run: Callable[[argparse.Namespace], int] = args.run

@@ -48,6 +48,30 @@ class Parser(argparse.ArgumentParser):
         # argparse's own wording ("argument X: ..."), not a core message, is shortened here.
         fail(re.sub(r"^argument ([^:]+): ", r"\1: ", message))
 
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        self._refuse_repeats(list(sys.argv[1:] if args is None else args))
+        return super().parse_known_args(args, namespace)
+
+    def _refuse_repeats(self, args: list[str]) -> None:
+        """A flag given twice (or two flags that set one value, such as --json and --format)
+        is an error: argparse keeps the last, so `--gpus 8 --gpus 16` would quietly drop 8.
+        Flags meant to repeat (append, count) may; the job's command after `--` is not read."""
+        seen: dict[str, str] = {}
+        for token in args:
+            if token == "--":
+                break
+            action = self._option_string_actions.get(token.split("=", 1)[0]) if token.startswith("-") else None
+            if action is None or isinstance(action, (argparse._AppendAction, argparse._CountAction,
+                                                     argparse._HelpAction, argparse._VersionAction)):
+                continue
+            flag = token.split("=", 1)[0]
+            if action.dest in seen:
+                first = seen[action.dest]
+                which = f"{flag} is given twice" if first == flag else f"{first} and {flag} set the same value"
+                self.error(f"{flag}: {which}; give it once")
+            seen[action.dest] = flag
+
 
 # --- value parsers ----------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import libscale
 
+from .. import _files
 from .._files import read_bytes
 from ..fit_result import Measurements
 from ..logs._common import MAX_LOG_BYTES
@@ -48,7 +49,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--no-overhead", dest="fit_overhead", action="store_false",
                    help="do not fit a fixed per-step overhead")
     p.add_argument("--relative-error", type=number, default=0.03, metavar="E",
-                   help="relative error (1 sd) of each record that states none (default 0.03)")
+                   help="relative error (1 sd) of each record that states none, in [0.001, 1] (default 0.03)")
     add_format(p)
     p.set_defaults(run=run)
 
@@ -81,6 +82,10 @@ def _read(a: argparse.Namespace) -> Measurements:
     config = {k: getattr(a, k) for k in LOG_CONFIG if getattr(a, k) is not None}
     items: list[Any] = []
     notes: list[str] = []
+    try:  # logs included: a log given twice counts its steps twice
+        _files.check_distinct(list(a.measurements), "a measurement file or log")
+    except ValueError as e:
+        raise CliError(str(e)) from None
     for path in a.measurements:
         if a.input_format == "json" or (a.input_format == "auto" and _is_measurement_json(path)):
             items.append(path)

@@ -348,6 +348,14 @@ json absolute_form(const Calibration& c, const std::string& kind, const std::vec
                                     " parameters; it must be square, one row and column per parameter");
     if (!covariance.allFinite()) throw std::invalid_argument("covariance has a non-finite entry");
     for (const std::string& name : parameters) (void)get_parameter(c, name);
+    if (covariance.size() != 0) {  // what read_uncertainty refuses, refused before a file is written
+        check_covariance(covariance, "the calibration to write");
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const std::string& name = parameters[static_cast<std::size_t>(i)];
+            const std::string why = spread_problem(name, get_parameter(c, name), std::sqrt(covariance(i, i)));
+            if (!why.empty()) throw std::invalid_argument("the calibration to write: covariance, " + name + ": " + why);
+        }
+    }
 
     json j;
     j["schema"] = kSchema;

@@ -174,8 +174,9 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
             throw std::invalid_argument("prior_log_sd[" + name + "] = " + fmt(sd) +
                                         "; it must be a finite number > 0 (a standard deviation of log(value))");
     }
-    if (!(o.relative_error > 0) || !std::isfinite(o.relative_error))
-        throw std::invalid_argument("relative_error = " + fmt(o.relative_error) + "; it must be a number > 0");
+    if (!(o.relative_error >= kMinRelativeError && o.relative_error <= 1))
+        throw std::invalid_argument("relative_error = " + fmt(o.relative_error) +
+                                    "; it must be a relative error in [0.001, 1] (1 sd, e.g. 0.03)");
     State st;
     st.cal = prior;
     // One calibration holds one attention law, that of the kernel its records timed; the

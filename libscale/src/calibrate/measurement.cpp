@@ -238,7 +238,8 @@ StepRun parse_step(const Record& r) {
     if (r.has("reported_mfu")) s.reported_mfu = r.positive("reported_mfu");
     if (r.has("relative_error")) {
         s.relative_error = r.positive("relative_error");
-        if (s.relative_error > 1) r.bad("relative_error", r.need("relative_error"), "a relative error in (0, 1]");
+        if (s.relative_error > 1 || s.relative_error < kMinRelativeError)
+            r.bad("relative_error", r.need("relative_error"), "a relative error in [0.001, 1]");
     }
     s.series = r.str_or("series", "");
     s.validation_exclude = r.str_or("validation_exclude", "");

@@ -268,7 +268,8 @@ void add_more_gpus(const Advisor& a, std::vector<FitChange>& out, double rate) {
         x.gpus = g;
         x.strategy = Strategy::fsdp;
         x.fp8_all_gather = c.fp8_all_gather && c.strategy == Strategy::hsdp;
-        const std::int64_t unit = g * c.micro_batch * c.seq_len;
+        std::int64_t unit = 0;  // tokens per micro-batch step; past 2^63 so is every larger count
+        if (__builtin_mul_overflow(g, c.micro_batch, &unit) || __builtin_mul_overflow(unit, c.seq_len, &unit)) break;
         const bool keeps_batch = a.global_tokens() % unit == 0;
         x.global_batch_tokens = keeps_batch ? a.global_tokens() : 0;
         if (!a.fits(x)) continue;

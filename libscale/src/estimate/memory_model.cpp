@@ -144,8 +144,13 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
                                             (c.reshard_after_forward ? 2.0 : static_cast<double>(m.num_layers))
                                       : 0.0;
         double buffers = gathered * kWeightBytes - fp8_saving + std::max(layer, root) * rb;
-        // Without gradient sync on every micro-batch, unsharded gradients accumulate.
-        if (c.grad_sync == GradSync::last_micro_batch) buffers += P * rb;
+        // Without gradient sync on every micro-batch, unsharded gradients accumulate; with
+        // one micro-batch per step there is nothing to accumulate (the same step either way).
+        const double tokens_per_micro_step =
+            static_cast<double>(n) * static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
+        const bool accumulates =
+            c.global_batch_tokens > 0 && static_cast<double>(c.global_batch_tokens) > tokens_per_micro_step;
+        if (c.grad_sync == GradSync::last_micro_batch && accumulates) buffers += P * rb;
         mem.buffers_gib = buffers / kGiB;
     }
     const double allocated =

@@ -28,7 +28,8 @@ const OptionTable<Job>& job_options() {
     static const OptionTable<Job> table{
         "job",
         {
-            positive<Job>("tokens", &Job::tokens, "tokens", "tokens per epoch"),
+            // At least one token: 0.5 or 1e-300 tokens passed a positive check as a one-step job.
+            number<Job>("tokens", &Job::tokens, "tokens", "tokens per epoch", 1),
             positive<Job>("epochs", &Job::epochs, "", "passes over the tokens"),
             optional_number<Job>("price_per_gpu_hour_usd", &Job::price_per_gpu_hour_usd, "USD",
                                  "price of one GPU-hour (not set: the hardware's, an assumption to override)", 0),
@@ -211,8 +212,11 @@ std::vector<ProjectionRow> feasible_rows(const Scenario& s, const std::vector<st
 
 Solution solve_deadline(const Scenario& s, const std::vector<std::int64_t>& gpu_counts, Scaling scaling, const Job& job,
                         double deadline_h) {
-    if (!(deadline_h > 0))
-        throw std::invalid_argument("deadline_h = " + std::to_string(deadline_h) + "; it must be positive hours");
+    if (!(deadline_h > 0) || std::isinf(deadline_h)) {
+        std::ostringstream msg;  // -1e-300 as itself, not std::to_string's -0.000000
+        msg << "deadline_h = " << deadline_h << "; it must be a finite number of hours > 0";
+        throw std::invalid_argument(msg.str());
+    }
     Solution sol;
     sol.candidates = feasible_rows(s, gpu_counts, scaling, job);
     for (const ProjectionRow& r : sol.candidates) {
@@ -229,10 +233,13 @@ Solution solve_budget(const Scenario& s, const std::vector<std::int64_t>& gpu_co
                       double max_gpu_hours, double max_cost_usd) {
     if (std::isnan(max_gpu_hours) && std::isnan(max_cost_usd))
         throw std::invalid_argument("give max_gpu_hours or max_cost_usd (both are unset)");
-    if (!std::isnan(max_gpu_hours) && !(max_gpu_hours > 0))
-        throw std::invalid_argument("max_gpu_hours = " + std::to_string(max_gpu_hours) + "; it must be positive");
-    if (!std::isnan(max_cost_usd) && !(max_cost_usd > 0))
-        throw std::invalid_argument("max_cost_usd = " + std::to_string(max_cost_usd) + "; it must be positive");
+    // NaN is "no cap" here (the Python layer refuses a NaN a user gives); a cap is finite.
+    for (const auto& [name, cap] : {std::pair{"max_gpu_hours", max_gpu_hours}, std::pair{"max_cost_usd", max_cost_usd}})
+        if (!std::isnan(cap) && (!(cap > 0) || std::isinf(cap))) {
+            std::ostringstream msg;
+            msg << name << " = " << cap << "; it must be a finite number > 0";
+            throw std::invalid_argument(msg.str());
+        }
     Solution sol;
     sol.candidates = feasible_rows(s, gpu_counts, scaling, job);
     for (const ProjectionRow& r : sol.candidates) {

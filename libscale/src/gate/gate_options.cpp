@@ -40,8 +40,9 @@ const OptionTable<GateConfig>& gate_options() {
                        "TRL / LLaMA-Factory datasets.map batch (0: the whole dataset in one batch)", 0, kMaxCount),
             integer<C>("num_proc", &C::num_proc, "processes", "datasets.map num_proc (each packs its own shard)", 1,
                        kMaxCount),
+            // At most a week: past it the GPU-hours at risk are no figure (1e308 s printed inf).
             positive<C>("watchdog_s", &C::watchdog_s, "s",
-                        "hang detection time for the cost at risk (NCCL's default timeout: 600 s)"),
+                        "hang detection time for the cost at risk (NCCL's default timeout: 600 s)", 7 * 86400),
             boolean<C>("runtime_equalize", &C::runtime_equalize,
                        "axolotl_multipack only: Axolotl truncates every rank to the minimum batch count at run time"),
             boolean<C>("shard_before_packing", &C::shard_before_packing,

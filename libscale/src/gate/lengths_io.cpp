@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 
 #include "libscale/io/error.hpp"
 #include "libscale/io/input_file.hpp"
+#include "libscale/io/json_io.hpp"
 #include "libscale/io/output_file.hpp"
 
 namespace libscale {
@@ -452,19 +454,12 @@ std::uint64_t raw_count(std::uint64_t size, LengthDtype dtype, const std::string
 void jsonl_line(const std::string& line, const std::string& where, const std::string& field,
                 std::vector<std::uint32_t>& out) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) return;
-    // A line is one flat object: nesting is refused at a depth parse_json (json_io.cpp) also
-    // refuses, before the parser builds it (memory) and before dump() below recurses into
-    // it (a stack overflow at ~10^5 levels; found by fuzz/fuzz_lengths_jsonl).
-    constexpr int kMaxDepth = 256;
-    const auto depth_limit = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
-        if (depth > kMaxDepth && (event == nlohmann::json::parse_event_t::object_start ||
-                                  event == nlohmann::json::parse_event_t::array_start))
-            throw ParseError(where + ": JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
-        return true;
-    };
+    // A line is one flat object: nesting is refused (JsonGuard, json_io.hpp) before the parser
+    // builds it (memory) and before dump() below recurses into it (a stack overflow at ~10^5
+    // levels; found by fuzz/fuzz_lengths_jsonl), and so is a key given twice.
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(line, depth_limit);
+        j = nlohmann::json::parse(line, JsonGuard(where));
     } catch (const nlohmann::json::exception& e) {
         // parse_error, and out_of_range for a number past double's range ("1e999"; found by
         // fuzz/fuzz_lengths_jsonl), which nlohmann throws from parse() too.
@@ -473,6 +468,10 @@ void jsonl_line(const std::string& line, const std::string& where, const std::st
     if (!j.is_object()) throw ParseError(where + ": each line must be a JSON object");
     const auto it = j.find(field);
     if (it == j.end()) throw ParseError(where + ": no field '" + field + "'");
+    // An integer past 2^64 reaches here as a float (nlohmann's parser): it is an integer, too long.
+    if (it->is_number_float() && std::abs(it->get<double>()) >= 18446744073709551616.0)
+        throw ParseError(where + ": field '" + field + "' = " + it->dump() +
+                         ": longer than 4294967295 tokens (beyond a 64-bit integer)");
     if (!it->is_number_integer())
         throw ParseError(where + ": field '" + field + "' = " + it->dump() + ": must be an integer");
     if (it->is_number_unsigned()) {

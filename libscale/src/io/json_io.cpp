@@ -16,19 +16,43 @@ namespace libscale {
 
 using nlohmann::json;
 
-json parse_json(std::string_view text, std::string_view origin) {
+bool JsonGuard::operator()(int depth, json::parse_event_t event, json& parsed) {
     // Documents nested deeper than this are refused before anything walks them recursively
     // (the Python converters, the readers): `[` × 100,000 is not a configuration.
     constexpr int kMaxDepth = 256;
-    const auto depth_limit = [&](int depth, json::parse_event_t event, json&) {
-        if (depth > kMaxDepth &&
-            (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start))
-            throw ParseError(std::string(origin) + ": JSON nested deeper than " + std::to_string(kMaxDepth) +
-                             " levels; is it the right file?");
-        return true;
-    };
+    using E = json::parse_event_t;
+    switch (event) {
+        case E::object_start:
+        case E::array_start:
+            if (depth > kMaxDepth)
+                throw ParseError(origin_ + ": JSON nested deeper than " + std::to_string(kMaxDepth) +
+                                 " levels; is it the right file?");
+            keys_.emplace_back();
+            break;
+        case E::object_end:
+        case E::array_end:
+            if (!keys_.empty()) keys_.pop_back();
+            break;
+        case E::key:
+            if (!keys_.empty() && parsed.is_string()) {
+                std::vector<std::string>& seen = keys_.back();
+                std::string key = parsed.get<std::string>();
+                // Objects hold a few dozen keys: a linear scan beats a set's allocations.
+                if (std::find(seen.begin(), seen.end(), key) != seen.end())
+                    throw ParseError(origin_ + ": key \"" + key +
+                                     "\" appears twice in one object; give each key once (a reader would keep one "
+                                     "value and drop the other without a word)");
+                seen.push_back(std::move(key));
+            }
+            break;
+        case E::value: break;
+    }
+    return true;
+}
+
+json parse_json(std::string_view text, std::string_view origin) {
     try {
-        return json::parse(text.begin(), text.end(), depth_limit);
+        return json::parse(text.begin(), text.end(), JsonGuard(std::string(origin)));
     } catch (const json::parse_error& e) {
         // Report the line and column of the byte where parsing stopped.
         std::size_t line = 1, column = 1;

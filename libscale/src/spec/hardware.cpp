@@ -43,8 +43,8 @@ void HardwareProfile::validate() const {
     require(pos(hbm_tbps), name, "hbm_tbps", hbm_tbps, "it must be a positive number");
     require(pos(nvlink_gbps_bidir), name, "nvlink_gbps_bidir", nvlink_gbps_bidir, "it must be a positive number");
     require(pos(nic_gbps_per_gpu), name, "nic_gbps_per_gpu", nic_gbps_per_gpu, "it must be a positive number");
-    require(gpus_per_node > 0, name, "gpus_per_node", static_cast<double>(gpus_per_node),
-            "it must be a positive integer");
+    require(gpus_per_node > 0 && gpus_per_node <= kMaxGpusPerNode, name, "gpus_per_node",
+            static_cast<double>(gpus_per_node), "it must be an integer in 1..1048576");
     require(pos(board_power_w), name, "board_power_w", board_power_w, "it must be a positive number");
     require(std::isnan(idle_power_w) || (idle_power_w >= 0 && idle_power_w <= board_power_w), name, "idle_power_w",
             idle_power_w, "it must be null or between 0 and board_power_w");

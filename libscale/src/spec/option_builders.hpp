@@ -75,8 +75,9 @@ Option<T> optional_count(std::string_view name, I T::*field, std::string_view un
 
 // A positive number whose 0 in the struct means "not set".
 template <class T>
-Option<T> optional_positive(std::string_view name, double T::*field, std::string_view unit, std::string_view help) {
-    return unset_as(positive<T>(name, field, unit, help), field, 0.0, [](double x) { return x == 0; });
+Option<T> optional_positive(std::string_view name, double T::*field, std::string_view unit, std::string_view help,
+                            double maximum = kInf) {
+    return unset_as(positive<T>(name, field, unit, help, maximum), field, 0.0, [](double x) { return x == 0; });
 }
 
 // A number whose NaN in the struct means "not set".

@@ -1,5 +1,6 @@
 // The option tables of TrainingConfig, DataPipeline and CheckpointPolicy: one entry per
 // field, the single place its name, unit, valid values and help are written.
+#include "libscale/spec/hardware.hpp"
 #include "libscale/spec/training_config.hpp"
 #include "spec/option_builders.hpp"
 
@@ -15,7 +16,7 @@ const OptionTable<TrainingConfig>& training_options() {
             integer<C>("gpus", &C::gpus, "GPUs", "GPUs in the job (data-parallel world size)", 1,
                        static_cast<double>(kMaxGpus)),
             optional_count<C>("gpus_per_node", &C::gpus_per_node, "GPUs", "GPUs per node (not set: the hardware's)", 1,
-                              1 << 20),
+                              static_cast<double>(kMaxGpusPerNode)),
             integer<C>("seq_len", &C::seq_len, "tokens", "sequence length", 1, 1LL << 40),
             integer<C>("micro_batch", &C::micro_batch, "sequences", "sequences per micro-batch per GPU", 1, 1LL << 40),
             optional_count<C>("global_batch_tokens", &C::global_batch_tokens, "tokens",

@@ -209,7 +209,18 @@ ValueStatus parse_value(std::string_view s, std::string_view unit, double max, d
 void skip(ParseReport& rep, std::size_t line, std::string_view text, const char* why) {
     if (rep.skipped_lines++ == 0) {
         rep.first_skipped_line = line;
-        rep.first_skipped_text = std::string(text.substr(0, 200));
+        // Control bytes (a binary file's NULs) shown as \xNN: the text ends up in messages.
+        std::string shown;
+        for (const char ch : text.substr(0, 200)) {
+            const auto u = static_cast<unsigned char>(ch);
+            if (u < 0x20 || u == 0x7f) {
+                static constexpr char kHex[] = "0123456789abcdef";
+                shown += {'\\', 'x', kHex[u >> 4], kHex[u & 15]};
+            } else {
+                shown += ch;
+            }
+        }
+        rep.first_skipped_text = std::move(shown);
         rep.first_skipped_reason = why;
     }
 }
@@ -424,11 +435,31 @@ std::size_t DcgmScrape::flush(double t0, PowerTrace& out, ParseReport& rep) {
 
 NvidiaSmiCsvReader::NvidiaSmiCsvReader(std::string source) { report_.source = std::move(source); }
 
+void NvidiaSmiCsvReader::skip_overlong() {
+    skip(report_, ++report_.lines, partial_, "a line longer than 64 KiB: not a trace line");
+    partial_.clear();
+    overlong_ = false;
+}
+
 std::size_t NvidiaSmiCsvReader::feed(std::string_view chunk, PowerTrace& out) {
     std::size_t n = 0;
     for (std::size_t nl = 0; (nl = chunk.find('\n')) != std::string_view::npos; chunk.remove_prefix(nl + 1)) {
+        if (overlong_) {
+            skip_overlong();
+            continue;
+        }
         if (partial_.empty()) {
-            n += parse_line(chunk.substr(0, nl), out);
+            if (nl > kMaxTraceLineBytes) {
+                partial_.assign(chunk.substr(0, 200));
+                skip_overlong();
+            } else {
+                n += parse_line(chunk.substr(0, nl), out);
+            }
+            continue;
+        }
+        if (partial_.size() + nl > kMaxTraceLineBytes) {
+            partial_.resize(std::min<std::size_t>(partial_.size(), 200));
+            skip_overlong();
             continue;
         }
         // Taken out before parsing so that a throwing header leaves no stale tail behind.
@@ -436,11 +467,21 @@ std::size_t NvidiaSmiCsvReader::feed(std::string_view chunk, PowerTrace& out) {
         partial_.clear();
         n += parse_line(line, out);
     }
-    partial_.append(chunk);
+    if (!overlong_) {
+        partial_.append(chunk.substr(0, kMaxTraceLineBytes + 1 - std::min(partial_.size(), kMaxTraceLineBytes)));
+        if (partial_.size() > kMaxTraceLineBytes) {
+            overlong_ = true;
+            partial_.resize(200);
+        }
+    }
     return n;
 }
 
 std::size_t NvidiaSmiCsvReader::finish(PowerTrace& out) {
+    if (overlong_) {
+        skip_overlong();
+        return 0;
+    }
     if (partial_.empty()) return 0;
     const std::string line = std::move(partial_);
     partial_.clear();

@@ -43,8 +43,9 @@ const char* to_string(AlertKind k) {
 }
 
 void ClassifierOptions::validate() const {
-    require(std::isfinite(smoothing_window_s) && smoothing_window_s > 0, "ClassifierOptions", "smoothing_window_s",
-            smoothing_window_s, "it must be a positive number of seconds");
+    require(std::isfinite(smoothing_window_s) && smoothing_window_s > 0 && smoothing_window_s <= kMaxDetectorSpanS,
+            "ClassifierOptions", "smoothing_window_s", smoothing_window_s,
+            "it must be a positive number of seconds, at most 86400");
     require(std::isfinite(min_dwell_s) && min_dwell_s >= 0, "ClassifierOptions", "min_dwell_s", min_dwell_s,
             "it must be a non-negative number of seconds");
 }
@@ -114,10 +115,12 @@ bool CheckpointSchedule::covers(double t) const {
 
 void CheckpointSchedule::validate() const {
     const char* w = "CheckpointSchedule";
-    require(std::isfinite(interval_s) && interval_s >= 0, w, "interval_s", interval_s,
-            "it must be >= 0 seconds (0: none)");
-    require(std::isfinite(duration_s) && duration_s >= 0 && (interval_s == 0 || duration_s <= interval_s), w,
-            "duration_s", duration_s, "it must be in [0, interval_s]");
+    require(interval_s == 0 || (interval_s >= kMinCheckpointIntervalS && interval_s <= kMaxCheckpointIntervalS), w,
+            "interval_s", interval_s, "it must be 0 (none) or in [1, 604800] seconds");
+    // A save as long as the interval would be one endless save: the detector never speaks.
+    require(std::isfinite(duration_s) && duration_s >= 0 && duration_s <= kMaxDetectorSpanS &&
+                (interval_s == 0 || duration_s < interval_s),
+            w, "duration_s", duration_s, "it must be in [0, 86400] seconds and shorter than interval_s");
     require(std::isfinite(first_start_s), w, "first_start_s", first_start_s, "it must be finite");
     // A periodic schedule without a duration would silence nothing: the one place this is checked.
     require(interval_s == 0 || duration_s > 0, w, "duration_s", duration_s,
@@ -129,6 +132,19 @@ void CheckpointSchedule::validate() const {
 
 std::ostream& operator<<(std::ostream& os, const Alert& a) {
     return os << to_string(a.kind) << " at t = " << detail::fmt_time(a.time_s) << " s: " << a.message;
+}
+
+void check_classifier_for(const ClassifierOptions& classifier, const DetectorOptions& detector) {
+    const double T = detector.deadlock_threshold_s();
+    const std::string at =
+        "the deadlock threshold T = " + detail::fmt_time(T) + " s (deadlock_after_s, or its default)";
+    if (classifier.min_dwell_s >= T)
+        throw std::invalid_argument("min_dwell_s = " + detail::fmt_time(classifier.min_dwell_s) +
+                                    " s; it must be below " + at + ": a phase adopted only after T hides the hang");
+    if (classifier.smoothing_window_s > T)
+        throw std::invalid_argument("smoothing_window_s = " + detail::fmt_time(classifier.smoothing_window_s) +
+                                    " s; it must be at most " + at +
+                                    ": a longer average blends a hang's watts into the phases around it");
 }
 
 double default_deadlock_after_s(double expected_checkpoint_s) {
@@ -147,14 +163,14 @@ void DetectorOptions::validate() const {
     const char* w = "DetectorOptions";
     require(util_threshold_pct >= 0 && util_threshold_pct <= 100, w, "util_threshold_pct", util_threshold_pct,
             "it must be in [0, 100]");
-    require(std::isfinite(expected_checkpoint_s) && expected_checkpoint_s >= 0, w, "expected_checkpoint_s",
-            expected_checkpoint_s, "it must be >= 0 seconds (0: unknown)");
-    require(std::isfinite(deadlock_after_s) && deadlock_after_s >= 0, w, "deadlock_after_s", deadlock_after_s,
-            "it must be >= 0 seconds (0: default from the expected save)");
-    require(std::isfinite(starvation_after_s) && starvation_after_s > 0, w, "starvation_after_s", starvation_after_s,
-            "it must be > 0 seconds");
-    require(std::isfinite(straggler_after_s) && straggler_after_s > 0, w, "straggler_after_s", straggler_after_s,
-            "it must be > 0 seconds");
+    require(expected_checkpoint_s >= 0 && expected_checkpoint_s <= kMaxDetectorSpanS, w, "expected_checkpoint_s",
+            expected_checkpoint_s, "it must be in [0, 86400] seconds (0: unknown)");
+    require(deadlock_after_s >= 0 && deadlock_after_s <= kMaxDetectorSpanS, w, "deadlock_after_s", deadlock_after_s,
+            "it must be in [0, 86400] seconds (0: default from the expected save)");
+    require(starvation_after_s > 0 && starvation_after_s <= kMaxDetectorSpanS, w, "starvation_after_s",
+            starvation_after_s, "it must be in (0, 86400] seconds");
+    require(straggler_after_s > 0 && straggler_after_s <= kMaxDetectorSpanS, w, "straggler_after_s", straggler_after_s,
+            "it must be in (0, 86400] seconds");
     checkpoints.validate();
 }
 
@@ -291,10 +307,7 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
     copt.validate();
     dopt.validate();
     const BandThresholdsW th = thresholds_w(bands);
-    const double T = dopt.deadlock_threshold_s();
-    if (copt.min_dwell_s >= T)
-        throw std::invalid_argument("ClassifierOptions.min_dwell_s = " + detail::fmt_time(copt.min_dwell_s) +
-                                    "; it must be below the deadlock threshold T = " + detail::fmt_time(T) + " s");
+    check_classifier_for(copt, dopt);
     const std::size_t n = trace.size();
     if (trace.gpu.size() != n || trace.power_w.size() != n || trace.utilization_pct.size() != n)
         throw std::invalid_argument("PowerTrace: time_s, gpu, power_w and utilization_pct must have the same length");
@@ -336,12 +349,16 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
         classify_gpu(t, p, u, th, copt, ph, gap_s);
         PhaseTotals& tot = res.per_gpu[ids[g]];
         std::size_t s = 0;
+        // A gap in the data (samples more than gap_s apart) belongs to no phase: a segment
+        // ends at it, and neither its time nor its energy is counted (a day without samples
+        // between two compute readings is not a day of compute).
+        const auto gap_after = [&](std::size_t k) { return k + 1 < m && t[k + 1] - t[k] > gap_s; };
         while (s < m) {
             std::size_t e = s;
             double energy = 0;
-            while (e + 1 < m && ph[e + 1] == ph[s]) ++e;
+            while (e + 1 < m && ph[e + 1] == ph[s] && !gap_after(e)) ++e;
             // intervals [t_k, t_{k+1}] belong to the phase of sample k
-            const std::size_t last = std::min(e + 1, m - 1);
+            const std::size_t last = gap_after(e) ? e : std::min(e + 1, m - 1);
             for (std::size_t k = s; k < last; ++k) energy += 0.5 * (p[k] + p[k + 1]) * (t[k + 1] - t[k]);
             const double end = t[last];
             const double dur = end - t[s];
@@ -387,8 +404,14 @@ TriageResult triage(const PowerTrace& trace, const PowerBands& bands, const Clas
             const std::size_t i = order[a];
             job.set(dense[trace.gpu[i]], res.sample_phase[i], now, trace.power_w[i], trace.utilization_pct[i]);
         }
-        // Time with no sample is no evidence: after a gap the alert clocks start again.
-        const auto step = job.evaluate(now, first || now - t_prev <= gap_s, res.alerts);
+        // Time with no sample is no evidence: after a gap the alert clocks start again, and
+        // the job's phase time stops at the gap's start.
+        const bool continuous = first || now - t_prev <= gap_s;
+        const auto step = job.evaluate(now, continuous, res.alerts);
+        if (!continuous) {
+            close_job(t_prev);
+            cur = -1;
+        }
         if (step.phase != cur) {
             close_job(now);
             cur = step.phase;

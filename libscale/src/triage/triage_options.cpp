@@ -60,7 +60,8 @@ const OptionTable<TriageOptions>& triage_options() {
         {
             nested<T, Cl>(&T::classifier, positive<Cl>("smoothing_window_s", &Cl::smoothing_window_s, "s",
                                                        "trailing moving average of power (NVML's power is already "
-                                                       "a 1 s average on Ampere and newer)")),
+                                                       "a 1 s average on Ampere and newer)",
+                                                       kMaxDetectorSpanS)),
             nested<T, Cl>(&T::classifier, number<Cl>("min_dwell_s", &Cl::min_dwell_s, "s",
                                                      "a new phase must hold this long before it is adopted", 0)),
             nested<T, De>(&T::detector,
@@ -68,25 +69,31 @@ const OptionTable<TriageOptions>& triage_options() {
                                      "utilization at or above which near-idle watts mean a hang", 0, 100)),
             nested<T, De>(&T::detector,
                           optional_positive<De>("expected_checkpoint_s", &De::expected_checkpoint_s, "s",
-                                                "how long a checkpoint save lasts (not set: checkpoint_duration_s)")),
+                                                "how long a checkpoint save lasts (not set: checkpoint_duration_s)",
+                                                kMaxDetectorSpanS)),
             nested<T, De>(&T::detector,
                           optional_positive<De>("deadlock_after_s", &De::deadlock_after_s, "s",
                                                 "deadlock threshold T (not set: max(2 x expected checkpoint, 60 s), "
-                                                "600 s when that is unknown)")),
-            nested<T, De>(&T::detector, positive<De>("starvation_after_s", &De::starvation_after_s, "s",
-                                                     "data starvation after this long waiting on input")),
-            nested<T, De>(&T::detector, positive<De>("straggler_after_s", &De::straggler_after_s, "s",
-                                                     "a straggler after this long behind the others")),
+                                                "600 s when that is unknown)",
+                                                kMaxDetectorSpanS)),
+            nested<T, De>(&T::detector,
+                          positive<De>("starvation_after_s", &De::starvation_after_s, "s",
+                                       "data starvation after this long waiting on input", kMaxDetectorSpanS)),
+            nested<T, De>(&T::detector,
+                          positive<De>("straggler_after_s", &De::straggler_after_s, "s",
+                                       "a straggler after this long behind the others", kMaxDetectorSpanS)),
             nested<T, De>(&T::detector, checkpoints(number<Ck>("checkpoint_first_start_s", &Ck::first_start_s, "s",
                                                                "when the first declared checkpoint save starts"))),
             nested<T, De>(&T::detector,
                           checkpoints(optional_positive<Ck>("checkpoint_interval_s", &Ck::interval_s, "s",
                                                             "declared checkpoint saves every this many seconds (needs "
-                                                            "checkpoint_duration_s)"))),
+                                                            "checkpoint_duration_s)",
+                                                            kMaxCheckpointIntervalS))),
             nested<T, De>(&T::detector, checkpoints(optional_positive<Ck>(
                                             "checkpoint_duration_s", &Ck::duration_s, "s",
                                             "how long one checkpoint save lasts (the detector is silent inside "
-                                            "it; it also sets the deadlock threshold)"))),
+                                            "it; it also sets the deadlock threshold)",
+                                            kMaxDetectorSpanS))),
         }};
     return table;
 }

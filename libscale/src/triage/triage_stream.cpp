@@ -69,10 +69,7 @@ TriageStream::TriageStream(PowerBands bands, ClassifierOptions classifier, const
     classifier.validate();
     detector.validate();
     stream.validate();
-    if (classifier.min_dwell_s >= detector.deadlock_threshold_s())
-        throw std::invalid_argument("ClassifierOptions.min_dwell_s = " + detail::fmt_time(classifier.min_dwell_s) +
-                                    "; it must be below the deadlock threshold T = " +
-                                    detail::fmt_time(detector.deadlock_threshold_s()) + " s");
+    check_classifier_for(classifier, detector);
     impl_ = std::make_unique<Impl>(std::move(bands), classifier, detector, stream);
 }
 TriageStream::TriageStream(TriageStream&&) noexcept = default;

@@ -59,7 +59,7 @@ struct FitOptions {
     bool fit_overhead = true;       // fit step_overhead_s when the steps allow it
     int max_iterations = 100;       // Levenberg–Marquardt
     double condition_limit = 1e10;  // above: the collective design is ill-conditioned
-    double relative_error = 0.03;   // of each measurement record (1 sd, relative)
+    double relative_error = 0.03;   // of each measurement record (1 sd, relative), in [kMinRelativeError, 1]
     // Prior sd of log(value) per coefficient; empty: the hardware's default file's prior.
     std::map<std::string, double> prior_log_sd;
 };

@@ -19,6 +19,11 @@
 
 namespace libscale {
 
+// The smallest relative error a fit takes, for all records (FitOptions::relative_error) and
+// for one (StepRun::relative_error): 0.1 %. No timing repeats better (kernel runs jitter by
+// about 1 %), and weights past it make the normal equations lose every digit.
+inline constexpr double kMinRelativeError = 1e-3;
+
 inline constexpr const char* kMeasurementSchema = "libscale.measurements/2";
 
 // One GEMM C[m×n] = A[m×k]·B[k×n], median time of repeated runs.

@@ -8,6 +8,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,7 +20,21 @@
 
 namespace libscale {
 
-// Throws ParseError "ORIGIN:LINE:COLUMN: ..." on malformed JSON.
+// The parser callback every JSON reader passes to nlohmann::json::parse: refuses a document
+// nested deeper than 256 levels (before anything walks it recursively) and a key given
+// twice in one object (RFC 8259 leaves its meaning open; nlohmann keeps the last, which
+// would drop the first value without a word). Throws ParseError naming `origin`.
+class JsonGuard {
+public:
+    explicit JsonGuard(std::string origin) : origin_(std::move(origin)) {}
+    bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed);
+
+private:
+    std::string origin_;
+    std::vector<std::vector<std::string>> keys_;  // per open object (an array: none), its keys so far
+};
+
+// Throws ParseError "ORIGIN:LINE:COLUMN: ..." on malformed JSON; JsonGuard's rules.
 nlohmann::json parse_json(std::string_view text, std::string_view origin);
 // A JSON file through the input layer (input_file.hpp: a regular file, at most max_bytes);
 // `expected` names it in errors ("a libscale.hardware/1 JSON file").

@@ -9,6 +9,10 @@
 
 namespace libscale {
 
+// Most GPUs one node holds, in a hardware file and as a training option: far beyond any
+// machine (NVL72 is 72), and small enough that node arithmetic cannot overflow.
+inline constexpr std::int64_t kMaxGpusPerNode = std::int64_t{1} << 20;
+
 struct HardwareProfile {
     std::string name;
     std::string display_name;

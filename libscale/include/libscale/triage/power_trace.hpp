@@ -111,6 +111,11 @@ ParsedTrace read_nvidia_smi_csv(const std::string& path);
 // non-monotonic timestamps checked against every row this reader accepted. A header
 // lacking the needed columns throws ParseError (the line is consumed). Unlike the batch
 // parser, nothing parsed yet is not an error: the log may just be empty so far.
+// No nvidia-smi or dcgm-exporter line comes near this; a longer one (a binary file, a log
+// without newlines) is skipped as one bad line rather than copied whole, so a 4 GiB file of
+// NULs costs its own size in memory, not three times it.
+inline constexpr std::size_t kMaxTraceLineBytes = std::size_t{64} * 1024;
+
 class NvidiaSmiCsvReader {
 public:
     explicit NvidiaSmiCsvReader(std::string source = "<stream>");
@@ -124,7 +129,9 @@ private:
     std::size_t parse_line(std::string_view raw, PowerTrace& out);
 
     ParseReport report_;
-    std::string partial_;  // the unterminated tail of the last chunk
+    std::string partial_;    // the unterminated tail of the last chunk (its first 200 bytes when overlong_)
+    bool overlong_ = false;  // the line being read is past kMaxTraceLineBytes: skipped when it ends
+    void skip_overlong();
     // Column positions, -1 = absent; until a header is seen, the noheader order.
     int c_time_ = 0, c_gpu_ = 1, c_power_ = 2, c_util_ = 3, c_name_ = -1;
     std::map<int, double> last_time_;  // per GPU, of the last accepted row (re-based)

@@ -20,6 +20,14 @@
 
 namespace libscale {
 
+// The longest window, threshold or save duration a detector takes, and the longest
+// checkpoint interval: one day and one week. Past them a threshold silences the detector
+// it configures (a deadlock after 1e308 s is never reported), which a watcher must not do.
+inline constexpr double kMaxDetectorSpanS = 86400;
+inline constexpr double kMaxCheckpointIntervalS = 7 * 86400;
+// Declared saves at most this often: a schedule of a save every microsecond is a unit slip.
+inline constexpr double kMinCheckpointIntervalS = 1;
+
 struct ClassifierOptions {
     // Trailing moving average of power over (t − window, t]. NVML/nvidia-smi power is
     // already a 1 s average on Ampere and newer, so 1 s only removes sample noise.
@@ -65,6 +73,12 @@ struct DetectorOptions {
     double deadlock_threshold_s() const;
     void validate() const;
 };
+
+// What the classifier's options must leave the detector: a dwell below the deadlock
+// threshold T (else a hang is adopted only after T has passed) and a smoothing window no
+// longer than T (else a hang's watts are averaged into the phases around it). Throws
+// std::invalid_argument naming both options and T.
+void check_classifier_for(const ClassifierOptions& classifier, const DetectorOptions& detector);
 
 // T = max(2 × expected checkpoint, 60 s); 600 s (PyTorch's NCCL watchdog default) when the
 // checkpoint duration is unknown. Assumptions, to be replaced by calibration.
