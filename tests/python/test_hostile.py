@@ -778,3 +778,10 @@ def test_a_binary_trace_is_one_skipped_line_shown_printable(capsys, tmp_path):
     zeros.write_bytes(b"\0" * (1 << 20))
     err = one_line_error(capsys, ["triage", zeros])
     assert "line 1 (a line longer than 64 KiB: not a trace line): '\\x00\\x00" in err and "\0" not in err
+
+
+def test_a_pasted_blob_as_a_name_is_not_echoed_whole(capsys):
+    err = one_line_error(capsys, [*PROJECT[:4], "h" * 150, "--gpus", "8"])
+    assert "unknown hardware '" + "h" * 100 + "... (150 characters)'; closest: h100" in err
+    err = one_line_error(capsys, [*PROJECT[:4], "h" * 100_000, "--gpus", "8"])
+    assert "... (100000 characters): the path is too long" in err and len(err) < 400

@@ -91,8 +91,13 @@ constexpr const char* kConfigExpected = "a Hugging Face config.json (or a direct
 
 [[noreturn]] void unknown(const char* what, std::string_view name, const std::vector<std::string>& names,
                           const char* file_hint) {
-    std::vector<std::string> near = closest_names(lower(name), names);
-    std::string msg = std::string("unknown ") + what + " '" + std::string(name) + "'; closest: ";
+    // Names are a few dozen characters: the rest of a pasted blob is not echoed (nor compared).
+    constexpr std::size_t kShown = 100;
+    const std::string_view head = name.substr(0, kShown);
+    std::vector<std::string> near = closest_names(lower(head), names);
+    std::string shown(head);
+    if (name.size() > kShown) shown += "... (" + std::to_string(name.size()) + " characters)";
+    std::string msg = std::string("unknown ") + what + " '" + shown + "'; closest: ";
     for (std::size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "") + near[i];
     msg += std::string(" (see `libscale ") + (std::string(what) == "model" ? "models" : "hardware") + "`), or give " +
            file_hint;

@@ -55,7 +55,11 @@ InputFile::InputFile(const std::filesystem::path& path, std::string_view expecte
     fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd_ < 0) {
         const int err = errno;
-        throw ParseError(path_ + ": " + open_error(err) + "; expected " + expected_);
+        // A path past PATH_MAX (4096) fails here; its first 100 bytes name it well enough.
+        std::string shown = path_.substr(0, 100);
+        if (path_.size() > 200) shown += "... (" + std::to_string(path_.size()) + " characters)";
+        else shown = path_;
+        throw ParseError(shown + ": " + open_error(err) + "; expected " + expected_);
     }
     struct stat st {};
     if (::fstat(fd_, &st) != 0) {
