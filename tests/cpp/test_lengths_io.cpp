@@ -13,6 +13,7 @@
 
 #include "libscale/gate/lengths_io.hpp"
 #include "libscale/io/error.hpp"
+#include "test_support.hpp"
 
 namespace libscale {
 namespace {
@@ -60,16 +61,6 @@ std::string npy_raw(const std::string& dict, const std::string& data, int major 
 // What numpy.save writes for a 1-D array: {'descr': ..., 'fortran_order': False, 'shape': (n,), }.
 std::string npy(const std::string& descr, const std::string& shape, const std::string& data, int major = 1) {
     return npy_raw("{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }", data, major);
-}
-
-template <typename F>
-std::string error_of(F f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "";
 }
 
 // The ParseError message of reading `bytes` as a .npy file ("" when it reads).
@@ -276,7 +267,7 @@ TEST(LengthsRaw, EveryIntegerDtypeAndByteOrder) {
               (std::vector<std::uint32_t>{1792, 65535}));
     write_bytes(tmp("raw1.bin"), int_bytes({200, 3}, 1, false));
     EXPECT_EQ(read_lengths_raw(tmp("raw1.bin"), parse_length_dtype("|u1")), (std::vector<std::uint32_t>{200, 3}));
-    EXPECT_HAS(error_of([] { read_lengths_raw(tmp("raw1.bin"), parse_length_dtype("int8")); }),
+    EXPECT_HAS(test::error_of([] { read_lengths_raw(tmp("raw1.bin"), parse_length_dtype("int8")); }),
                "lengths[0] = -56: negative length");
     write_bytes(tmp("raw5.bin"), std::string("\1\0\0\0\2", 5));
     EXPECT_THROW(read_lengths_raw(tmp("raw5.bin"), parse_length_dtype("u4")), ParseError);
@@ -289,9 +280,9 @@ TEST(LengthsRaw, AFileOfMoreLengthsThanTheCapIsRefusedBeforeItIsRead) {
     const std::string path = tmp("sparse64g.bin");
     { std::ofstream(path, std::ios::binary | std::ios::trunc); }
     std::filesystem::resize_file(path, std::uint64_t{64} << 30);
-    EXPECT_HAS(error_of([&] { read_lengths_raw(path, parse_length_dtype("u4")); }),
+    EXPECT_HAS(test::error_of([&] { read_lengths_raw(path, parse_length_dtype("u4")); }),
                "17179869184 lengths; at most 1073741824 (2^30, 4 GiB in memory) are read at once");
-    EXPECT_HAS(error_of([&] { read_lengths_raw(path, parse_length_dtype("u8")); }), "8589934592 lengths");
+    EXPECT_HAS(test::error_of([&] { read_lengths_raw(path, parse_length_dtype("u8")); }), "8589934592 lengths");
     std::filesystem::remove(path);
 }
 
@@ -304,21 +295,21 @@ TEST(LengthsRaw, DtypeSpellings) {
     EXPECT_EQ(to_string(parse_length_dtype(">i2")), ">i2");
     EXPECT_EQ(to_string(parse_length_dtype("uint8")), "|u1");
     EXPECT_EQ(to_string(parse_length_dtype("u8")), "<u8");
-    const std::string f = error_of([] { parse_length_dtype("float32"); });
+    const std::string f = test::error_of([] { parse_length_dtype("float32"); });
     EXPECT_HAS(f, "dtype = 'float32' is a floating-point type, not an integer type; valid: uint8, int8, uint16");
     EXPECT_THROW(parse_length_dtype("float32"), std::invalid_argument);
-    EXPECT_HAS(error_of([] { parse_length_dtype("|u4"); }), "has byte order '|'");
-    EXPECT_HAS(error_of([] { parse_length_dtype("bool"); }), "is a boolean type");
-    EXPECT_HAS(error_of([] { parse_length_dtype("u16"); }), "dtype = 'u16' is not an integer type");
+    EXPECT_HAS(test::error_of([] { parse_length_dtype("|u4"); }), "has byte order '|'");
+    EXPECT_HAS(test::error_of([] { parse_length_dtype("bool"); }), "is a boolean type");
+    EXPECT_HAS(test::error_of([] { parse_length_dtype("u16"); }), "dtype = 'u16' is not an integer type");
 }
 
 TEST(LengthsJsonl, FieldAndLineNumbers) {
     write_bytes(tmp("l.jsonl"), "{\"n_tokens\": 5}\n\n{\"n_tokens\": 0, \"x\": 1}\n");
     EXPECT_EQ(read_lengths_jsonl(tmp("l.jsonl"), "n_tokens"), (std::vector<std::uint32_t>{5, 0}));
-    const std::string missing = error_of([] { read_lengths_jsonl(tmp("l.jsonl")); });
+    const std::string missing = test::error_of([] { read_lengths_jsonl(tmp("l.jsonl")); });
     EXPECT_HAS(missing, "l.jsonl:1");
     write_bytes(tmp("bad.jsonl"), "{\"length\": 5}\n{\"length\": -3}\n");
-    const std::string bad = error_of([] { read_lengths_jsonl(tmp("bad.jsonl")); });
+    const std::string bad = test::error_of([] { read_lengths_jsonl(tmp("bad.jsonl")); });
     EXPECT_HAS(bad, "bad.jsonl:2: field 'length' = -3: negative length");
     write_bytes(tmp("syntax.jsonl"), "{\"length\": 5}\n{oops\n");
     EXPECT_THROW(read_lengths_jsonl(tmp("syntax.jsonl")), ParseError);

@@ -106,6 +106,17 @@ inline TrainingConfig tiny_config() {
     return c;
 }
 
+// The message of what f throws; "" when it throws nothing.
+template <typename F>
+std::string error_of(F f) {
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
+}
+
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kUs = 1e-6;
 

@@ -49,17 +49,6 @@ struct Scenario {
     }
 };
 
-// The message of what f throws; "" when it throws nothing.
-template <typename F>
-std::string error_of(F f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "";
-}
-
 std::vector<const Quantiles*> all(const RowQuantiles& q) {
     return {&q.step_time_s, &q.tokens_per_s, &q.tokens_per_s_per_gpu, &q.wall_time_h, &q.gpu_hours,
             &q.cost_usd,    &q.energy_kwh};
@@ -242,16 +231,17 @@ TEST(Uncertainty, ASpreadNoCoefficientCanHaveIsRefused) {
     // hbm_efficiency lives in (0, 1]: an sd of 2 is wider than its range (a variance of 4,
     // where 0.04 was meant for an sd of 0.2).
     cov << 4.0;
-    EXPECT_NE(error_of([&] {
+    EXPECT_NE(test::error_of([&] {
                   (void)s.quantiles(s.file({"hbm_efficiency"}, cov));
               }).find("hbm_efficiency: a standard deviation of 2 is wider than the whole valid range [0.001, 1]"),
               std::string::npos);
     // A bandwidth has no upper end: more than 10 x its value is refused, 5 x is drawn.
     const double bw = default_calibration(s.hw).intra_node.busbw_bytes_per_s;
     cov << (20 * bw) * (20 * bw);
-    EXPECT_NE(
-        error_of([&] { (void)s.quantiles(s.file({"intra_node.busbw_bytes_per_s"}, cov)); }).find("is 20 x the value"),
-        std::string::npos);
+    EXPECT_NE(test::error_of([&] {
+                  (void)s.quantiles(s.file({"intra_node.busbw_bytes_per_s"}, cov));
+              }).find("is 20 x the value"),
+              std::string::npos);
     cov << (5 * bw) * (5 * bw);
     EXPECT_EQ(s.quantiles(s.file({"intra_node.busbw_bytes_per_s"}, cov)).size(), 3u);
 }
