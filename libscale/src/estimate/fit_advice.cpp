@@ -56,12 +56,12 @@ public:
         return divisors_;
     }
 
-    // Adds the change when it makes the configuration fit.
-    void offer(std::vector<FitChange>& out, const double base_rate, std::string change, const TrainingConfig& x,
+    // Adds the change when it makes the configuration fit; true when it did.
+    bool offer(std::vector<FitChange>& out, const double base_rate, std::string change, const TrainingConfig& x,
                std::string caveat = "") const {
-        if (!valid(x)) return;
+        if (!valid(x)) return false;
         const StepBreakdown s = step(x);
-        if (!s.memory.fits) return;
+        if (!s.memory.fits) return false;
         FitChange f;
         f.change = std::move(change);
         f.config = x;
@@ -71,6 +71,7 @@ public:
         f.gpu_hours_ratio = base_rate / s.tokens_per_s_per_gpu;
         f.caveat = std::move(caveat);
         out.push_back(std::move(f));
+        return true;
     }
 
     // The global batch of c in tokens (unset: one micro-batch per GPU).
@@ -202,8 +203,7 @@ void add_moves(const Advisor& a, std::vector<FitChange>& out, double rate) {
         TrainingConfig x = a.c_;
         Step step;
         if (!kMoves[i](a, x, step)) continue;
-        alone_fits[i] = a.fits(x);
-        a.offer(out, rate, step.text, x, step.caveat);
+        alone_fits[i] = a.offer(out, rate, step.text, x, step.caveat);
     }
     // Pairs, then triples when no pair fits (activations of a long micro-batch without
     // checkpointing may need checkpointing, a smaller micro-batch and the fused loss).
@@ -272,13 +272,13 @@ void add_more_gpus(const Advisor& a, std::vector<FitChange>& out, double rate) {
         if (__builtin_mul_overflow(g, c.micro_batch, &unit) || __builtin_mul_overflow(unit, c.seq_len, &unit)) break;
         const bool keeps_batch = a.global_tokens() % unit == 0;
         x.global_batch_tokens = keeps_batch ? a.global_tokens() : 0;
-        if (!a.fits(x)) continue;
         std::string change = "gpus=" + std::to_string(g);
         if (c.strategy != Strategy::fsdp) change += ", strategy='fsdp'";
-        a.offer(
-            out, rate, change, x,
-            keeps_batch ? "" : "a larger global batch (" + std::to_string(unit) + " tokens, one micro-batch per GPU)");
-        break;
+        if (a.offer(out, rate, change, x,
+                    keeps_batch
+                        ? ""
+                        : "a larger global batch (" + std::to_string(unit) + " tokens, one micro-batch per GPU)"))
+            break;
     }
 }
 
@@ -288,24 +288,31 @@ std::string ratio_text(double r) {
     return buf;
 }
 
+// The changes that make the configuration as given (its estimate `given`) fit, in the
+// order FitAdvice::changes states; none when it fits.
+std::vector<FitChange> changes_of(const Advisor& a, const StepBreakdown& given) {
+    std::vector<FitChange> out;
+    if (given.memory.fits) return out;
+    const double rate = given.tokens_per_s_per_gpu;
+    add_moves(a, out, rate);
+    add_seq_len(a, out, rate);
+    add_more_gpus(a, out, rate);
+    // Changes that train the same model the same way first, cheapest first; then those
+    // that change the recipe (a caveat), however cheap: shorter sequences may cost fewer
+    // GPU-hours and still not be the run that was planned.
+    std::stable_sort(out.begin(), out.end(), [](const FitChange& x, const FitChange& y) {
+        return std::pair(!x.caveat.empty(), x.gpu_hours_ratio) < std::pair(!y.caveat.empty(), y.gpu_hours_ratio);
+    });
+    return out;
+}
+
 }  // namespace
 
 FitAdvice fit_advice(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c) {
     const Advisor a(m, hw, cal, c);
     FitAdvice out;
     out.step = a.step(c);
-    if (!out.step.memory.fits) {
-        const double rate = out.step.tokens_per_s_per_gpu;
-        add_moves(a, out.changes, rate);
-        add_seq_len(a, out.changes, rate);
-        add_more_gpus(a, out.changes, rate);
-        // Changes that train the same model the same way first, cheapest first; then those
-        // that change the recipe (a caveat), however cheap: shorter sequences may cost fewer
-        // GPU-hours and still not be the run that was planned.
-        std::stable_sort(out.changes.begin(), out.changes.end(), [](const FitChange& x, const FitChange& y) {
-            return std::pair(!x.caveat.empty(), x.gpu_hours_ratio) < std::pair(!y.caveat.empty(), y.gpu_hours_ratio);
-        });
-    }
+    out.changes = changes_of(a, out.step);
     TrainingConfig x = c;
     x.global_batch_tokens = 0;
     out.max_micro_batch = largest(kMaxSearch, [&](std::int64_t mb) {
@@ -328,7 +335,12 @@ FitAdvice fit_advice(const Scenario& s) {
 
 std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                            const TrainingConfig& c) {
-    return fit_advice_text(fit_advice(m, hw, cal, c));
+    // The sentence needs the changes only, not the largest micro-batch and sequence: a
+    // projection asks for it once per GPU count that does not fit.
+    const Advisor a(m, hw, cal, c);
+    FitAdvice advice;
+    advice.changes = changes_of(a, a.step(c));
+    return fit_advice_text(advice);
 }
 
 std::string fit_suggestion(const Scenario& s) {

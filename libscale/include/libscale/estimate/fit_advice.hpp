@@ -56,7 +56,8 @@ FitAdvice fit_advice(const Scenario& s);
 // `max_changes` of them; "" when there is none.
 std::string fit_advice_text(const FitAdvice& a, std::size_t max_changes = 4);
 
-// fit_advice_text(fit_advice(...)): what require_fit's error and a projection row say.
+// fit_advice_text of fit_advice(...)'s changes (the size searches skipped): what require_fit's error and
+// a projection row say.
 std::string fit_suggestion(const ModelSpec& m, const HardwareProfile& hw, const Calibration& cal,
                            const TrainingConfig& c);
 std::string fit_suggestion(const Scenario& s);
