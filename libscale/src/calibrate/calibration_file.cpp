@@ -196,15 +196,28 @@ void read_uncertainty(const json& j, const Calibration& cal, CalibrationFile& ou
                 finite_number(cov[r][c], row + "[" + std::to_string(c) + "]", origin);
     }
     check_covariance(out.covariance, origin);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto d = static_cast<Eigen::Index>(i);
-        const std::string why =
-            spread_problem(out.parameters[i], get_parameter(cal, out.parameters[i]), std::sqrt(out.covariance(d, d)));
-        if (!why.empty())
-            fail(origin, "uncertainty.covariance[" + std::to_string(i) + "][" + std::to_string(i) + "]",
-                 "(" + out.parameters[i] + "): " + why);
+    if (const auto bad = first_spread_problem(cal, out.parameters, out.covariance)) {
+        const std::string i = std::to_string(bad->first);
+        fail(origin, "uncertainty.covariance[" + i + "][" + i + "]",
+             "(" + out.parameters[bad->first] + "): " + bad->second);
     }
 }
+
+}  // namespace
+
+std::optional<std::pair<std::size_t, std::string>> first_spread_problem(const Calibration& c,
+                                                                        const std::vector<std::string>& parameters,
+                                                                        const Eigen::MatrixXd& covariance) {
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+        const auto d = static_cast<Eigen::Index>(i);
+        std::string why =
+            spread_problem(parameters[i], get_parameter(c, parameters[i]), std::sqrt(std::max(covariance(d, d), 0.0)));
+        if (!why.empty()) return std::pair{i, std::move(why)};
+    }
+    return std::nullopt;
+}
+
+namespace {
 
 // Every key under "coefficients" must be a coefficient or a group of them: a misspelt
 // name would otherwise be ignored and a default used in its place.
@@ -350,11 +363,9 @@ json absolute_form(const Calibration& c, const std::string& kind, const std::vec
     for (const std::string& name : parameters) (void)get_parameter(c, name);
     if (covariance.size() != 0) {  // what read_uncertainty refuses, refused before a file is written
         check_covariance(covariance, "the calibration to write");
-        for (Eigen::Index i = 0; i < n; ++i) {
-            const std::string& name = parameters[static_cast<std::size_t>(i)];
-            const std::string why = spread_problem(name, get_parameter(c, name), std::sqrt(covariance(i, i)));
-            if (!why.empty()) throw std::invalid_argument("the calibration to write: covariance, " + name + ": " + why);
-        }
+        if (const auto bad = first_spread_problem(c, parameters, covariance))
+            throw std::invalid_argument("the calibration to write: covariance, " + parameters[bad->first] + ": " +
+                                        bad->second);
     }
 
     json j;

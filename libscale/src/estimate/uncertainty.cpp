@@ -100,12 +100,10 @@ std::vector<RowQuantiles> projection_quantiles(const Scenario& s, const std::vec
                                     " parameters; it must be square, one row and column per parameter");
     if (uncertain && !cal.covariance.allFinite())
         throw std::invalid_argument("calibration covariance has a non-finite entry");
-    for (Eigen::Index i = 0; uncertain && i < k; ++i) {  // a file's were checked on reading; this is for the API's
-        const std::string& name = cal.parameters[static_cast<std::size_t>(i)];
-        const std::string why =
-            spread_problem(name, get_parameter(cal.calibration, name), std::sqrt(std::max(cal.covariance(i, i), 0.0)));
-        if (!why.empty()) throw std::invalid_argument("calibration covariance, " + name + ": " + why);
-    }
+    // A file's spreads were checked on reading; this is for a calibration built in memory.
+    if (const auto bad =
+            uncertain ? first_spread_problem(cal.calibration, cal.parameters, cal.covariance) : std::nullopt)
+        throw std::invalid_argument("calibration covariance, " + cal.parameters[bad->first] + ": " + bad->second);
 
     // Validates model, hardware, calibration, job and every configuration once; the loop
     // below then needs no checks. Memory does not depend on the sampled coefficients, so

@@ -8,8 +8,10 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -36,6 +38,13 @@ struct CalibrationFile {
 // covariance: diagonal, variance (value × log sd)² (the delta method, as projections sample
 // those coefficients in log space), so an uncalibrated projection's P10–P90 is the spread
 // of the shipped measurements around the default (docs/calibration.md "Uncalibrated").
+// The first of `parameters` whose standard deviation (the root of its variance on the
+// covariance's diagonal) spread_problem refuses: its index and why; nullopt when none is.
+// The reader, the writer and the projection's sampler all check with it.
+std::optional<std::pair<std::size_t, std::string>> first_spread_problem(const Calibration& c,
+                                                                        const std::vector<std::string>& parameters,
+                                                                        const Eigen::MatrixXd& covariance);
+
 CalibrationFile resolve_default_file(const CalibrationFractions& f, const HardwareProfile& hw, std::string origin);
 
 // Reads either form; a default file is resolved against `hw`. Throws ParseError naming
