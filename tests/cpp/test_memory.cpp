@@ -30,20 +30,78 @@ struct Memory : ::testing::Test {
     MemoryBreakdown run() const { return estimate_step(m, hw, cal, c).memory; }
 };
 
-TEST_F(Memory, FsdpStatesAreSixteenBytesPerParamOverN) {
-    // 2 GPUs: weights 2 B · P / 2, grads 2 B · P / 2, optimizer 12 B · P / 2.
+// Bytes allocated in one phase.
+double phase_bytes(const MemoryBreakdown& mem, MemoryPhase p) {
+    return mem.phase_gib[static_cast<std::size_t>(p)] * kGiB;
+}
+
+// The tiny configuration (2 GPUs, FSDP, fp32 masters, AdamW, bf16 reduction, full
+// checkpointing, 2 micro-batches per step), phase by phase, in bytes:
+//   sharded fp32 parameters 4 · P / 2 = 304,018,000; AdamW states 8 · P / 2 = 608,036,000;
+//   the sharded fp32 gradients of the first micro-batch 4 · P / 2 = 304,018,000 (alive in
+//   every phase of the second: accumulation);
+//   per token: a checkpointed layer keeps its input 2d = 2000 B; a whole layer (the
+//   recomputed one) 2 · 20,000 = 40,000 B; the final norm 4d = 4000 B; backward's working
+//   set 4d + 3 · 2f = 22,000 B (the MLP's gradients; attention's 6q + 4kv = 10,000 is less);
+//   unsharded bf16: root 2 · 100,001,000 = 200,002,000, a layer 2 · 13,002,000 = 26,004,000.
+//   forward:   states + grads + root + the current layer, its flat all-gather output and the
+//              next layer's (278,014,000) + 1000 · (3 · 2000 + 40,000) = 1,540,086,000
+//   loss:      states + grads + root + 1000 · (4 · 2000 + 4000) + 1000 · 50,000 · 12 B
+//              = 2,028,074,000  (the peak)
+//   backward:  states + grads + root + 2 layers + the output projection's and final norm's
+//              bf16 gradients 100,002,000 + the layer's 26,004,000 + the previous layer's
+//              reduce-scatter input 26,004,000 and bf16 output 13,002,000 (cast to fp32)
+//              + at the last layer 1000 · (4 · 2000 + 40,000 + 4000 + 22,000)
+//              = 1,707,094,000
+//   reduction: states + grads + the root's bf16 gradients and reduce-scatter input
+//              (200,002,000 + 200,002,000) = 1,616,076,000
+//   optimizer: states + grads = 16 · P / 2 = 1,216,072,000
+TEST_F(Memory, PeakIsTheLargestPhaseByHand) {
     const MemoryBreakdown mem = run();
-    EXPECT_REL(mem.weights_gib, 152'009'000.0 / kGiB);
-    EXPECT_REL(mem.grads_gib, 152'009'000.0 / kGiB);
-    EXPECT_REL(mem.optimizer_gib, 912'054'000.0 / kGiB);
-    EXPECT_REL(mem.weights_gib + mem.grads_gib + mem.optimizer_gib, 16.0 * 152'009'000.0 / 2.0 / kGiB);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::forward), 1'540'086'000.0);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::loss), 2'028'074'000.0);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::backward), 1'707'094'000.0);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::reduction), 1'616'076'000.0);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::optimizer), 16.0 * 152'009'000.0 / 2.0);
+    EXPECT_EQ(mem.peak_phase, MemoryPhase::loss);
+    EXPECT_STREQ(to_string(mem.peak_phase), "loss");
+    EXPECT_REL(mem.allocated_gib * kGiB, 2'028'074'000.0);
+    // What is alive at the peak, by kind: the sharded fp32 parameters are the masters.
+    EXPECT_REL(mem.weights_gib * kGiB, 304'018'000.0);
+    EXPECT_REL(mem.grads_gib * kGiB, 304'018'000.0);
+    EXPECT_REL(mem.optimizer_gib * kGiB, 608'036'000.0);
+    EXPECT_REL(mem.activations_gib * kGiB, 12'000'000.0);
+    EXPECT_REL(mem.logits_gib * kGiB, 600'000'000.0);
+    EXPECT_REL(mem.buffers_gib * kGiB, 200'002'000.0);
+    // The sharded state at the optimizer step is 16 B per parameter over N.
     c.gpus = 8;
     c.global_batch_tokens = 0;
-    const MemoryBreakdown m8 = run();
-    EXPECT_REL(m8.weights_gib + m8.grads_gib + m8.optimizer_gib, 16.0 * 152'009'000.0 / 8.0 / kGiB);
+    EXPECT_REL(phase_bytes(run(), MemoryPhase::optimizer), 16.0 * 152'009'000.0 / 8.0);
+    c.gpus = 2;
+    c.master_weights = MasterWeights::bf16;  // bf16 parameters 2, gradients 2, states 2 · 2
+    EXPECT_REL(phase_bytes(run(), MemoryPhase::optimizer), 8.0 * 152'009'000.0 / 2.0);
+}
+
+TEST_F(Memory, GradientsAreNoneBeforeBackwardWithoutAccumulation) {
+    // One micro-batch per step: zero_grad(set_to_none=True) left no gradients, so forward
+    // and the loss hold 304,018,000 B less; backward holds the reduced layers' shards only.
+    const MemoryBreakdown accumulating = run();
+    c.global_batch_tokens = 2000;
+    const MemoryBreakdown one = run();
+    EXPECT_REL(phase_bytes(accumulating, MemoryPhase::loss) - phase_bytes(one, MemoryPhase::loss), 304'018'000.0);
+    EXPECT_REL(phase_bytes(accumulating, MemoryPhase::forward) - phase_bytes(one, MemoryPhase::forward), 304'018'000.0);
+    EXPECT_EQ(one.peak_phase, MemoryPhase::loss);
+    EXPECT_EQ(one.grads_gib, 0.0);
+    // Backward at the first layer: the three layers above reduced, 4 · 3 · 13,002,000 / 2 =
+    // 78,012,000 B of gradients, 1000 · (2000 + 40,000 + 4000 + 22,000) of activations.
+    EXPECT_REL(phase_bytes(one, MemoryPhase::backward), 912'054'000.0 + 78'012'000.0 + 417'022'000.0 + 68'000'000.0);
+    // The reduction: every layer's gradient shard, 4 · 52,008,000 / 2 = 104,016,000 B.
+    EXPECT_REL(phase_bytes(one, MemoryPhase::reduction), 912'054'000.0 + 104'016'000.0 + 400'004'000.0);
 }
 
 TEST_F(Memory, DdpAndZeroShardWhatTheyShard) {
+    // DDP's reducer buckets and ZeRO's gradient partitions are allocated once and kept:
+    // bf16 weights and gradients with the fp32 masters and states, in every phase.
     const double P = 152'009'000.0;
     c.strategy = Strategy::ddp;
     MemoryBreakdown mem = run();
@@ -51,7 +109,10 @@ TEST_F(Memory, DdpAndZeroShardWhatTheyShard) {
     EXPECT_REL(mem.grads_gib, 2 * P / kGiB);
     EXPECT_REL(mem.optimizer_gib, 12 * P / kGiB);
     EXPECT_EQ(mem.buffers_gib, 0.0);  // no gathered copies
-    c.strategy = Strategy::zero1;     // optimizer / 2
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::optimizer), 16 * P);
+    // The loss: 1000 · (4 · 2000 + 4000) + 600,000,000 above the states.
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::loss), 16 * P + 612'000'000.0);
+    c.strategy = Strategy::zero1;  // optimizer / 2
     mem = run();
     EXPECT_REL(mem.weights_gib, 2 * P / kGiB);
     EXPECT_REL(mem.grads_gib, 2 * P / kGiB);
@@ -65,67 +126,120 @@ TEST_F(Memory, DdpAndZeroShardWhatTheyShard) {
     c.gpus = 16;
     c.global_batch_tokens = 0;
     mem = run();
-    EXPECT_REL(mem.weights_gib + mem.grads_gib + mem.optimizer_gib, 16 * P / 8 / kGiB);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::optimizer), 16 * P / 8);
 }
 
 TEST_F(Memory, ActivationsByCheckpointingMode) {
-    // Elements saved per token:
-    //   no checkpointing, per layer: 4d (two norms, in and out) + 2q (q, SDPA out)
-    //     + 2kv (k, v) + 4f (gate, up, act, product) = 4000 + 2000 + 2000 + 12000 = 20,000
-    //   full: d per layer (block input) + one layer recomputed (20,000)
-    //   selective: d + 2q + kv + f + d (w2's output) = 8,000 per layer + one recomputed layer
-    //   plus 2d outside the layers (embedding output, final norm) in every mode.
-    // bytes = 1000 tokens · elements · 2 B
-    c.activation_checkpointing = Checkpointing::full;  // 4·1000 + 2000 + 20,000 = 26,000
-    EXPECT_REL(run().activations_gib, 52'000'000.0 / kGiB);
-    c.activation_checkpointing = Checkpointing::selective;  // 4·8000 + 2000 + 20,000 = 54,000
-    EXPECT_REL(run().activations_gib, 108'000'000.0 / kGiB);
-    c.activation_checkpointing = Checkpointing::none;  // 4·20,000 + 2000 = 82,000
-    EXPECT_REL(run().activations_gib, 164'000'000.0 / kGiB);
-    // Activations scale with the micro-batch.
+    // At the loss every layer's saved tensors are alive, per token:
+    //   full: 4 · 2000 + 4000 (final norm) = 12,000 B
+    //   selective: d + q + the matmul outputs kept (q, v, w1, w2: 6000) = 8000 elements,
+    //     16,000 B per layer: 4 · 16,000 + 4000 = 68,000 B
+    //   none: 4 · 40,000 + 4000 = 164,000 B
+    // × 1000 tokens; the loss stays the peak.
+    const struct {
+        Checkpointing ac;
+        double bytes;
+    } cases[] = {{Checkpointing::full, 12'000'000.0},
+                 {Checkpointing::selective, 68'000'000.0},
+                 {Checkpointing::none, 164'000'000.0}};
+    for (const auto& k : cases) {
+        c.activation_checkpointing = k.ac;
+        const MemoryBreakdown mem = run();
+        EXPECT_EQ(mem.peak_phase, MemoryPhase::loss) << to_string(k.ac);
+        EXPECT_REL(mem.activations_gib * kGiB, k.bytes);
+    }
+    // Activations scale with the micro-batch (two per micro-batch, still accumulating).
     c.micro_batch = 2;
-    c.global_batch_tokens = 0;
-    EXPECT_REL(run().activations_gib, 328'000'000.0 / kGiB);
+    c.global_batch_tokens = 8000;
+    EXPECT_REL(run().activations_gib * kGiB, 328'000'000.0);
 }
 
 TEST_F(Memory, QkNormInputsAreSaved) {
-    // Qwen3-style q/k norm saves their inputs too: + q + kv = 2000 per layer without AC.
+    // Qwen3-style q/k norm saves their inputs too: + (q + kv) · 2 B = 4000 B per layer.
     m.qk_norm = QkNorm::per_head;
-    c.activation_checkpointing = Checkpointing::none;  // 4 · 22,000 + 2000 = 90,000
-    EXPECT_REL(run().activations_gib, 180'000'000.0 / kGiB);
+    c.activation_checkpointing = Checkpointing::none;  // 1000 · (4 · 44,000 + 4000)
+    EXPECT_REL(run().activations_gib * kGiB, 180'000'000.0);
 }
 
-TEST_F(Memory, LogitsAreBf16PlusFp32Copy) {
-    // 1000 tokens · 50,000 vocab · (2 + 4) B = 300,000,000 B
-    EXPECT_REL(run().logits_gib, 300'000'000.0 / kGiB);
+TEST_F(Memory, TransformersKeepsItsNormsFp32Inputs) {
+    // transformers' RMSNorm saves the fp32 upcast of its input (4 B) and the normalized
+    // bf16 tensor (2 B) where a fused norm saves the bf16 input (2 B): + 4 B per element
+    // of each norm, the final one included. No checkpointing, per token:
+    //   4 · (40,000 + 2 · 4000) + (4000 + 4000) = 200,000 B
+    c.implementation = Implementation::transformers;
+    c.activation_checkpointing = Checkpointing::none;
+    EXPECT_REL(run().activations_gib * kGiB, 200'000'000.0);
+    // Its q/k norms too: + (q + kv) · (2 + 4) B per layer = 12,000.
+    m.qk_norm = QkNorm::per_head;
+    EXPECT_REL(run().activations_gib * kGiB, 248'000'000.0);
+    // Eager attention keeps softmax's fp32 result and its bf16 cast: h · s · 6 B = 60,000.
+    c.attention_kernel = AttentionKernel::eager;
+    EXPECT_REL(run().activations_gib * kGiB, 488'000'000.0);
+    // A LayerNorm model runs PyTorch's fused LayerNorm: no upcast kept.
+    m.norm = NormKind::layer;
+    m.qk_norm = QkNorm::none;
+    c.attention_kernel = AttentionKernel::flash2;
+    EXPECT_REL(run().activations_gib * kGiB, 164'000'000.0);
+}
+
+TEST_F(Memory, TheLossPeaksInItsBackward) {
+    // Eager: log-softmax's saved fp32 result, nll_loss's fp32 gradient and log-softmax's
+    // fp32 gradient: 12 B per logit, 1000 · 50,000 · 12 = 600,000,000 B.
+    EXPECT_REL(run().logits_gib * kGiB, 600'000'000.0);
+    // A loop that keeps the model's output holds its bf16 logits too (+ 2 B per logit), in
+    // backward and, accumulating, in the next micro-batch's forward.
+    const MemoryBreakdown dropped = run();
+    c.keep_logits = true;
+    const MemoryBreakdown kept = run();
+    EXPECT_REL(kept.logits_gib * kGiB, 700'000'000.0);
+    EXPECT_REL(phase_bytes(kept, MemoryPhase::backward) - phase_bytes(dropped, MemoryPhase::backward), 100'000'000.0);
+    EXPECT_REL(phase_bytes(kept, MemoryPhase::forward) - phase_bytes(dropped, MemoryPhase::forward), 100'000'000.0);
+    // Fused: the bf16 logits, their gradient written in place (2 B). The loss is then
+    // 2,028,074,000 − 500,000,000 B and backward (1,707,094,000 B) is the peak.
+    c.keep_logits = false;
+    c.loss_kernel = LossKernel::fused;
+    const MemoryBreakdown fused = run();
+    EXPECT_REL(phase_bytes(fused, MemoryPhase::loss), 1'528'074'000.0);
+    EXPECT_EQ(fused.peak_phase, MemoryPhase::backward);
+    EXPECT_EQ(fused.logits_gib, 0.0);
 }
 
 TEST_F(Memory, FsdpBuffers) {
-    // Reshard after forward: gathered root + current + prefetched layer in bf16, plus the
-    // unsharded gradient of the largest unit (the root) in the reduce dtype:
-    //   (100,001,000 + 2 · 13,002,000) · 2 + 100,001,000 · 2 = 452,012,000 B
-    EXPECT_REL(run().buffers_gib, 452'012'000.0 / kGiB);
-    c.reduce_bytes = 4;  // 252,010,000 + 400,004,000
-    EXPECT_REL(run().buffers_gib, 652'014'000.0 / kGiB);
+    // fp32 reduction: the reduce-scatter input is 4 · 13,002,000 and its output is the
+    // gradient shard itself (a view in the parameters' dtype): backward 13,002,000 B more.
+    c.reduce_bytes = 4;
+    MemoryBreakdown mem = run();
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::backward), 1'720'096'000.0);
+    // The root's reduction: input and output in fp32, 400,004,000 · 1.5 = 600,006,000.
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::reduction), 1'216'072'000.0 + 600'006'000.0);
     c.reduce_bytes = 2;
-    c.reshard_after_forward = false;  // everything stays gathered: P · 2 + root · 2
-    EXPECT_REL(run().buffers_gib, 504'020'000.0 / kGiB);
+    // Layers not resharded after forward: every layer stays gathered (root + 4 layers,
+    // 304,018,000 B).
+    c.reshard_after_forward = false;
+    mem = run();
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::forward), 1'566'090'000.0);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::loss), 2'132'090'000.0);
     c.reshard_after_forward = true;
-    c.grad_sync = GradSync::last_micro_batch;  // + unsharded accumulated grads P · 2
-    EXPECT_REL(run().buffers_gib, 756'030'000.0 / kGiB);
+    // Syncing on the last micro-batch only: FSDP2 accumulates unsharded gradients in the
+    // reduce dtype (2 · P) instead of shards.
+    c.grad_sync = GradSync::last_micro_batch;
+    mem = run();
+    EXPECT_EQ(mem.peak_phase, MemoryPhase::loss);
+    EXPECT_EQ(mem.grads_gib, 0.0);
+    EXPECT_REL(mem.buffers_gib * kGiB, 200'002'000.0 + 304'018'000.0);
     c.global_batch_tokens = 2000;  // one micro-batch per step (2 GPUs × 1,000): nothing accumulates
-    EXPECT_REL(run().buffers_gib, 452'012'000.0 / kGiB);
-    c.global_batch_tokens = 0;
-    EXPECT_REL(run().buffers_gib, 452'012'000.0 / kGiB);
+    mem = run();
+    EXPECT_REL(mem.buffers_gib * kGiB, 200'002'000.0);
+    EXPECT_REL(mem.allocated_gib * kGiB, 1'724'056'000.0);
 }
 
-TEST_F(Memory, TotalIsTheSumAndFitsAgainstHbm) {
+TEST_F(Memory, TotalIsThePeakAndFitsAgainstHbm) {
     const MemoryBreakdown mem = run();
-    // 1,216,072,000 (states) + 52,000,000 + 300,000,000 + 452,012,000 B + 1 GiB reserved
-    EXPECT_REL(mem.total_gib, 2'020'084'000.0 / kGiB + 1.0);
+    // The loss's 2,028,074,000 B + 1 GiB reserved.
+    EXPECT_REL(mem.total_gib, 2'028'074'000.0 / kGiB + 1.0);
     EXPECT_DOUBLE_EQ(mem.available_gib, 80.0);
     EXPECT_TRUE(mem.fits);
-    hw.hbm_gib = 2.5;  // below 2.88 GiB
+    hw.hbm_gib = 2.5;  // below 2.89 GiB
     EXPECT_FALSE(run().fits);
 }
 
@@ -161,72 +275,75 @@ TEST_F(Memory, OptimizerBytesPerParameterByOptimizerAndMasterWeights) {
         c.optimizer = k.o;
         c.master_weights = k.w;
         EXPECT_REL(optimizer_bytes_per_parameter(m, p, c), k.bytes);
-        // FSDP over 2 GPUs: P · bytes / 2 per GPU.
-        EXPECT_REL(run().optimizer_gib, P * k.bytes / 2 / kGiB);
+        // FSDP over 2 GPUs: the sharded parameters are the masters (fp32, or the bf16
+        // weights), the optimizer holds the states: P · (bytes − master) / 2 per GPU.
+        const double master = k.w == MasterWeights::fp32 ? 4.0 : 0.0;
+        const MemoryBreakdown mem = run();
+        EXPECT_REL(mem.optimizer_gib, P * (k.bytes - master) / 2 / kGiB);
+        EXPECT_REL(mem.weights_gib, P * (k.w == MasterWeights::fp32 ? 4.0 : 2.0) / 2 / kGiB);
+        // DDP keeps bf16 weights and gradients beside them: P · bytes per GPU.
+        c.strategy = Strategy::ddp;
+        EXPECT_REL(run().optimizer_gib, P * k.bytes / kGiB);
+        c.strategy = Strategy::fsdp;
     }
-    // Adafactor with fp32 masters, by hand: (4 · 152,009,000 + 4 · 191,000) / 2 = 304,400,000 B.
+    // Adafactor with fp32 masters, by hand, FSDP over 2 GPUs: 4 · 191,000 / 2 = 382,000 B of
+    // states beside the 4 · 152,009,000 / 2 of fp32 parameters.
     c.optimizer = Optimizer::adafactor;
     c.master_weights = MasterWeights::fp32;
-    EXPECT_REL(run().optimizer_gib, 304'400'000.0 / kGiB);
+    EXPECT_REL(run().optimizer_gib, 382'000.0 / kGiB);
 }
 
 TEST_F(Memory, CheckpointingEveryOtherLayer) {
-    // checkpoint_every = 2: floor(4 / 2) = 2 layers keep their input (1000 per token), the
-    // other 2 everything (20,000), plus the recomputed layer (20,000) and 2d outside:
-    //   2 · 1000 + 2 · 20,000 + 20,000 + 2000 = 64,000 · 1000 tokens · 2 B = 128,000,000 B
+    // checkpoint_every = 2: floor(4 / 2) = 2 layers keep their input (2000 B per token), the
+    // other 2 everything (40,000 B); at the loss 1000 · (2 · 2000 + 2 · 40,000 + 4000).
     c.checkpoint_every = 2;
-    EXPECT_REL(run().activations_gib, 128'000'000.0 / kGiB);
-    // Between full (52,000,000 B) and none (164,000,000 B).
+    EXPECT_REL(run().activations_gib * kGiB, 88'000'000.0);
+    // Between full (12,000,000 B) and none (164,000,000 B).
     c.checkpoint_every = 1;
-    EXPECT_REL(run().activations_gib, 52'000'000.0 / kGiB);
+    EXPECT_REL(run().activations_gib * kGiB, 12'000'000.0);
 }
 
 TEST_F(Memory, EagerAttentionKeepsItsProbabilities) {
-    // PyTorch's unfused attention keeps the h × seq softmax output per token: 10 · 1000 =
-    // 10,000 more elements in every layer that keeps everything (and in the recomputed one).
+    // PyTorch's unfused attention keeps the h × seq softmax output per token: 10 · 1000 · 2
+    // = 20,000 B more in every layer that keeps everything (and in the recomputed one).
     c.attention_kernel = AttentionKernel::eager;
-    // full: 4 · 1000 + (20,000 + 10,000) + 2000 = 36,000 → 72,000,000 B
-    EXPECT_REL(run().activations_gib, 72'000'000.0 / kGiB);
-    // none: 4 · 30,000 + 2000 = 122,000 → 244,000,000 B
+    // full: the loss sees only the layers' inputs; backward's recomputed layer has them:
+    // 1000 · (4 · 2000 + 60,000 + 4000 + 22,000) above the backward of flash attention.
+    EXPECT_REL(run().activations_gib * kGiB, 12'000'000.0);
+    EXPECT_REL(phase_bytes(run(), MemoryPhase::backward), 1'707'094'000.0 + 20'000'000.0);
+    // none: 1000 · (4 · 60,000 + 4000)
     c.activation_checkpointing = Checkpointing::none;
-    EXPECT_REL(run().activations_gib, 244'000'000.0 / kGiB);
+    EXPECT_REL(run().activations_gib * kGiB, 244'000'000.0);
     // FlashAttention keeps only its output and log-sum-exp (already counted).
     c.attention_kernel = AttentionKernel::xformers;
-    EXPECT_REL(run().activations_gib, 164'000'000.0 / kGiB);
+    EXPECT_REL(run().activations_gib * kGiB, 164'000'000.0);
 }
 
 TEST_F(Memory, SelectiveKeepsTheMatmulsThePlanDoesNotRecompute) {
     // One fused q|k|v matmul: the plan keeps qkv (3000), gate (3000) and down (1000), and
     // recomputes o and up; with the block input and attention's output, 1000 + 1000 + 7000
-    // = 9000 elements per layer (Llama's separate layout keeps 8000). Plus the final 2000
-    // and one layer being recomputed (20,000): 4 · 9000 + 2000 + 20,000 = 58,000 per token.
+    // = 9000 elements per layer (Llama's separate layout keeps 8000): at the loss
+    // 1000 · (4 · 18,000 + 4000) B.
     m.fused_qkv = true;
     c.activation_checkpointing = Checkpointing::selective;
-    EXPECT_REL(run().activations_gib, 116'000'000.0 / kGiB);
-}
-
-TEST_F(Memory, FusedLossKeepsOnlyBf16Logits) {
-    // 1000 tokens · 50,000 vocab · 2 B = 100,000,000 B (no fp32 copy).
-    c.loss_kernel = LossKernel::fused;
-    EXPECT_REL(run().logits_gib, 100'000'000.0 / kGiB);
+    EXPECT_REL(run().activations_gib * kGiB, 76'000'000.0);
 }
 
 TEST_F(Memory, FragmentationIsAShareOfTheAllocatedBytes) {
-    // Allocated = 2,020,084,000 B (states, activations, logits, buffers; see
-    // TotalIsTheSumAndFitsAgainstHbm); 10% fragmentation adds 202,008,400 B.
+    // Allocated = 2,028,074,000 B (the loss); 10% fragmentation adds 202,807,400 B.
     cal.fragmentation = 0.1;
     const MemoryBreakdown mem = run();
-    EXPECT_REL(mem.fragmentation_gib, 202'008'400.0 / kGiB);
-    EXPECT_REL(mem.total_gib, 2'222'092'400.0 / kGiB + 1.0);
+    EXPECT_REL(mem.fragmentation_gib, 202'807'400.0 / kGiB);
+    EXPECT_REL(mem.total_gib, 2'230'881'400.0 / kGiB + 1.0);
     EXPECT_REL(mem.total_gib, mem.weights_gib + mem.grads_gib + mem.optimizer_gib + mem.activations_gib +
                                   mem.logits_gib + mem.buffers_gib + mem.fragmentation_gib + mem.reserved_gib);
 }
 
 TEST_F(Memory, StatusWithinTheMargin) {
-    // total T = 2,020,084,000 B + 1 GiB = 2.8814 GiB; margin 10%:
+    // total T = 2,028,074,000 B + 1 GiB = 2.8888 GiB; margin 10%:
     //   fits when T · 1.1 ≤ HBM; uncertain when T · 0.9 ≤ HBM < T · 1.1; otherwise not.
     cal.memory_margin = 0.1;
-    const double T = 2'020'084'000.0 / kGiB + 1.0;
+    const double T = 2'028'074'000.0 / kGiB + 1.0;
     const struct {
         double hbm;
         FitStatus status;
@@ -283,7 +400,7 @@ TEST(MemoryFit, Qwen3_32BOnFourH100DoesNotFit) {
     c.seq_len = 4096;
     const StepBreakdown s = estimate_step(q, h100, cal, c);  // estimates, does not throw
     EXPECT_FALSE(s.memory.fits);
-    EXPECT_REL(s.memory.weights_gib + s.memory.grads_gib + s.memory.optimizer_gib, 131'048'493'056.0 / kGiB);
+    EXPECT_REL(s.memory.phase_gib[static_cast<std::size_t>(MemoryPhase::optimizer)], 131'048'493'056.0 / kGiB);
     try {
         require_fit(q, h100, cal, c, s);
         FAIL() << "require_fit did not throw";
@@ -299,10 +416,11 @@ TEST(MemoryFit, Qwen3_32BOnFourH100DoesNotFit) {
         EXPECT_NE(msg.find("to fit, try"), std::string::npos) << msg;  // a suggestion
         EXPECT_NE(msg.find("gpus=16 (GPU-hours x"), std::string::npos) << msg;
     }
-    // 8 H100 hold 16 · P / 8 = 61.0 GiB of states + 3.7 activations + 3.5 logits + 7.6
-    // buffers + 3 reserved ≈ 78.9 GiB: within the default's ±20% margin of 80 GiB
-    // (78.9 · 0.8 ≤ 80 < 78.9 · 1.2), uncertain, which is not fitting. The suggestion is the
-    // first doubling that surely fits: 16 GPUs.
+    // 8 H100 peak in backward at the first layer: 12 · P / 8 = 45.8 GiB of parameters and
+    // states, 14.9 of the reduced layers' fp32 gradient shards, 7.6 of unsharded root,
+    // layers and gradients, 1.9 of activations, + 3 reserved ≈ 73.1 GiB: within the
+    // default's ±20% margin of 80 GiB (73.1 · 0.8 ≤ 80 < 73.1 · 1.2), uncertain, which is
+    // not fitting. The suggestion is the first doubling that surely fits: 16 GPUs.
     EXPECT_NE(fit_suggestion(q, h100, cal, c).find("gpus=16 (GPU-hours x"), std::string::npos)
         << fit_suggestion(q, h100, cal, c);
     c.gpus = 8;
@@ -334,9 +452,12 @@ TEST(MemoryFit, Qwen3_32BOnFourB300Fits) {
     EXPECT_LT(s.memory.total_gib, 268.6);
     EXPECT_GT(s.memory.total_gib, 122.05);
     EXPECT_NO_THROW(require_fit(q, b300, cal, c, s));
-    // Full checkpointing, seq 8192, by hand: activations (64 · 5120 + 2 · 5120 + 150,528)
-    // · 8192 · 2 B, where 150,528 = 4·5120 + 2·8192 + 2·1024 + 4·25600 + 8192 + 1024.
-    EXPECT_REL(s.memory.activations_gib, 488'448.0 * 8192 * 2 / kGiB);
+    // Full checkpointing, seq 8192: the peak is backward at the first layer, whose
+    // activations are, per token, its input 2 · 5120, the recomputed layer 2 · 150,528
+    // (150,528 = 4·5120 + 2·8192 + 2·1024 + 4·25600 + 8192 + 1024 elements), the final norm
+    // 4 · 5120 and backward's working set 4 · 5120 + 6 · 25,600.
+    EXPECT_EQ(s.memory.peak_phase, MemoryPhase::backward);
+    EXPECT_REL(s.memory.activations_gib, (10'240.0 + 301'056.0 + 20'480.0 + 174'080.0) * 8192 / kGiB);
 }
 
 }  // namespace

@@ -218,8 +218,12 @@ def test_estimate_step_against_hand_computation(qwen, b300):
     assert s.step_time_s == pytest.approx(s.compute_s + s.exposed_comm_s + s.optimizer_s + s.data_s
                                           + s.checkpoint_s + cal.step_overhead_s)
     mem = s.memory
-    assert mem.weights_gib == pytest.approx(counts.total * 2 / n / GiB)
-    assert mem.optimizer_gib == pytest.approx(counts.total * 12 / n / GiB)
+    # FSDP2: the sharded fp32 parameters are the masters; AdamW's two fp32 states beside them
+    assert mem.weights_gib == pytest.approx(counts.total * 4 / n / GiB)
+    assert mem.optimizer_gib == pytest.approx(counts.total * 8 / n / GiB)
+    assert mem.phase_gib["optimizer"] == pytest.approx(counts.total * 16 / n / GiB)
+    assert mem.allocated_gib == pytest.approx(max(mem.phase_gib.values()))
+    assert mem.phase_gib[mem.peak_phase] == mem.allocated_gib
     allocated = sum(getattr(mem, k) for k in ("weights_gib", "grads_gib", "optimizer_gib", "activations_gib",
                                               "logits_gib", "buffers_gib"))
     assert mem.fragmentation_gib == pytest.approx(allocated * cal.fragmentation)
@@ -339,26 +343,33 @@ def test_memory_options_against_memory_model(qwen, b300, qwen_config_json):
         cfg = libscale.training_config(gpus=n, seq_len=t, optimizer=optimizer, master_weights=master)
         assert libscale._core.estimate.optimizer_bytes_per_parameter(qwen, cfg) == per_param
         s = libscale.estimate_step(qwen, b300, gpus=n, seq_len=t, optimizer=optimizer, master_weights=master)
-        assert s.memory.optimizer_gib == pytest.approx(P * per_param / n / GiB)
-        assert s.memory_gib - ref.memory_gib == pytest.approx((per_param - 12) * P / n / GiB * (1 + cal.fragmentation))
+        # FSDP2's sharded parameters are the masters (fp32), or the bf16 weights themselves
+        states = per_param - (4 if master == "fp32" else 0)
+        w = 4 if master == "fp32" else 2
+        assert s.memory.optimizer_gib == pytest.approx(P * states / n / GiB)
+        # the optimizer step: parameters, their gradients in the same dtype, the states
+        assert s.memory.phase_gib["optimizer"] == pytest.approx(P * (2 * w + states) / n / GiB)
+        # the loss, before any gradient exists: parameters and states only differ
+        loss_gib = s.memory.phase_gib["loss"] - ref.memory.phase_gib["loss"]
+        assert loss_gib == pytest.approx((w + states - 12) * P / n / GiB)
         # the optimizer step reads and writes its states over HBM (step_model.cpp optimizer_traffic_bytes)
         assert s.optimizer_s == pytest.approx(P / n * traffic / (b300.hbm_bytes_per_s * cal.hbm_efficiency))
-    # eager loss: bf16 logits + the fp32 copy (6 B per logit); fused: the bf16 logits only
-    assert ref.memory.logits_gib == pytest.approx(t * V * 6 / GiB)
-    assert libscale.estimate_step(gpus=n, seq_len=t, loss_kernel="fused").memory.logits_gib == \
-        pytest.approx(t * V * 2 / GiB)
+    # eager loss at its peak (log-softmax's backward): 12 B per logit in fp32; fused: the
+    # bf16 logits, their gradient written in place (2 B)
+    fused = libscale.estimate_step(gpus=n, seq_len=t, loss_kernel="fused").memory
+    assert ref.memory.phase_gib["loss"] - fused.phase_gib["loss"] == pytest.approx(t * V * 10 / GiB)
     # full checkpointing keeps each layer's input (d per token); a layer kept whole saves
     # 2 norm inputs + 2 normed tensors, q, k, v and attention output (2q + 2kv), the q/k-norm
-    # inputs (q + kv) and the gated MLP's 4 intermediates; plus 2d and the layer recomputed
+    # inputs (q + kv) and the gated MLP's 4 intermediates; all alive at the loss
     whole = 4 * d + 3 * q + 3 * kv + 4 * f
-    for every in (1, 2, 4):
+    every1 = libscale.estimate_step(gpus=n, seq_len=t).memory.phase_gib["loss"]
+    for every in (2, 4):
         s = libscale.estimate_step(gpus=n, seq_len=t, checkpoint_every=every)
         kept = L // every
-        assert s.memory.activations_gib == pytest.approx(
-            t * (kept * d + (L - kept) * whole + 2 * d + whole) * 2 / GiB), every
+        assert s.memory.phase_gib["loss"] - every1 == pytest.approx(t * (L - kept) * (whole - d) * 2 / GiB), every
     # eager attention also keeps the h × s probabilities per token of the layer it recomputes
     eager = libscale.estimate_step(gpus=n, seq_len=t, attention_kernel="eager")
-    assert eager.memory.activations_gib - ref.memory.activations_gib == pytest.approx(
+    assert eager.memory.phase_gib["backward"] - ref.memory.phase_gib["backward"] == pytest.approx(
         t * c["num_attention_heads"] * t * 2 / GiB)
 
 

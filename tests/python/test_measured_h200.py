@@ -204,3 +204,45 @@ def test_shipped_bands_tell_the_real_hang_from_idle(tmp_path: Path):
         assert seen == {p["triage_phase"]}, (name, seen)
         deadlocks = [a for a in r.alerts if a.kind == "deadlock"]
         assert bool(deadlocks) == (p["triage_phase"] == "checkpoint_or_deadlock"), (name, r.alerts)
+
+
+def test_peak_memory_of_every_step_phase_by_phase():
+    """The peak over the step's phases (docs/model.md "Memory per GPU"), transformers' code
+    with the script's loop holding the model's output, against max_memory_allocated."""
+    errors, phases = [], set()
+    for r in json.loads(STEPS.read_text())["records"]:
+        assert r["keep_logits"] is True and r["memory_kind"] == "allocated"
+        s = libscale.estimate_step(
+            model(r["model_overrides"]["num_hidden_layers"]), "h200", gpus=1, gpus_per_node=8,
+            seq_len=r["seq_len"], micro_batch=r["micro_batch"],
+            global_batch_tokens=r["seq_len"] * r["micro_batch"] * r["grad_accum"],
+            activation_checkpointing=r["activation_checkpointing"], reduce_dtype="fp32", attention_kernel="cudnn",
+            implementation="transformers", keep_logits=True)
+        errors.append(s.memory.allocated_gib / r["memory_gib"] - 1)
+        phases.add(s.memory.peak_phase)
+    assert max(abs(e) for e in errors) < 0.005, errors
+    assert phases == {"backward", "loss"}
+    # Without the held logits (a loop that keeps only the loss) the peak is 2 B per logit lower.
+    kept, dropped = (libscale.estimate_step(model(8), "h200", gpus=1, gpus_per_node=8, seq_len=8192,
+                                            activation_checkpointing="full", reduce_dtype="fp32",
+                                            implementation="transformers", keep_logits=k).memory
+                     for k in (True, False))
+    assert kept.allocated_gib - dropped.allocated_gib == pytest.approx(2 * 8192 * 151936 / 2**30)
+
+
+def test_readings_after_another_configuration_name_what_was_subtracted():
+    # Six readings were taken after another configuration in the same process; each record
+    # names its raw reading and the previous configuration, whose 4 B per parameter it
+    # subtracts (docs/model.md "Memory per GPU").
+    params = {8: 5_456_616_448, 4: 3_506_223_104}
+    records = json.loads(STEPS.read_text())["records"]
+    corrected = 0
+    for r in records:
+        if "raw max_memory_allocated" not in r["source"]:
+            continue
+        corrected += 1
+        raw = float(r["source"].split("raw max_memory_allocated ")[1].split(" GiB")[0])
+        previous = r["source"].split("previous configuration in the process (")[1].split(":")[0]
+        layers = int(previous.split("-L")[1].split("-")[0])
+        assert raw - r["memory_gib"] == pytest.approx(4 * params[layers] / 2**30, abs=0.006), r["source"]
+    assert corrected == 6

@@ -876,6 +876,14 @@ class ValidationReport(metaclass=_Pybind11Type):
     def memory(self) -> ErrorSummary:
         """peak memory against every published figure, like with like"""
 
+    @property
+    def memory_allocated(self) -> ErrorSummary:
+        """peak memory against the figures of max_memory_allocated (or active)"""
+
+    @property
+    def memory_reserved(self) -> ErrorSummary:
+        """peak memory against the figures of max_memory_reserved"""
+
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
 

@@ -86,26 +86,36 @@ class MemoryBreakdown(metaclass=_Pybind11Type):
     _fields: typing.ClassVar[tuple[str, ...]]
 
     @property
-    def weights_gib(self) -> float: ...
+    def weights_gib(self) -> float:
+        """at the peak: sharded weights (FSDP: the master weights)"""
 
     @property
-    def grads_gib(self) -> float: ...
+    def grads_gib(self) -> float:
+        """at the peak: gradients alive (none before backward)"""
 
     @property
     def optimizer_gib(self) -> float:
-        """master weights (when fp32) and optimizer states"""
+        """at the peak: optimizer states (DDP, ZeRO: with fp32 masters)"""
 
     @property
     def activations_gib(self) -> float:
-        """saved for backward, including one recomputed layer"""
+        """at the peak: saved for backward, a recomputed layer, backward's working set"""
 
     @property
     def logits_gib(self) -> float:
-        """logits and what the loss keeps of them"""
+        """at the peak: logits and what the loss makes of them"""
 
     @property
     def buffers_gib(self) -> float:
-        """unsharded parameter / gradient buffers"""
+        """at the peak: unsharded parameters and gradients, reduction buffers"""
+
+    @property
+    def peak_phase(self) -> str:
+        """the phase whose live tensors are the peak: 'forward', 'loss', 'backward', 'reduction' or 'optimizer'"""
+
+    @property
+    def phase_gib(self) -> dict[str, float]:
+        """allocated in each phase of the step (the peak is their maximum), GiB"""
 
     @property
     def fragmentation_gib(self) -> float:

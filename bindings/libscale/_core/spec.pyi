@@ -384,6 +384,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
     torch_compile: bool
     checkpoint_every: int
     clip_grad_norm: bool
+    keep_logits: bool
     data: DataPipeline
     checkpoint: CheckpointPolicy
     _options_group: typing.ClassVar[str]
@@ -420,6 +421,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
         torch_compile: bool = False,
         checkpoint_every: int = 1,
         clip_grad_norm: bool = False,
+        keep_logits: bool = False,
         data: DataPipeline | Mapping[str, Any] | None = None,
         checkpoint: CheckpointPolicy | Mapping[str, Any] | None = None,
     ) -> None:

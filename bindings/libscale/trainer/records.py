@@ -173,6 +173,8 @@ def _config(run: RunResult, r: CaseResult) -> dict[str, Any]:
         "implementation": "transformers",
         "torch_compile": False,
         "clip_grad_norm": False,
+        # the runner keeps only the loss of the model's output (`net(...).loss`)
+        "keep_logits": False,
     }
 
 
@@ -196,7 +198,7 @@ def step_record(run: RunResult, r: CaseResult) -> dict[str, Any]:
         rec["memory_gib"] = round(r.memory_allocated_gib, 3)
         rec["memory_kind"] = "allocated"
         memory = ("peak torch.cuda.max_memory_allocated (memory_gib) and max_memory_reserved (memory_reserved_gib) "
-                  "over the timed steps")
+                  "over the timed steps, less what was allocated and reserved before the case began")
     if r.memory_reserved_gib is not None:
         rec["memory_reserved_gib"] = round(r.memory_reserved_gib, 3)
     rec["series"] = _series(run)

@@ -269,6 +269,12 @@ def _measure(w: _World, transformers: Any, settings: Settings, model: ModelConfi
     fully_shard, MixedPrecisionPolicy = _fsdp()
     init_device_mesh = importlib.import_module("torch.distributed.device_mesh").init_device_mesh
 
+    # What an earlier case left allocated (the cache is emptied after each) is not this
+    # case's: its peak is counted above it.
+    base_allocated = base_reserved = 0.0
+    if w.cuda:
+        base_allocated = float(torch.cuda.memory_allocated(w.device)) / _GIB
+        base_reserved = float(torch.cuda.memory_reserved(w.device)) / _GIB
     torch.manual_seed(settings.seed)
     hf = model.hf_config(case.layers)
     model_type = hf.pop("model_type", None)
@@ -340,6 +346,6 @@ def _measure(w: _World, transformers: Any, settings: Settings, model: ModelConfi
         times.append(time.perf_counter() - t0)
     allocated = reserved = None
     if w.cuda:
-        allocated = float(torch.cuda.max_memory_allocated(w.device)) / _GIB
-        reserved = float(torch.cuda.max_memory_reserved(w.device)) / _GIB
+        allocated = float(torch.cuda.max_memory_allocated(w.device)) / _GIB - base_allocated
+        reserved = float(torch.cuda.max_memory_reserved(w.device)) / _GIB - base_reserved
     return times, allocated, reserved, parameters, impl

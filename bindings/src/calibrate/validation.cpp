@@ -70,7 +70,10 @@ void register_calibrate_validation(py::module_& m) {
                field("default_inside_p10_p90", &V::default_inside_p10_p90,
                      "rows whose measured tokens/s lies within the default's P10-P90"),
                field("not_fitting", &V::not_fitting, "published runs estimated not to fit (should be 0)"),
-               field("memory", &V::memory, "peak memory against every published figure, like with like")),
+               field("memory", &V::memory, "peak memory against every published figure, like with like"),
+               field("memory_allocated", &V::memory_allocated,
+                     "peak memory against the figures of max_memory_allocated (or active)"),
+               field("memory_reserved", &V::memory_reserved, "peak memory against the figures of max_memory_reserved")),
         Access::read_only);
 
     m.def(

@@ -1,7 +1,9 @@
 // libscale._core.estimate: MemoryBreakdown (estimate/memory_model.hpp), StepBreakdown and
 // the step model's entry points and configuration checks (estimate/step_model.hpp).
 // Arguments in the C++ order; calibration None: the hardware's default.
+#include <map>
 #include <stdexcept>
+#include <string>
 
 #include "../common.hpp"
 #include "../fields.hpp"
@@ -28,11 +30,26 @@ void register_estimate_step(py::module_& m) {
     def_fields(
         mem,
         fields(
-            field("weights_gib", &M::weights_gib), field("grads_gib", &M::grads_gib),
-            field("optimizer_gib", &M::optimizer_gib, "master weights (when fp32) and optimizer states"),
-            field("activations_gib", &M::activations_gib, "saved for backward, including one recomputed layer"),
-            field("logits_gib", &M::logits_gib, "logits and what the loss keeps of them"),
-            field("buffers_gib", &M::buffers_gib, "unsharded parameter / gradient buffers"),
+            field("weights_gib", &M::weights_gib, "at the peak: sharded weights (FSDP: the master weights)"),
+            field("grads_gib", &M::grads_gib, "at the peak: gradients alive (none before backward)"),
+            field("optimizer_gib", &M::optimizer_gib, "at the peak: optimizer states (DDP, ZeRO: with fp32 masters)"),
+            field("activations_gib", &M::activations_gib,
+                  "at the peak: saved for backward, a recomputed layer, backward's working set"),
+            field("logits_gib", &M::logits_gib, "at the peak: logits and what the loss makes of them"),
+            field("buffers_gib", &M::buffers_gib, "at the peak: unsharded parameters and gradients, reduction buffers"),
+            output_field<std::string, M>(
+                "peak_phase", [](const M& x) { return std::string(to_string(x.peak_phase)); },
+                "the phase whose live tensors are the peak: 'forward', 'loss', 'backward', 'reduction' or "
+                "'optimizer'"),
+            output_field<std::map<std::string, double>, M>(
+                "phase_gib",
+                [](const M& x) {
+                    std::map<std::string, double> d;
+                    for (std::size_t i = 0; i < M::kPhases; ++i)
+                        d[to_string(static_cast<MemoryPhase>(i))] = x.phase_gib[i];
+                    return d;
+                },
+                "allocated in each phase of the step (the peak is their maximum), GiB"),
             field("fragmentation_gib", &M::fragmentation_gib, "the caching allocator's reserved-but-unallocated share"),
             field("reserved_gib", &M::reserved_gib, "CUDA context, workspaces, NCCL"),
             field("allocated_gib", &M::allocated_gib, "what torch.cuda.max_memory_allocated counts: the tensors"),

@@ -46,7 +46,7 @@ char category_of(const StepRun& row, const StepRun& ref) {
 
 ValidationReport validate(const std::vector<NamedMeasurements>& files, const FitOptions& options) {
     ValidationReport out;
-    std::vector<double> by_category[3], ratios, memory_errors;
+    std::vector<double> by_category[3], ratios, memory_errors, allocated_errors, reserved_errors;
     for (const NamedMeasurements& file : files) {
         // Series in the file's order; each keeps its rows in table order.
         std::vector<std::string> order;
@@ -113,6 +113,9 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
                     row.memory_estimate_gib = memory_of_kind(c.memory, s.memory_kind);
                     row.memory_error = row.memory_estimate_gib / s.memory_gib - 1.0;
                     memory_errors.push_back(row.memory_error);
+                    if (s.memory_kind == "allocated" || s.memory_kind == "active")
+                        allocated_errors.push_back(row.memory_error);
+                    else if (s.memory_kind == "reserved") reserved_errors.push_back(row.memory_error);
                 }
                 const Scenario scenario{m, hw, def_file, s.config};
                 const Quantiles q =
@@ -137,6 +140,8 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
                                     "; validate compares step timings (kind \"step\") with the model");
     }
     out.memory = summarize(memory_errors);
+    out.memory_allocated = summarize(allocated_errors);
+    out.memory_reserved = summarize(reserved_errors);
     out.gpu_counts = summarize(by_category[0]);
     out.model_sizes = summarize(by_category[1]);
     out.configurations = summarize(by_category[2]);

@@ -3,6 +3,7 @@
 #include "libscale/estimate/compute_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <ostream>
 
@@ -31,7 +32,8 @@ Sharding sharding_of(Strategy s, std::int64_t n, std::int64_t shard_group) {
     return {};
 }
 
-// Elements saved per token per decoder layer for backward.
+// Elements saved per token per decoder layer for backward, as the generic (torchtitan-like)
+// model code keeps them: fused norms save their bf16 input.
 double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac) {
     const double d = static_cast<double>(m.hidden_size);
     const double f = static_cast<double>(m.intermediate_size);
@@ -56,6 +58,59 @@ double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac) {
     return (norms + normed) * d + 2 * q + 2 * kv + (gated ? 4 * f : 2 * f) + (m.qk_norm != QkNorm::none ? q + kv : 0);
 }
 
+// Bytes per token that one decoder layer and the code around the layers keep, by the
+// implementation that runs them (docs/model.md "Memory per GPU").
+struct TokenBytes {
+    double saved = 0;      // a layer under its checkpointing (mean over the layers)
+    double full = 0;       // a layer without checkpointing: also the recomputed layer
+    double outside = 0;    // the final norm's saved tensors
+    double transient = 0;  // a layer's backward working set: gradients of its activations
+};
+
+TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c) {
+    const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
+    const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
+    const double s = static_cast<double>(c.seq_len), h = static_cast<double>(m.num_heads);
+    const bool eager_attention = c.attention_kernel == AttentionKernel::eager;
+    const bool hf = c.implementation == Implementation::transformers;
+    // transformers' RMSNorm upcasts: `hidden_states.to(torch.float32)` is saved by pow and
+    // mul (4 B) and the normalized tensor by the weight's mul (2 B) before the output (2 B)
+    // the next matmul saves; a fused norm saves its bf16 input (2 B) and the output (2 B).
+    const double rms_extra = hf && m.norm == NormKind::rms ? 4.0 : 0.0;
+    TokenBytes b;
+    double full = kActivationBytes * saved_elements_per_layer(m, Checkpointing::none) +
+                  rms_extra * d * static_cast<double>(m.norms_per_layer);
+    if (m.qk_norm != QkNorm::none) full += rms_extra * (q + kv);
+    // Eager attention keeps its h × s probabilities: bf16 for matmul(probs, v); transformers
+    // also keeps softmax's fp32 result (`softmax(..., dtype=torch.float32)`).
+    if (eager_attention) full += h * s * (hf ? 6.0 : 2.0);
+    b.full = full;
+    const double L = static_cast<double>(m.num_layers);
+    const double ckpt = static_cast<double>(checkpointed_layers(c, m.num_layers));
+    const double kept = c.activation_checkpointing == Checkpointing::none
+                            ? full
+                            : kActivationBytes * saved_elements_per_layer(m, c.activation_checkpointing);
+    b.saved = L > 0 ? (ckpt * kept + (L - ckpt) * full) / L : 0.0;
+    b.outside = (m.final_norm ? 2 * kActivationBytes : kActivationBytes) * d + (m.final_norm ? rms_extra * d : 0.0);
+    // Backward of a layer: the incoming and outgoing gradients (2 × 2d) and the larger of
+    // the MLP's (gated: the product's, the activation's and up's gradients, 3f; plain 2f)
+    // and attention's (dq, dk, dv in bf16 and the fp32 dq accumulator of flash backward).
+    const double mlp = (m.mlp == MlpKind::gated ? 3.0 : 2.0) * kActivationBytes * f;
+    b.transient = 2 * kActivationBytes * d + std::max(mlp, 6 * q + 4 * kv);
+    return b;
+}
+
+// What the loss over the vocabulary has alive at its peak, per logit. Eager
+// (`cross_entropy(logits.float())`, transformers' ForCausalLMLoss and torchtitan's loss):
+// forward holds the bf16 logits, their fp32 copy and log-softmax's fp32 result (10 B);
+// backward the saved result, nll_loss's fp32 gradient and log-softmax's fp32 gradient
+// (12 B), plus the bf16 logits where the caller still holds the model's output. Fused
+// (Liger, flash-attn's xentropy): the bf16 logits, their gradient written in place.
+double loss_peak_bytes(const TrainingConfig& c, bool logits_held) {
+    if (c.loss_kernel == LossKernel::fused) return 2.0;
+    return std::max(10.0, 12.0 + (logits_held ? 2.0 : 0.0));
+}
+
 // Adafactor keeps, per matrix, a row and a column vector of second-moment statistics,
 // and per vector parameter the full second moment (Shazeer & Stern, arXiv 1804.04235 §3).
 double adafactor_state_elements(const ModelSpec& m, const ParameterCounts& p) {
@@ -77,6 +132,17 @@ double adafactor_state_elements(const ModelSpec& m, const ParameterCounts& p) {
 }
 
 }  // namespace
+
+const char* to_string(MemoryPhase p) {
+    switch (p) {
+        case MemoryPhase::forward: return "forward";
+        case MemoryPhase::loss: return "loss";
+        case MemoryPhase::backward: return "backward";
+        case MemoryPhase::reduction: return "reduction";
+        case MemoryPhase::optimizer: return "optimizer";
+    }
+    return "?";
+}
 
 const char* to_string(FitStatus f) {
     switch (f) {
@@ -104,6 +170,16 @@ double optimizer_bytes_per_parameter(const ModelSpec& m, const ParameterCounts& 
     return (fp32 ? 4.0 : 0.0) + states;
 }
 
+namespace {
+
+// What is alive in one phase, in bytes, by the breakdown's kinds.
+struct Alive {
+    double weights = 0, grads = 0, optimizer = 0, activations = 0, logits = 0, buffers = 0;
+    double sum() const { return weights + grads + optimizer + activations + logits + buffers; }
+};
+
+}  // namespace
+
 MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                                 const Calibration& cal, const TrainingConfig& c, std::int64_t shard_group) noexcept {
     MemoryBreakdown mem;
@@ -111,50 +187,133 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
     const Sharding sh = sharding_of(c.strategy, n, shard_group);
     const double P = static_cast<double>(p.total);
     const double t = static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
-    mem.weights_gib = P * kWeightBytes / static_cast<double>(sh.weights) / kGiB;
-    mem.grads_gib = P * kGradBytes / static_cast<double>(sh.grads) / kGiB;
-    mem.optimizer_gib = P * optimizer_bytes_per_parameter(m, p, c) / static_cast<double>(sh.optimizer) / kGiB;
-
-    // Checkpointing every k-th layer: L/k layers keep what checkpointing keeps, the others
-    // everything. PyTorch's eager attention also keeps its h × seq probabilities per token.
-    const Checkpointing ac = c.activation_checkpointing;
     const double L = static_cast<double>(m.num_layers);
-    const double checkpointed = static_cast<double>(checkpointed_layers(c, m.num_layers));
-    const double probs = c.attention_kernel == AttentionKernel::eager
-                             ? static_cast<double>(m.num_heads) * static_cast<double>(c.seq_len)
-                             : 0.0;
-    const double full_layer = saved_elements_per_layer(m, Checkpointing::none) + probs;
-    double act = checkpointed * saved_elements_per_layer(m, ac) + (L - checkpointed) * full_layer +
-                 2.0 * static_cast<double>(m.hidden_size);
-    if (checkpointed > 0) act += full_layer;  // the layer being recomputed
-    mem.activations_gib = t * act * kActivationBytes / kGiB;
-    // Eager loss: bf16 logits and the fp32 copy the loss takes (6 B per logit); a fused loss
-    // keeps the bf16 logits only.
-    const double logit_bytes = c.loss_kernel == LossKernel::eager ? 6.0 : 2.0;
-    mem.logits_gib = t * static_cast<double>(m.vocab_size) * logit_bytes / kGiB;
-    if (c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp) {
-        // Gathered weights: the root (kept through forward) plus the current and the
-        // prefetched layer, or everything when layers stay unsharded after forward; and
-        // the unsharded gradient of the largest unit awaiting its reduce-scatter.
+    const double V = static_cast<double>(m.vocab_size);
+    const TokenBytes tb = token_bytes(m, c);
+    const bool recomputes = checkpointed_layers(c, m.num_layers) > 0;
+    const double tokens_per_micro_step =
+        static_cast<double>(n) * static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
+    const bool accumulates =
+        c.global_batch_tokens > 0 && static_cast<double>(c.global_batch_tokens) > tokens_per_micro_step;
+    // The model's output (transformers returns the logits with the loss) held by the
+    // training loop through backward (keep_logits); torchtitan deletes it (`del pred`),
+    // Hugging Face Trainer returns only the loss from compute_loss.
+    const bool logits_held = c.keep_logits;
+    const double held = logits_held ? 2.0 * t * V : 0.0;
+    const double loss_bytes = t * V * loss_peak_bytes(c, logits_held);
+    const double optimizer_states =
+        optimizer_bytes_per_parameter(m, p, c) - (c.master_weights == MasterWeights::fp32 ? 4.0 : 0.0);
+
+    std::array<Alive, MemoryBreakdown::kPhases> phase{};
+    const bool fsdp = c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp;
+    if (fsdp) {
+        // FSDP2 (torch/distributed/fsdp/_fully_shard/): the sharded parameters are the
+        // master weights and the reduced gradients take their dtype; bf16 copies exist
+        // only gathered. Gradients are None until backward (zero_grad(set_to_none=True))
+        // unless micro-batches accumulate into them.
+        const double N = static_cast<double>(sh.weights);
+        const double w = c.master_weights == MasterWeights::fp32 ? 4.0 : 2.0;
         const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
         const double rb = static_cast<double>(c.reduce_bytes);
-        const double gathered = c.reshard_after_forward ? root + 2.0 * layer : P;
         const double fp8_saving = c.fp8_all_gather && c.precision == Precision::fp8
-                                      ? 1.0 * static_cast<double>(p.per_layer_matmul) *
-                                            (c.reshard_after_forward ? 2.0 : static_cast<double>(m.num_layers))
-                                      : 0.0;
-        double buffers = gathered * kWeightBytes - fp8_saving + std::max(layer, root) * rb;
-        // Without gradient sync on every micro-batch, unsharded gradients accumulate; with
-        // one micro-batch per step there is nothing to accumulate (the same step either way).
-        const double tokens_per_micro_step =
-            static_cast<double>(n) * static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
-        const bool accumulates =
-            c.global_batch_tokens > 0 && static_cast<double>(c.global_batch_tokens) > tokens_per_micro_step;
-        if (c.grad_sync == GradSync::last_micro_batch && accumulates) buffers += P * rb;
-        mem.buffers_gib = buffers / kGiB;
+                                      ? static_cast<double>(p.per_layer_matmul)
+                                      : 0.0;  // 1 B less per matmul weight gathered in fp8
+        const double unsharded_layer = 2.0 * layer - fp8_saving;
+        const double unsharded_root = 2.0 * root;
+        // Gathered in forward: the root (not resharded after forward: FSDP2's root keeps
+        // its parameters through backward) and the current layer; across GPUs also its flat
+        // all-gather output, kept until the next layer's all-gather is waited on, and that
+        // next layer's; all of it without resharding.
+        const double layers_gathered = sh.weights > 1 ? 3.0 : 2.0;
+        const double gathered = c.reshard_after_forward ? unsharded_root + layers_gathered * unsharded_layer
+                                                        : unsharded_root + L * unsharded_layer;
+        const double sharded_grads = w * P / N;
+        // Accumulating micro-batches: the sharded gradients of earlier micro-batches, or,
+        // without syncing until the last one, every unsharded gradient in the reduce dtype.
+        const bool unsharded_accumulation = accumulates && c.grad_sync == GradSync::last_micro_batch;
+        const double carried = unsharded_accumulation ? rb * P : (accumulates ? sharded_grads : 0.0);
+        auto base = [&](double grads, double buffers) {
+            Alive a;
+            a.weights = w * P / N;
+            a.optimizer = optimizer_states * P / N;
+            if (unsharded_accumulation) {
+                a.grads = grads;
+                a.buffers = buffers + carried;
+            } else {
+                a.grads = std::max(grads, carried);
+                a.buffers = buffers;
+            }
+            return a;
+        };
+        Alive& fwd = phase[0] = base(0, gathered);
+        fwd.activations = t * ((L - 1) * tb.saved + tb.full);
+        fwd.logits = accumulates ? held : 0.0;  // the previous micro-batch's output, until replaced
+        Alive& loss = phase[1] =
+            base(0, gathered - (c.reshard_after_forward ? layers_gathered * unsharded_layer : 0.0));
+        loss.activations = t * (L * tb.saved + tb.outside);
+        loss.logits = loss_bytes;
+        // A layer's backward (at the last layer and at the first: what is alive is linear
+        // in the layer's index): the root's parameters and its output projection's
+        // unsharded gradient, the current and prefetched layer gathered, the layer's
+        // unsharded gradients, the previous layer's reduce-scatter input (in the reduce
+        // dtype, held until the next reduction), the sharded gradients of the layers above
+        // (views into the reduce-scatter output when it is in their dtype, else a cast of
+        // it: the output then counts too).
+        const double reduce_output = rb == w ? 0.0 : rb * layer / N;
+        const double in_backward =
+            (c.reshard_after_forward ? unsharded_root + 2.0 * unsharded_layer : unsharded_root + L * unsharded_layer) +
+            2.0 * static_cast<double>(p.lm_head + p.final_norm) + 2.0 * layer +
+            (unsharded_accumulation ? 0.0 : rb * layer + reduce_output);
+        for (int at_first = 0; at_first < 2; ++at_first) {
+            const double below = at_first ? 1.0 : L;  // layers whose saved activations remain
+            const double above = L - below;           // layers already reduced
+            Alive a = base(w * above * layer / N, in_backward);
+            a.activations = t * (below * tb.saved + (recomputes ? tb.full : 0.0) + tb.outside + tb.transient);
+            a.logits = held;
+            if (a.sum() > phase[2].sum()) phase[2] = a;
+        }
+        // The root's post-backward: its parameters are resharded first, then its bf16
+        // gradients are copied into the reduce-scatter input and freed before the output
+        // is allocated.
+        const double root_grads_bf16 = 2.0 * root;
+        Alive& red = phase[3] =
+            base(w * (P - root) / N,
+                 unsharded_accumulation ? 0.0 : std::max(root_grads_bf16 + rb * root, rb * root * (1.0 + 1.0 / N)));
+        red.logits = held;
+        // The optimizer step: fused AdamW updates in place (torch.optim's _fused_adamw).
+        phase[4] = base(sharded_grads, 0);
+        if (unsharded_accumulation) phase[4].buffers = 0;
+    } else {
+        // DDP and ZeRO-1/2: bf16 weights and gradient buffers allocated once (DDP's
+        // reducer buckets, DeepSpeed's partitioned gradient buffers) and kept, fp32
+        // masters and states with the optimizer: every phase holds them.
+        Alive s;
+        s.weights = P * kWeightBytes / static_cast<double>(sh.weights);
+        s.grads = P * kGradBytes / static_cast<double>(sh.grads);
+        s.optimizer = P * optimizer_bytes_per_parameter(m, p, c) / static_cast<double>(sh.optimizer);
+        phase[0] = phase[1] = phase[2] = phase[3] = phase[4] = s;
+        phase[0].activations = t * ((L - 1) * tb.saved + tb.full);
+        phase[0].logits = accumulates ? held : 0.0;
+        phase[1].activations = t * (L * tb.saved + tb.outside);
+        phase[1].logits = loss_bytes;
+        phase[2].activations = t * (L * tb.saved + (recomputes ? tb.full : 0.0) + tb.outside + tb.transient);
+        phase[2].logits = held;
+        phase[3].logits = held;
     }
-    const double allocated =
-        mem.weights_gib + mem.grads_gib + mem.optimizer_gib + mem.activations_gib + mem.logits_gib + mem.buffers_gib;
+    std::size_t peak = 0;
+    for (std::size_t i = 0; i < phase.size(); ++i) {
+        mem.phase_gib[i] = phase[i].sum() / kGiB;
+        if (phase[i].sum() > phase[peak].sum()) peak = i;
+    }
+    const Alive& a = phase[peak];
+    mem.peak_phase = static_cast<MemoryPhase>(peak);
+    mem.weights_gib = a.weights / kGiB;
+    mem.grads_gib = a.grads / kGiB;
+    mem.optimizer_gib = a.optimizer / kGiB;
+    mem.activations_gib = a.activations / kGiB;
+    mem.logits_gib = a.logits / kGiB;
+    mem.buffers_gib = a.buffers / kGiB;
+    const double allocated = a.sum() / kGiB;
     mem.fragmentation_gib = allocated * cal.fragmentation;
     mem.reserved_gib = cal.reserved_gib;
     mem.allocated_gib = allocated;
@@ -177,7 +336,8 @@ double memory_of_kind(const MemoryBreakdown& mem, std::string_view kind) noexcep
 
 std::ostream& operator<<(std::ostream& os, const MemoryBreakdown& mem) {
     return os << "MemoryBreakdown(total_gib=" << mem.total_gib << ", available_gib=" << mem.available_gib
-              << ", status='" << to_string(mem.status) << "', margin=" << mem.margin
+              << ", status='" << to_string(mem.status) << "', margin=" << mem.margin << ", peak_phase='"
+              << to_string(mem.peak_phase) << "'"
               << ", weights_gib=" << mem.weights_gib << ", grads_gib=" << mem.grads_gib
               << ", optimizer_gib=" << mem.optimizer_gib << ", activations_gib=" << mem.activations_gib
               << ", logits_gib=" << mem.logits_gib << ", buffers_gib=" << mem.buffers_gib

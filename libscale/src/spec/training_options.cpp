@@ -74,6 +74,10 @@ const OptionTable<TrainingConfig>& training_options() {
             boolean<C>("clip_grad_norm", &C::clip_grad_norm,
                        "clip gradients to a maximum global norm before the optimizer step "
                        "(torch.nn.utils.clip_grad_norm_: Hugging Face max_grad_norm > 0, torchtitan max_norm)"),
+            boolean<C>("keep_logits", &C::keep_logits,
+                       "the training loop keeps the model's output (its bf16 logits) through backward, as "
+                       "`outputs = model(**batch); outputs.loss.backward()` does (Hugging Face Trainer, TRL and "
+                       "torchtitan drop it first)"),
         }};
     return table;
 }

@@ -70,8 +70,9 @@ struct ValidationReport {
     std::size_t default_inside_p10_p90 = 0;  // rows whose measured value is inside it (80 % if honest)
     std::size_t not_fitting = 0;             // published runs estimated not to fit (should be 0)
     // Peak memory per GPU against every published figure (calibration rows too: memory is
-    // not fitted), each compared with the estimate of its own kind.
-    ErrorSummary memory;
+    // not fitted), each compared with the estimate of its own kind; and by kind: figures of
+    // torch.cuda.max_memory_allocated (or active) and of max_memory_reserved.
+    ErrorSummary memory, memory_allocated, memory_reserved;
 };
 
 struct NamedMeasurements {

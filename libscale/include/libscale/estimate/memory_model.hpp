@@ -1,9 +1,13 @@
-// Memory per GPU: sharded weights, gradients and optimizer state (by optimizer and
-// master-weight dtype), activations saved for backward (by checkpointing), logits, FSDP's
-// unsharded buffers, the caching allocator's fragmentation and the runtime's reserve, and
-// whether that fits within the stated margin. docs/model.md "Memory" gives each term.
+// Memory per GPU: the peak over a step's phases (forward, loss, backward, the last
+// reduction, the optimizer step) of what is alive in each: sharded weights, gradients and
+// optimizer state (by optimizer and master-weight dtype), activations saved for backward
+// (by checkpointing and the model code), the loss's logits, FSDP's unsharded buffers; then
+// the caching allocator's fragmentation and the runtime's reserve, and whether that fits
+// within the stated margin. docs/model.md "Memory per GPU" gives each term and its source.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string_view>
@@ -23,13 +27,31 @@ enum class FitStatus : std::uint8_t {
 };
 const char* to_string(FitStatus f);
 
+// The phase of a step whose live tensors are the peak.
+enum class MemoryPhase : std::uint8_t {
+    forward,    // the last decoder layer's forward, every earlier layer's activations saved
+    loss,       // the loss over the vocabulary and its gradient, every activation saved
+    backward,   // a decoder layer's backward: recomputed, its gradients, reductions in flight
+    reduction,  // the end of backward: the root unit's gradients reduced
+    optimizer,  // the optimizer step over the sharded gradients
+};
+const char* to_string(MemoryPhase p);
+
 struct MemoryBreakdown {
+    // What is alive at the peak (peak_phase), by kind. Under FSDP/HSDP the sharded
+    // parameters are the master weights (fp32 or bf16) and their gradients take the same
+    // dtype; the optimizer then holds its states only.
     double weights_gib = 0;
-    double grads_gib = 0;
-    double optimizer_gib = 0;      // master weights (when fp32) and optimizer states
-    double activations_gib = 0;    // saved for backward, including one recomputed layer
-    double logits_gib = 0;         // logits and what the loss keeps of them
-    double buffers_gib = 0;        // unsharded parameter / gradient buffers (FSDP, HSDP)
+    double grads_gib = 0;        // sharded gradients alive at the peak (none before backward)
+    double optimizer_gib = 0;    // optimizer states, and master weights kept apart (DDP, ZeRO)
+    double activations_gib = 0;  // saved for backward, a recomputed layer, backward's working set
+    double logits_gib = 0;       // logits and what the loss makes of them
+    double buffers_gib = 0;      // unsharded parameters and gradients, reduction buffers (FSDP, HSDP)
+    MemoryPhase peak_phase = MemoryPhase::optimizer;
+    // Allocated in each phase, indexed by MemoryPhase: the peak is their maximum, and how
+    // far the others lie below it says what a change elsewhere in the step would gain.
+    static constexpr std::size_t kPhases = 5;
+    std::array<double, kPhases> phase_gib{};
     double fragmentation_gib = 0;  // the caching allocator's reserved-but-unallocated share
     double reserved_gib = 0;       // CUDA context, workspaces, NCCL (calibration)
     // What each of the ways a peak is reported counts: PyTorch's caching allocator hands out

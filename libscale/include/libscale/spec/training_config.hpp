@@ -123,6 +123,11 @@ struct TrainingConfig {
     // (torch.nn.utils.clip_grad_norm_). Off by default: the shipped calibrations were fitted
     // without this term, so their step_overhead_s already holds what clipping cost there.
     bool clip_grad_norm = false;
+    // The training loop keeps the model's output, and with it the bf16 logits, alive
+    // through backward (`outputs = model(**batch); outputs.loss.backward()`, as
+    // Accelerate's examples do); Hugging Face Trainer, TRL and torchtitan drop it before
+    // backward. 2 B per logit at the memory peak.
+    bool keep_logits = false;
     DataPipeline data;
     CheckpointPolicy checkpoint;
 };
