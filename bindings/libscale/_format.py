@@ -383,7 +383,9 @@ def coefficient_row(c: Any) -> dict[str, Any]:
     """A fitted Coefficient as table texts: value, posterior sd and 80% interval (fitted
     ones), its prior (value before the fit, log sd) and whether the data identified it."""
     interval = c.interval_80
-    if not c.fitted:
+    if c.measured:
+        identified = "measured"
+    elif not c.fitted:
         identified = "not fitted"
     else:
         identified = "yes" if c.identified else "no (prior)"

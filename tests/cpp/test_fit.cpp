@@ -486,6 +486,52 @@ TEST(Fit, StepsOfSeveralConfigurationsRecoverFrameworkEfficiencyAndOverhead) {
     expect_posterior_covariance(r);
 }
 
+TEST(Fit, StepRecordsWithTheirPeakMemorySetTheMemoryCoefficients) {
+    // Four configurations whose allocated peaks are the model's own times 1.00, 1.04, 0.98
+    // and 1.01, two of them with a reserved peak 8 % and 12 % above the allocated one.
+    Synth s;
+    s.sigma = 0;
+    MeasurementSet m;
+    const double off[] = {1.00, 1.04, 0.98, 1.01};
+    const double reserved_share[] = {0.08, 0.12, 0, 0};
+    int k = 0;
+    for (std::int64_t gpus : {8, 16, 32, 64}) {
+        StepRun r = s.step("llama-3.1-8b", gpus, 1, 1 << 21, s.prior);
+        const ModelSpec model = find_model("llama-3.1-8b");
+        const double allocated =
+            estimate_step_unchecked(model, count_parameters(model), s.hw, s.prior, r.config).memory.allocated_gib;
+        r.memory_gib = allocated * off[k];
+        r.memory_kind = "allocated";
+        if (reserved_share[k] > 0) r.memory_reserved_gib = r.memory_gib * (1 + reserved_share[k]);
+        m.steps.push_back(r);
+        ++k;
+    }
+    const FitResult r = fit(m, s.hw, s.prior);
+    // The allocator's share: the median of 0.08 and 0.12.
+    const Coefficient& frag = coef(r, "fragmentation");
+    EXPECT_TRUE(frag.measured);
+    EXPECT_NEAR(frag.value, 0.10, 1e-12);
+    EXPECT_NEAR(r.calibration.fragmentation, 0.10, 1e-12);
+    // The margin: the largest error over the records, like with like. Allocated: 1/1.04 − 1
+    // = −3.85 %; reserved: 1.1 / (1.04 · 1.12) − 1 = −5.56 % and 1.1 / 1.08 − 1 = +1.85 %.
+    const Coefficient& margin = coef(r, "memory_margin");
+    EXPECT_TRUE(margin.measured);
+    EXPECT_NEAR(margin.value, 1 - 1.1 / (1.04 * 1.12), 1e-9);
+    EXPECT_NE(margin.note.find("over 4 step records"), std::string::npos) << margin.note;
+    // Never below the records' own relative error (3 % by default): without the reserved
+    // peaks and the 4 % record, the errors are 0, 1 / 0.98 − 1 = 2.04 % and −0.99 %.
+    for (StepRun& x : m.steps) x.memory_reserved_gib = 0;
+    m.steps[1].memory_gib = 0;
+    const FitResult tight = fit(m, s.hw, s.prior);
+    EXPECT_DOUBLE_EQ(coef(tight, "memory_margin").value, 0.03);
+    EXPECT_FALSE(coef(tight, "fragmentation").measured);
+    // Fewer than three records with memory: the prior's margin is kept.
+    m.steps[2].memory_gib = 0;
+    const FitResult few = fit(m, s.hw, s.prior);
+    EXPECT_FALSE(coef(few, "memory_margin").measured);
+    EXPECT_DOUBLE_EQ(few.calibration.memory_margin, s.prior.memory_margin);
+}
+
 TEST(Fit, ReportsItsIterationsToAProgress) {
     // Eight step records (two series of four GPU counts): the fit, its eight leave-one-out
     // refits and the mechanistic family's four, max_iterations each at most.

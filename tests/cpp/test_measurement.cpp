@@ -188,6 +188,17 @@ TEST(Measurement, StepRecordsKeepReservedBesideAllocatedMemory) {
         to_json(measurements_from_json(json::array({r}), "steps.json"))["records"][0].contains("memory_reserved_gib"));
     r["memory_reserved_gib"] = -1;
     EXPECT_THROW((void)measurements_from_json(json::array({r}), "steps.json"), ParseError);
+    // The reserved segments hold every allocated tensor: a reserved peak below the
+    // allocated one is a transcription error, named.
+    r["memory_reserved_gib"] = 20.25;
+    try {
+        (void)measurements_from_json(json::array({r}), "steps.json");
+        ADD_FAILURE() << "a reserved peak below the allocated one was read";
+    } catch (const ParseError& e) {
+        EXPECT_NE(std::string(e.what()).find("memory_reserved_gib"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("max_memory_reserved >= max_memory_allocated"), std::string::npos)
+            << e.what();
+    }
 }
 
 // The harness's step micro-runs are their own kind: read, written back, and kept out of

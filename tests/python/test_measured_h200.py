@@ -246,3 +246,13 @@ def test_readings_after_another_configuration_name_what_was_subtracted():
         layers = int(previous.split("-L")[1].split("-")[0])
         assert raw - r["memory_gib"] == pytest.approx(4 * params[layers] / 2**30, abs=0.006), r["source"]
     assert corrected == 6
+
+
+def test_a_fit_to_the_steps_takes_the_margin_they_support():
+    # Eight peaks within 0.1 %: the margin is the records' own relative error (3 %), not
+    # the default's 20 %; no reserved peak was recorded, so no allocator share is measured.
+    fit = libscale.fit(STEPS)
+    margin = next(c for c in fit.coefficients if c.name == "memory_margin")
+    assert margin.measured and fit.calibration.memory_margin == pytest.approx(0.03)
+    assert "over 8 step records" in margin.note
+    assert not next(c for c in fit.coefficients if c.name == "fragmentation").measured

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <memory>
 #include <numeric>
 #include <set>
@@ -56,6 +57,49 @@ void apply_power(const MeasurementSet& data, const HardwareProfile& hw, Calibrat
     } catch (const std::invalid_argument& e) {
         out.power_bands_note = std::string("no power bands: ") + e.what();
     }
+}
+
+// Step records that carry their peak memory set the memory coefficients of this machine:
+// the caching allocator's share from the records that give both peaks (median of
+// reserved / allocated − 1), then the margin as the largest relative error of the peak
+// estimate over the records, like with like (both peaks where given), and never below
+// their own relative error: the margin this machine's measurements support.
+constexpr std::size_t kMinMemoryRecords = 3;
+
+void apply_memory(const std::vector<detail::StepCase>& steps, const MeasurementSet& data, const HardwareProfile& hw,
+                  Calibration& cal, std::map<std::string, Coefficient>& coef) {
+    std::vector<double> shares;
+    std::vector<const detail::StepCase*> with_memory;
+    for (const detail::StepCase& s : steps) {
+        const StepRun& r = data.steps[s.record];
+        if (!(r.memory_gib > 0)) continue;
+        with_memory.push_back(&s);
+        if (r.memory_reserved_gib > 0 && (r.memory_kind == "allocated" || r.memory_kind == "active"))
+            shares.push_back(r.memory_reserved_gib / r.memory_gib - 1.0);
+    }
+    if (!shares.empty()) {
+        set_parameter(cal, "fragmentation", std::min(median(shares), 1.0));
+        Coefficient& c = coef["fragmentation"];
+        c.measured = true;
+        c.note = "median of max_memory_reserved / max_memory_allocated - 1 over " + std::to_string(shares.size()) +
+                 " step record" + (shares.size() == 1 ? "" : "s");
+    }
+    if (with_memory.size() < kMinMemoryRecords) return;
+    double worst = 0, floor = 0;
+    for (const detail::StepCase* s : with_memory) {
+        const StepRun& r = data.steps[s->record];
+        const MemoryBreakdown mem = estimate_step_unchecked(*s->model, *s->counts, hw, cal, s->config).memory;
+        worst = std::max(worst, std::abs(memory_of_kind(mem, r.memory_kind) / r.memory_gib - 1.0));
+        if (r.memory_reserved_gib > 0 && r.memory_kind != "reserved")
+            worst = std::max(worst, std::abs(mem.allocator_reserved_gib / r.memory_reserved_gib - 1.0));
+        floor = std::max(floor, s->sigma);
+    }
+    const double margin = std::min(std::max(worst, floor), 0.9);
+    set_parameter(cal, "memory_margin", margin);
+    Coefficient& c = coef["memory_margin"];
+    c.measured = true;
+    c.note = "the largest error of the peak-memory estimate over " + std::to_string(with_memory.size()) +
+             " step records (" + detail::fmt(100 * worst) + " %), at least their relative error (" + detail::fmt(100 * floor) + " %)";
 }
 
 }  // namespace
@@ -215,6 +259,7 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
     fit_compute(kernels, steps, hw, o, st, out, progress);
 
     apply_power(data, hw, st.cal, out, st.coef);
+    apply_memory(steps, data, hw, st.cal, st.coef);
     out.calibration = st.cal;
     for (const auto& [names, cov] : st.blocks) out.parameters.insert(out.parameters.end(), names.begin(), names.end());
     const auto p = static_cast<Eigen::Index>(out.parameters.size());

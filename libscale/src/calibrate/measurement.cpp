@@ -234,7 +234,13 @@ StepRun parse_step(const Record& r) {
             s.memory_kind != "nvidia-smi")
             r.bad("memory_kind", s.memory_kind, "reserved, allocated, active or nvidia-smi");
     }
-    if (r.has("memory_reserved_gib")) s.memory_reserved_gib = r.positive("memory_reserved_gib");
+    if (r.has("memory_reserved_gib")) {
+        s.memory_reserved_gib = r.positive("memory_reserved_gib");
+        // The caching allocator's reserved segments hold every allocated tensor.
+        if ((s.memory_kind == "allocated" || s.memory_kind == "active") && s.memory_reserved_gib < s.memory_gib)
+            r.bad("memory_reserved_gib", s.memory_reserved_gib,
+                  "a peak at least the allocated memory_gib (max_memory_reserved >= max_memory_allocated)");
+    }
     if (r.has("reported_mfu")) s.reported_mfu = r.positive("reported_mfu");
     if (r.has("relative_error")) {
         s.relative_error = r.positive("relative_error");
