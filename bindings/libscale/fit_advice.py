@@ -107,7 +107,10 @@ class FitAdvice(_OfPlan, Result):
                 f"{plan.config.micro_batch} x {plan.config.seq_len:,} tokens, checkpointing "
                 f"{_spec.option_values('training', plan.config)['activation_checkpointing']}. Fits: "
                 f"{_format.fit_text(mem)}")
-        tail = []
+        phases = ", ".join(f"{p} {g:,.1f}" for p, g in mem["phase_gib"].items())
+        tail = [f"peak {mem['allocated_gib']:,.1f} GiB allocated per GPU, in {mem['peak_phase']} ({phases}); "
+                f"{mem['total_gib']:,.1f} GiB with the allocator's share and the runtime's reserve, of "
+                f"{mem['available_gib']:,.1f}"]
         if not self.fits:
             tail.append("no change tried makes it fit" if not self._changes
                         else "each row makes it fit on its own; GPU-hours x: for the same tokens, relative to the "

@@ -99,7 +99,9 @@ def test_fit_python_result():
     for c in r.coefficients:
         assert c.prior_value == libscale._core.calibrate.get_parameter(default, c.name), c.name
         assert c.value == libscale._core.calibrate.get_parameter(r.calibration, c.name), c.name
-        if not c.fitted:
+        if c.measured:                                  # set from the records (power, memory), not fitted
+            assert not c.fitted and c.std_error == 0 and c.interval_80 is None
+        elif not c.fitted:
             assert (c.value, c.std_error, c.prior_log_sd, c.identified) == (c.prior_value, 0, 0, False)
             assert c.interval_80 is None
         elif c.name == "step_overhead_s":               # flat prior, fitted in its own units

@@ -1,7 +1,6 @@
 // libscale._core.estimate: MemoryBreakdown (estimate/memory_model.hpp), StepBreakdown and
 // the step model's entry points and configuration checks (estimate/step_model.hpp).
 // Arguments in the C++ order; calibration None: the hardware's default.
-#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -41,10 +40,11 @@ void register_estimate_step(py::module_& m) {
                 "peak_phase", [](const M& x) { return std::string(to_string(x.peak_phase)); },
                 "the phase whose live tensors are the peak: 'forward', 'loss', 'backward', 'reduction' or "
                 "'optimizer'"),
-            output_field<std::map<std::string, double>, M>(
+            // In the step's order (a dict keeps it), typed for the stubs.
+            output_field<py::typing::Dict<py::str, py::float_>, M>(
                 "phase_gib",
                 [](const M& x) {
-                    std::map<std::string, double> d;
+                    py::typing::Dict<py::str, py::float_> d;
                     for (std::size_t i = 0; i < M::kPhases; ++i)
                         d[to_string(static_cast<MemoryPhase>(i))] = x.phase_gib[i];
                     return d;

@@ -99,7 +99,8 @@ void apply_memory(const std::vector<detail::StepCase>& steps, const MeasurementS
     Coefficient& c = coef["memory_margin"];
     c.measured = true;
     c.note = "the largest error of the peak-memory estimate over " + std::to_string(with_memory.size()) +
-             " step records (" + detail::fmt(100 * worst) + " %), at least their relative error (" + detail::fmt(100 * floor) + " %)";
+             " step records (" + detail::fmt(100 * worst) + " %), at least their relative error (" +
+             detail::fmt(100 * floor) + " %)";
 }
 
 }  // namespace
