@@ -190,7 +190,6 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
     const double L = static_cast<double>(m.num_layers);
     const double V = static_cast<double>(m.vocab_size);
     const TokenBytes tb = token_bytes(m, c);
-    const bool recomputes = checkpointed_layers(c, m.num_layers) > 0;
     const double tokens_per_micro_step =
         static_cast<double>(n) * static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
     const bool accumulates =
@@ -268,7 +267,9 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
             const double below = at_first ? 1.0 : L;  // layers whose saved activations remain
             const double above = L - below;           // layers already reduced
             Alive a = base(w * above * layer / N, in_backward);
-            a.activations = t * (below * tb.saved + (recomputes ? tb.full : 0.0) + tb.outside + tb.transient);
+            // The layers below keep what they saved; the current one all of its tensors
+            // (recomputed from its saved input when checkpointed).
+            a.activations = t * ((below - 1) * tb.saved + tb.full + tb.outside + tb.transient);
             a.logits = held;
             if (a.sum() > phase[2].sum()) phase[2] = a;
         }
@@ -296,7 +297,7 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
         phase[0].logits = accumulates ? held : 0.0;
         phase[1].activations = t * (L * tb.saved + tb.outside);
         phase[1].logits = loss_bytes;
-        phase[2].activations = t * (L * tb.saved + (recomputes ? tb.full : 0.0) + tb.outside + tb.transient);
+        phase[2].activations = t * ((L - 1) * tb.saved + tb.full + tb.outside + tb.transient);
         phase[2].logits = held;
         phase[3].logits = held;
     }
