@@ -346,17 +346,22 @@ def _memory_section(projs: Mapping[str, Projection]) -> str:
     """Per GPU count: does it fit, and the largest micro-batch and sequence that would; for
     the smallest count that does not fit, the changes that make it fit with their cost."""
     parts = ["<section id=\"memory\"><h2>Memory: what fits</h2>",
-             "<p class=\"note\">The largest micro-batch (no accumulation) and the longest sequence that fit "
-             "with every other option as given; a count that does not fit lists the changes that make it fit "
-             "(docs/model.md 5.1; <code>libscale memory</code> shows them for any configuration).</p>"]
+             "<p class=\"note\">The peak per GPU (allocated, the largest phase of the step: forward, loss, "
+             "backward, the last reduction or the optimizer step; docs/model.md 5), the largest micro-batch (no "
+             "accumulation) and the longest sequence that fit with every other option as given; a count that does "
+             "not fit lists the changes that make it fit (docs/model.md 5.1; <code>libscale memory</code> shows "
+             "them for any configuration).</p>"]
     columns = [_format.Column("gpus", "GPUs", _format.integer), _format.Column("fit", "fits", _format.text, "<"),
+               _format.Column("peak_gib", "peak GiB", _format.fixed(1)),
+               _format.Column("peak_phase", "in", _format.text, "<"),
                _format.Column("max_micro_batch", "largest micro-batch", _format.integer),
                _format.Column("max_seq_len", "longest sequence tokens", _format.integer)]
     for hw, p in projs.items():
         rows, misfit = [], None
         for r in _format.with_fit(p.rows_dicts()):
             advice = p.fit_advice(r["gpus"])
-            rows.append({"gpus": r["gpus"], "fit": r["fit"], "max_micro_batch": advice.max_micro_batch or None,
+            rows.append({"gpus": r["gpus"], "fit": r["fit"], "peak_gib": r["memory"]["allocated_gib"],
+                         "peak_phase": r["memory"]["peak_phase"], "max_micro_batch": advice.max_micro_batch or None,
                          "max_seq_len": advice.max_seq_len or None})
             if misfit is None and not advice.fits:
                 misfit = advice

@@ -475,3 +475,15 @@ def test_the_cli_report_renders_in_chromium(cli_report, tmp_path):
         assert heading in page.headings, (heading, page.headings)
     assert page.headings[0] == "Training plan: qwen3-32b on b300 vs h200"
     assert len(page.images) == 2 + 2 and all(s.startswith("data:image/png;base64,") for s in page.images)
+
+
+def test_memory_section_shows_each_count_peak_and_its_phase():
+    from libscale.report import html_report
+
+    p = libscale.project("qwen3-32b", "h200", gpus=[4, 8])
+    section = html_report(p).split('id="memory"')[1].split("</section>")[0]
+    assert "peak GiB" in section
+    for r in p.rows_dicts():
+        mem = r["memory"]
+        assert f"{mem['allocated_gib']:.1f}" in section and mem["peak_phase"] in section
+        assert mem["allocated_gib"] == max(mem["phase_gib"].values())
