@@ -160,6 +160,13 @@ bool fused_loss_move(const Advisor&, TrainingConfig& x, Step& out) {
     return true;
 }
 
+bool drop_logits_move(const Advisor&, TrainingConfig& x, Step& out) {
+    if (!x.keep_logits) return false;
+    x.keep_logits = false;  // the loop keeps the loss only, as torchtitan's `del pred` does
+    out.text = "keep_logits=False";
+    return true;
+}
+
 bool adamw_8bit_move(const Advisor&, TrainingConfig& x, Step& out) {
     if (x.optimizer != Optimizer::adamw) return false;
     x.optimizer = Optimizer::adamw_8bit;
@@ -190,9 +197,9 @@ bool reshard_move(const Advisor&, TrainingConfig& x, Step& out) {
 }
 
 // Index 0 and 1 are both checkpointing: never combined.
-constexpr Move kMoves[] = {checkpointing_move,   selective_move,  micro_batch_move,
-                           fused_attention_move, fused_loss_move, adamw_8bit_move,
-                           bf16_master_move,     fsdp_move,       reshard_move};
+constexpr Move kMoves[] = {checkpointing_move, selective_move,   micro_batch_move, fused_attention_move,
+                           fused_loss_move,    drop_logits_move, adamw_8bit_move,  bf16_master_move,
+                           fsdp_move,          reshard_move};
 constexpr std::size_t kMoveCount = std::size(kMoves);
 
 // Each move alone, then each pair where neither alone fits (the smallest changes first: a
