@@ -44,25 +44,27 @@ double phase_bytes(const MemoryBreakdown& mem, MemoryPhase p) {
 //   recomputed one) 2 · 20,000 = 40,000 B; the final norm 4d = 4000 B; backward's working
 //   set 4d + 3 · 2f = 22,000 B (the MLP's gradients; attention's 6q + 4kv = 10,000 is less);
 //   unsharded bf16: root 2 · 100,001,000 = 200,002,000, a layer 2 · 13,002,000 = 26,004,000.
-//   forward:   states + grads + root + the current layer, its flat all-gather output and the
-//              next layer's (278,014,000) + 1000 · (3 · 2000 + 40,000) = 1,540,086,000
+//   forward:   states + grads + root + the current layer and its flat all-gather output
+//              (252,010,000) + 1000 · (3 · 2000 + 40,000) = 1,514,082,000
 //   loss:      states + grads + root + 1000 · (4 · 2000 + 4000) + 1000 · 50,000 · 12 B
 //              = 2,028,074,000  (the peak)
-//   backward:  states + grads + root + 2 layers + the output projection's and final norm's
-//              bf16 gradients 100,002,000 + the layer's 26,004,000 + the previous layer's
-//              reduce-scatter input 26,004,000 and bf16 output 13,002,000 (cast to fp32)
-//              + at the last layer 1000 · (3 · 2000 + 40,000 + 4000 + 22,000) (the layers
-//              below keep their inputs, the current one all its tensors)
-//              = 1,705,094,000
-//   reduction: states + grads + the root's bf16 gradients and reduce-scatter input
-//              (200,002,000 + 200,002,000) = 1,616,076,000
+//   backward:  states + grads + root + the output projection's and final norm's bf16
+//              gradients 100,002,000 + the layer's 26,004,000 + the current and the
+//              prefetched layer 52,008,000 (378,016,000 in all), and
+//              at the last layer 1000 · (3 · 2000 + 40,000 + 4000 + 22,000) → 1,666,088,000;
+//              at the one before, the previous layer's reduce-scatter input 26,004,000 and
+//              1000 · (2 · 2000 + 66,000) → 1,690,092,000 (the largest);
+//              at the first, nothing prefetched (−26,004,000) → 1,660,088,000
+//   reduction: states + grads + the root's reduce-scatter input 200,002,000, its output
+//              100,001,000 and the output's fp32 cast 200,002,000 (more than the bf16
+//              gradients and the input, 400,004,000) = 1,716,077,000
 //   optimizer: states + grads = 16 · P / 2 = 1,216,072,000
 TEST_F(Memory, PeakIsTheLargestPhaseByHand) {
     const MemoryBreakdown mem = run();
-    EXPECT_REL(phase_bytes(mem, MemoryPhase::forward), 1'540'086'000.0);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::forward), 1'514'082'000.0);
     EXPECT_REL(phase_bytes(mem, MemoryPhase::loss), 2'028'074'000.0);
-    EXPECT_REL(phase_bytes(mem, MemoryPhase::backward), 1'705'094'000.0);
-    EXPECT_REL(phase_bytes(mem, MemoryPhase::reduction), 1'616'076'000.0);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::backward), 1'690'092'000.0);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::reduction), 1'716'077'000.0);
     EXPECT_REL(phase_bytes(mem, MemoryPhase::optimizer), 16.0 * 152'009'000.0 / 2.0);
     EXPECT_EQ(mem.peak_phase, MemoryPhase::loss);
     EXPECT_STREQ(to_string(mem.peak_phase), "loss");
@@ -93,11 +95,14 @@ TEST_F(Memory, GradientsAreNoneBeforeBackwardWithoutAccumulation) {
     EXPECT_REL(phase_bytes(accumulating, MemoryPhase::forward) - phase_bytes(one, MemoryPhase::forward), 304'018'000.0);
     EXPECT_EQ(one.peak_phase, MemoryPhase::loss);
     EXPECT_EQ(one.grads_gib, 0.0);
-    // Backward at the first layer: the three layers above reduced, 4 · 3 · 13,002,000 / 2 =
-    // 78,012,000 B of gradients, 1000 · (40,000 + 4000 + 22,000) of activations.
-    EXPECT_REL(phase_bytes(one, MemoryPhase::backward), 912'054'000.0 + 78'012'000.0 + 417'022'000.0 + 66'000'000.0);
+    // Backward at the second layer: the two layers above reduced, 4 · 2 · 13,002,000 / 2 =
+    // 52,008,000 B of gradients; gathered and unsharded buffers 378,016,000 and the previous
+    // reduce-scatter input 26,004,000; 1000 · (2000 + 40,000 + 4000 + 22,000) of activations
+    // (at the first layer 2,000,000 B less: one more shard, nothing prefetched, one input
+    // fewer).
+    EXPECT_REL(phase_bytes(one, MemoryPhase::backward), 912'054'000.0 + 52'008'000.0 + 404'020'000.0 + 68'000'000.0);
     // The reduction: every layer's gradient shard, 4 · 52,008,000 / 2 = 104,016,000 B.
-    EXPECT_REL(phase_bytes(one, MemoryPhase::reduction), 912'054'000.0 + 104'016'000.0 + 400'004'000.0);
+    EXPECT_REL(phase_bytes(one, MemoryPhase::reduction), 912'054'000.0 + 104'016'000.0 + 500'005'000.0);
 }
 
 TEST_F(Memory, DdpAndZeroShardWhatTheyShard) {
@@ -196,29 +201,30 @@ TEST_F(Memory, TheLossPeaksInItsBackward) {
     EXPECT_REL(phase_bytes(kept, MemoryPhase::backward) - phase_bytes(dropped, MemoryPhase::backward), 100'000'000.0);
     EXPECT_REL(phase_bytes(kept, MemoryPhase::forward) - phase_bytes(dropped, MemoryPhase::forward), 100'000'000.0);
     // Fused: the bf16 logits, their gradient written in place (2 B). The loss is then
-    // 2,028,074,000 − 500,000,000 B and backward (1,705,094,000 B) is the peak.
+    // 2,028,074,000 − 500,000,000 B and the root's reduction (1,716,077,000 B) is the peak.
     c.keep_logits = false;
     c.loss_kernel = LossKernel::fused;
     const MemoryBreakdown fused = run();
     EXPECT_REL(phase_bytes(fused, MemoryPhase::loss), 1'528'074'000.0);
-    EXPECT_EQ(fused.peak_phase, MemoryPhase::backward);
+    EXPECT_EQ(fused.peak_phase, MemoryPhase::reduction);
     EXPECT_EQ(fused.logits_gib, 0.0);
 }
 
 TEST_F(Memory, FsdpBuffers) {
-    // fp32 reduction: the reduce-scatter input is 4 · 13,002,000 and its output is the
-    // gradient shard itself (a view in the parameters' dtype): backward 13,002,000 B more.
+    // fp32 reduction: the previous layer's reduce-scatter input is 4 · 13,002,000 (its
+    // output is the gradient shard itself, a view in the parameters' dtype): backward at
+    // the layer before the last 1,216,072,000 + 378,016,000 + 52,008,000 + 70,000,000.
     c.reduce_bytes = 4;
     MemoryBreakdown mem = run();
-    EXPECT_REL(phase_bytes(mem, MemoryPhase::backward), 1'718'096'000.0);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::backward), 1'716'096'000.0);
     // The root's reduction: input and output in fp32, 400,004,000 · 1.5 = 600,006,000.
     EXPECT_REL(phase_bytes(mem, MemoryPhase::reduction), 1'216'072'000.0 + 600'006'000.0);
     c.reduce_bytes = 2;
     // Layers not resharded after forward: every layer stays gathered (root + 4 layers,
-    // 304,018,000 B).
+    // 304,018,000 B, and the last one's flat all-gather output in forward).
     c.reshard_after_forward = false;
     mem = run();
-    EXPECT_REL(phase_bytes(mem, MemoryPhase::forward), 1'566'090'000.0);
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::forward), 1'592'094'000.0);
     EXPECT_REL(phase_bytes(mem, MemoryPhase::loss), 2'132'090'000.0);
     c.reshard_after_forward = true;
     // Syncing on the last micro-batch only: FSDP2 accumulates unsharded gradients in the
@@ -228,10 +234,43 @@ TEST_F(Memory, FsdpBuffers) {
     EXPECT_EQ(mem.peak_phase, MemoryPhase::loss);
     EXPECT_EQ(mem.grads_gib, 0.0);
     EXPECT_REL(mem.buffers_gib * kGiB, 200'002'000.0 + 304'018'000.0);
+    // Its backward holds each layer's gradient once: unsharded until that layer reduces,
+    // then its shard (here 2 B either way: 4 B over 2 GPUs). At the layer before the last:
+    // one shard, 4 · 13,002,000 / 2, and 2 · (P − 13,002,000) unsharded, with 378,016,000 +
+    // the reduce-scatter input 26,004,000 + 1000 · (2 · 2000 + 66,000).
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::backward),
+               912'054'000.0 + 26'004'000.0 + 278'014'000.0 + 404'020'000.0 + 70'000'000.0);
+    // The root's reduction: its accumulated bf16 gradient is the reduce-scatter input's
+    // source (200,002,000 + 200,002,000), then the output and its fp32 cast.
+    EXPECT_REL(phase_bytes(mem, MemoryPhase::reduction), 912'054'000.0 + 104'016'000.0 + 500'005'000.0);
     c.global_batch_tokens = 2000;  // one micro-batch per step (2 GPUs × 1,000): nothing accumulates
     mem = run();
     EXPECT_REL(mem.buffers_gib * kGiB, 200'002'000.0);
     EXPECT_REL(mem.allocated_gib * kGiB, 1'724'056'000.0);
+}
+
+TEST_F(Memory, TiedEmbeddingsGradientIsAliveThroughBackward) {
+    // Tied: P = 102,009,000, root 50,001,000. The output projection's backward gives the
+    // shared table its bf16 gradient (2 · 50,000,000) right after the loss, alive until the
+    // root reduces. One micro-batch, backward at the second layer:
+    //   states 12 · P / 2 = 612,054,000; the layers above 4 · 2 · 13,002,000 / 2 = 52,008,000;
+    //   root 100,002,000 + 2 layers 52,008,000 + the table's and final norm's gradients
+    //   100,002,000 + the layer's 26,004,000 + the previous reduce-scatter input 26,004,000;
+    //   1000 · (2000 + 40,000 + 4000 + 22,000).
+    m.tie_word_embeddings = true;
+    c.global_batch_tokens = 2000;
+    EXPECT_REL(phase_bytes(run(), MemoryPhase::backward), 612'054'000.0 + 52'008'000.0 + 304'020'000.0 + 68'000'000.0);
+}
+
+TEST_F(Memory, ForeachAdamWHoldsOneMoreStateAtItsStep) {
+    // torch.optim's default multi-tensor AdamW allocates exp_avg_sq_sqrt: 4 · P / 2.
+    const double fused = phase_bytes(run(), MemoryPhase::optimizer);
+    c.fused_optimizer = false;
+    EXPECT_REL(phase_bytes(run(), MemoryPhase::optimizer) - fused, 304'018'000.0);
+    c.optimizer = Optimizer::sgd;  // no such tensor
+    const double sgd = phase_bytes(run(), MemoryPhase::optimizer);
+    c.fused_optimizer = true;
+    EXPECT_REL(phase_bytes(run(), MemoryPhase::optimizer), sgd);
 }
 
 TEST_F(Memory, TotalIsThePeakAndFitsAgainstHbm) {
@@ -308,10 +347,11 @@ TEST_F(Memory, EagerAttentionKeepsItsProbabilities) {
     // PyTorch's unfused attention keeps the h × seq softmax output per token: 10 · 1000 · 2
     // = 20,000 B more in every layer that keeps everything (and in the recomputed one).
     c.attention_kernel = AttentionKernel::eager;
-    // full: the loss sees only the layers' inputs; backward's recomputed layer has them:
-    // 1000 · (3 · 2000 + 60,000 + 4000 + 22,000), 20,000,000 B above flash attention's.
+    // full: the loss sees only the layers' inputs; backward's recomputed layer has them,
+    // and its working set the probabilities' and scores' gradients (h · s · 4 B = 40,000):
+    // 1000 · (2 · 2000 + 60,000 + 4000 + 4000 + 50,000) at the layer before the last.
     EXPECT_REL(run().activations_gib * kGiB, 12'000'000.0);
-    EXPECT_REL(phase_bytes(run(), MemoryPhase::backward), 1'705'094'000.0 + 20'000'000.0);
+    EXPECT_REL(phase_bytes(run(), MemoryPhase::backward), 1'216'072'000.0 + 404'020'000.0 + 122'000'000.0);
     // none: 1000 · (4 · 60,000 + 4000)
     c.activation_checkpointing = Checkpointing::none;
     EXPECT_REL(run().activations_gib * kGiB, 244'000'000.0);
@@ -453,12 +493,12 @@ TEST(MemoryFit, Qwen3_32BOnFourB300Fits) {
     EXPECT_LT(s.memory.total_gib, 268.6);
     EXPECT_GT(s.memory.total_gib, 122.05);
     EXPECT_NO_THROW(require_fit(q, b300, cal, c, s));
-    // Full checkpointing, seq 8192: the peak is backward at the first layer, whose
-    // activations are, per token, the recomputed layer 2 · 150,528 (150,528 = 4·5120 +
-    // 2·8192 + 2·1024 + 4·25600 + 8192 + 1024 elements), the final norm 4 · 5120 and
-    // backward's working set 4 · 5120 + 6 · 25,600.
+    // Full checkpointing, seq 8192: the peak is backward at the second layer, whose
+    // activations are, per token, the first layer's input 2 · 5120, the recomputed layer
+    // 2 · 150,528 (150,528 = 4·5120 + 2·8192 + 2·1024 + 4·25600 + 8192 + 1024 elements), the
+    // final norm 4 · 5120 and backward's working set 4 · 5120 + 6 · 25,600.
     EXPECT_EQ(s.memory.peak_phase, MemoryPhase::backward);
-    EXPECT_REL(s.memory.activations_gib, (301'056.0 + 20'480.0 + 174'080.0) * 8192 / kGiB);
+    EXPECT_REL(s.memory.activations_gib, (10'240.0 + 301'056.0 + 20'480.0 + 174'080.0) * 8192 / kGiB);
 }
 
 }  // namespace

@@ -367,10 +367,13 @@ def test_memory_options_against_memory_model(qwen, b300, qwen_config_json):
         s = libscale.estimate_step(gpus=n, seq_len=t, checkpoint_every=every)
         kept = L // every
         assert s.memory.phase_gib["loss"] - every1 == pytest.approx(t * (L - kept) * (whole - d) * 2 / GiB), every
-    # eager attention also keeps the h × s probabilities per token of the layer it recomputes
+    # eager attention also keeps the h × s probabilities per token of the layer it
+    # recomputes (2 B), and its backward makes their gradient and the scores' (4 B), which
+    # then outgrow the MLP's gradients (6f) as backward's working set
+    h = c["num_attention_heads"]
     eager = libscale.estimate_step(gpus=n, seq_len=t, attention_kernel="eager")
     assert eager.memory.phase_gib["backward"] - ref.memory.phase_gib["backward"] == pytest.approx(
-        t * c["num_attention_heads"] * t * 2 / GiB)
+        t * (h * t * 2 + (6 * q + 4 * kv + h * t * 4) - 6 * f) / GiB)
 
 
 def test_compute_options_reach_the_core(qwen, b300):

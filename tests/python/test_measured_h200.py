@@ -221,7 +221,9 @@ def test_peak_memory_of_every_step_phase_by_phase():
         errors.append(s.memory.allocated_gib / r["memory_gib"] - 1)
         phases.add(s.memory.peak_phase)
     assert max(abs(e) for e in errors) < 0.005, errors
-    assert phases == {"backward", "loss"}
+    # The root's reduction (fp32 input and full-size output on one GPU) and the loss at
+    # 16,384 tokens, without checkpointing or with accumulated gradients.
+    assert phases == {"reduction", "loss"}
     # Without the held logits (a loop that keeps only the loss) the peak is 2 B per logit lower.
     kept, dropped = (libscale.estimate_step(model(8), "h200", gpus=1, gpus_per_node=8, seq_len=8192,
                                             activation_checkpointing="full", reduce_dtype="fp32",

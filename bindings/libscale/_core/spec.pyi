@@ -385,6 +385,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
     checkpoint_every: int
     clip_grad_norm: bool
     keep_logits: bool
+    fused_optimizer: bool
     data: DataPipeline
     checkpoint: CheckpointPolicy
     _options_group: typing.ClassVar[str]
@@ -422,6 +423,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
         checkpoint_every: int = 1,
         clip_grad_norm: bool = False,
         keep_logits: bool = False,
+        fused_optimizer: bool = True,
         data: DataPipeline | Mapping[str, Any] | None = None,
         checkpoint: CheckpointPolicy | Mapping[str, Any] | None = None,
     ) -> None:

@@ -175,6 +175,8 @@ def _config(run: RunResult, r: CaseResult) -> dict[str, Any]:
         "clip_grad_norm": False,
         # the runner keeps only the loss of the model's output (`net(...).loss`)
         "keep_logits": False,
+        # AdamW(fused=True), or torch.optim's multi-tensor path where fused is refused
+        "fused_optimizer": r.optimizer == "fused",
     }
 
 

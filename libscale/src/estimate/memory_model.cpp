@@ -96,7 +96,12 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c) {
     // the MLP's (gated: the product's, the activation's and up's gradients, 3f; plain 2f)
     // and attention's (dq, dk, dv in bf16 and the fp32 dq accumulator of flash backward).
     const double mlp = (m.mlp == MlpKind::gated ? 3.0 : 2.0) * kActivationBytes * f;
-    b.transient = 2 * kActivationBytes * d + std::max(mlp, 6 * q + 4 * kv);
+    double attention = 6 * q + 4 * kv;
+    // Eager attention's backward also makes the probabilities' gradient and the scores'
+    // (bf16, 2 + 2 B each); transformers' fp32 softmax casts the former to fp32 first
+    // (+4 B, the bf16 one freed).
+    if (eager_attention) attention += h * s * (hf ? 6.0 : 4.0);
+    b.transient = 2 * kActivationBytes * d + std::max(mlp, attention);
     return b;
 }
 
@@ -108,7 +113,7 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c) {
 // (Liger, flash-attn's xentropy): the bf16 logits, their gradient written in place.
 double loss_peak_bytes(const TrainingConfig& c, bool logits_held) {
     if (c.loss_kernel == LossKernel::fused) return 2.0;
-    return std::max(10.0, 12.0 + (logits_held ? 2.0 : 0.0));
+    return 12.0 + (logits_held ? 2.0 : 0.0);  // backward's 12 B is above forward's 10
 }
 
 // Adafactor keeps, per matrix, a row and a column vector of second-moment statistics,
@@ -203,6 +208,12 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
     const double optimizer_states =
         optimizer_bytes_per_parameter(m, p, c) - (c.master_weights == MasterWeights::fp32 ? 4.0 : 0.0);
 
+    // fused AdamW updates in place; torch.optim's default multi-tensor path allocates
+    // exp_avg_sq_sqrt, one more state-sized tensor, for the step (torch/optim/adam.py
+    // _multi_tensor_adam).
+    const double w_state = c.master_weights == MasterWeights::fp32 ? 4.0 : 2.0;
+    const double optimizer_temp = !c.fused_optimizer && c.optimizer == Optimizer::adamw ? w_state : 0.0;
+
     std::array<Alive, MemoryBreakdown::kPhases> phase{};
     const bool fsdp = c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp;
     if (fsdp) {
@@ -211,7 +222,8 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
         // only gathered. Gradients are None until backward (zero_grad(set_to_none=True))
         // unless micro-batches accumulate into them.
         const double N = static_cast<double>(sh.weights);
-        const double w = c.master_weights == MasterWeights::fp32 ? 4.0 : 2.0;
+        const bool across = sh.weights > 1;  // one GPU: no all-gather, no flat output, nothing prefetched
+        const double w = w_state;
         const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
         const double rb = static_cast<double>(c.reduce_bytes);
         const double fp8_saving = c.fp8_all_gather && c.precision == Precision::fp8
@@ -220,74 +232,80 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
         const double unsharded_layer = 2.0 * layer - fp8_saving;
         const double unsharded_root = 2.0 * root;
         // Gathered in forward: the root (not resharded after forward: FSDP2's root keeps
-        // its parameters through backward) and the current layer; across GPUs also its flat
-        // all-gather output, kept until the next layer's all-gather is waited on, and that
-        // next layer's; all of it without resharding.
-        const double layers_gathered = sh.weights > 1 ? 3.0 : 2.0;
-        const double gathered = c.reshard_after_forward ? unsharded_root + layers_gathered * unsharded_layer
-                                                        : unsharded_root + L * unsharded_layer;
+        // its parameters through backward) and the current layer, across GPUs with its flat
+        // all-gather output, kept until the next layer's all-gather is waited on; without
+        // resharding every layer stays gathered.
+        const double flat = across ? unsharded_layer : 0.0;
+        const double gathered = c.reshard_after_forward ? unsharded_root + unsharded_layer + flat
+                                                        : unsharded_root + L * unsharded_layer + flat;
         const double sharded_grads = w * P / N;
         // Accumulating micro-batches: the sharded gradients of earlier micro-batches, or,
-        // without syncing until the last one, every unsharded gradient in the reduce dtype.
+        // without syncing until the last one, every unsharded gradient in the reduce dtype
+        // (each freed as the last micro-batch reduces it).
         const bool unsharded_accumulation = accumulates && c.grad_sync == GradSync::last_micro_batch;
-        const double carried = unsharded_accumulation ? rb * P : (accumulates ? sharded_grads : 0.0);
+        const double carried_shards = accumulates && !unsharded_accumulation ? sharded_grads : 0.0;
+        const double carried_unsharded = unsharded_accumulation ? rb * P : 0.0;
         auto base = [&](double grads, double buffers) {
             Alive a;
             a.weights = w * P / N;
             a.optimizer = optimizer_states * P / N;
-            if (unsharded_accumulation) {
-                a.grads = grads;
-                a.buffers = buffers + carried;
-            } else {
-                a.grads = std::max(grads, carried);
-                a.buffers = buffers;
-            }
+            a.grads = std::max(grads, carried_shards);
+            a.buffers = buffers;
             return a;
         };
-        Alive& fwd = phase[0] = base(0, gathered);
+        Alive& fwd = phase[0] = base(0, gathered + carried_unsharded);
         fwd.activations = t * ((L - 1) * tb.saved + tb.full);
         fwd.logits = accumulates ? held : 0.0;  // the previous micro-batch's output, until replaced
         Alive& loss = phase[1] =
-            base(0, gathered - (c.reshard_after_forward ? layers_gathered * unsharded_layer : 0.0));
+            base(0, unsharded_root + (c.reshard_after_forward ? 0.0 : L * unsharded_layer) + carried_unsharded);
         loss.activations = t * (L * tb.saved + tb.outside);
         loss.logits = loss_bytes;
-        // A layer's backward (at the last layer and at the first: what is alive is linear
-        // in the layer's index): the root's parameters and its output projection's
-        // unsharded gradient, the current and prefetched layer gathered, the layer's
-        // unsharded gradients, the previous layer's reduce-scatter input (in the reduce
-        // dtype, held until the next reduction), the sharded gradients of the layers above
-        // (views into the reduce-scatter output when it is in their dtype, else a cast of
-        // it: the output then counts too).
-        const double reduce_output = rb == w ? 0.0 : rb * layer / N;
-        const double in_backward =
-            (c.reshard_after_forward ? unsharded_root + 2.0 * unsharded_layer : unsharded_root + L * unsharded_layer) +
-            2.0 * static_cast<double>(p.lm_head + p.final_norm) + 2.0 * layer +
-            (unsharded_accumulation ? 0.0 : rb * layer + reduce_output);
-        for (int at_first = 0; at_first < 2; ++at_first) {
-            const double below = at_first ? 1.0 : L;  // layers whose saved activations remain
-            const double above = L - below;           // layers already reduced
-            Alive a = base(w * above * layer / N, in_backward);
-            // The layers below keep what they saved; the current one all of its tensors
-            // (recomputed from its saved input when checkpointed).
+        // A layer's backward, at the last layer, the first, and the two next to them (every
+        // term is linear in the layer's index but the prefetched layer, none at the first,
+        // and the previous reduce-scatter input, none at the last): the root's parameters and its output projection's
+        // unsharded gradient (the tied embedding's when tied), the current layer gathered and, across GPUs, the next
+        // one prefetched (none at the first; without resharding, every layer not yet through backward), the layer's
+        // unsharded gradients, the previous layer's reduce-scatter input (kept until the next reduction; none yet at
+        // the last layer), the gradient shards of the layers above. Syncing on the last
+        // micro-batch only: its backward reduces each layer's accumulated gradient in turn,
+        // the others keep all of them.
+        const double head =
+            m.tie_word_embeddings ? static_cast<double>(p.embedding + p.lm_head) : static_cast<double>(p.lm_head);
+        const double head_grads = 2.0 * (head + static_cast<double>(p.final_norm));
+        for (const double below : {L, L - 1, 2.0, 1.0}) {  // layers whose saved activations remain
+            if (below < 1 || below > L) continue;
+            const double above = L - below;  // layers already reduced
+            const bool first = below == 1, last = below == L;
+            const double layers_gathered =
+                c.reshard_after_forward ? unsharded_layer + (first ? 0.0 : flat) : below * unsharded_layer;
+            const double common = unsharded_root + layers_gathered + head_grads + 2.0 * layer;
+            Alive a = base(w * above * layer / N, common + (last ? 0.0 : rb * layer) +
+                                                      (unsharded_accumulation ? rb * (P - above * layer) : 0.0));
+            if (unsharded_accumulation) {  // a micro-batch that does not reduce: every gradient unsharded
+                const Alive keep = base(0, common + carried_unsharded);
+                if (keep.sum() > a.sum()) a = keep;
+            }
             a.activations = t * ((below - 1) * tb.saved + tb.full + tb.outside + tb.transient);
             a.logits = held;
             if (a.sum() > phase[2].sum()) phase[2] = a;
         }
-        // The root's post-backward: its parameters are resharded first, then its bf16
-        // gradients are copied into the reduce-scatter input and freed before the output
-        // is allocated.
-        const double root_grads_bf16 = 2.0 * root;
+        // The root's post-backward: its parameters are resharded first, its gradients
+        // (bf16, or accumulated in the reduce dtype) are copied into the reduce-scatter
+        // input and freed; then the output (1/N of it) and, in another dtype than the
+        // parameters, its cast to theirs (the root's new shard).
+        const double root_grads = unsharded_accumulation ? rb * root : 2.0 * root;
+        const double cast = rb == w ? 0.0 : w * root / N;
         Alive& red = phase[3] =
-            base(w * (P - root) / N,
-                 unsharded_accumulation ? 0.0 : std::max(root_grads_bf16 + rb * root, rb * root * (1.0 + 1.0 / N)));
+            base(w * (P - root) / N, std::max(root_grads + rb * root, rb * root + rb * root / N + cast));
         red.logits = held;
-        // The optimizer step: fused AdamW updates in place (torch.optim's _fused_adamw).
-        phase[4] = base(sharded_grads, 0);
-        if (unsharded_accumulation) phase[4].buffers = 0;
+        // The optimizer step over every gradient shard.
+        Alive& opt = phase[4] = base(sharded_grads, optimizer_temp * P / N);
+        opt.logits = held;
     } else {
-        // DDP and ZeRO-1/2: bf16 weights and gradient buffers allocated once (DDP's
-        // reducer buckets, DeepSpeed's partitioned gradient buffers) and kept, fp32
-        // masters and states with the optimizer: every phase holds them.
+        // DDP and ZeRO-1/2: bf16 weights and gradient buffers allocated once and kept, fp32
+        // masters and states with the optimizer (ZeRO, arXiv 1910.02054 §3.1): every phase
+        // holds them. (PyTorch DDP's reducer buckets are a second gradient copy unless
+        // gradient_as_bucket_view=True; not counted.)
         Alive s;
         s.weights = P * kWeightBytes / static_cast<double>(sh.weights);
         s.grads = P * kGradBytes / static_cast<double>(sh.grads);
@@ -300,6 +318,8 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
         phase[2].activations = t * ((L - 1) * tb.saved + tb.full + tb.outside + tb.transient);
         phase[2].logits = held;
         phase[3].logits = held;
+        phase[4].logits = held;
+        phase[4].buffers = optimizer_temp * P / static_cast<double>(sh.optimizer);
     }
     std::size_t peak = 0;
     for (std::size_t i = 0; i < phase.size(); ++i) {

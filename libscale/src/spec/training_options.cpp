@@ -78,6 +78,9 @@ const OptionTable<TrainingConfig>& training_options() {
                        "the training loop keeps the model's output (its bf16 logits) through backward, as "
                        "`outputs = model(**batch); outputs.loss.backward()` does (Hugging Face Trainer, TRL and "
                        "torchtitan drop it first)"),
+            boolean<C>("fused_optimizer", &C::fused_optimizer,
+                       "the optimizer's fused kernel (torch.optim fused=True, torchtitan's default); not: "
+                       "torch.optim's default multi-tensor path, whose AdamW step holds one more state-sized tensor"),
         }};
     return table;
 }

@@ -128,6 +128,10 @@ struct TrainingConfig {
     // Accelerate's examples do); Hugging Face Trainer, TRL and torchtitan drop it before
     // backward. 2 B per logit at the memory peak.
     bool keep_logits = false;
+    // The optimizer's fused kernel (torch.optim fused=True; torchtitan's default), or
+    // torch.optim's default multi-tensor (foreach) path, whose AdamW step holds one more
+    // state-sized tensor (exp_avg_sq_sqrt).
+    bool fused_optimizer = true;
     DataPipeline data;
     CheckpointPolicy checkpoint;
 };
