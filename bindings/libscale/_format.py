@@ -285,7 +285,8 @@ def projection_header(d: Mapping[str, Any]) -> str:
         parts.append(" ".join(what))
     if cfg:
         gpn = cfg["gpus_per_node"] or (d.get("hardware") or {}).get("gpus_per_node")
-        parts.append(f"{cfg['strategy']}, {gpn} GPUs/node")
+        # Several hardware without --gpus-per-node: each its own, on its own line.
+        parts.append(f"{cfg['strategy']}, " + ("each hardware's GPUs/node" if gpn is None else f"{gpn} GPUs/node"))
         rows = d.get("rows") or []
         batch = rows[0]["tokens_per_step"] if rows else cfg["global_batch_tokens"]
         batch_text = "not set" if batch is None else f"{batch:,.0f} tokens"

@@ -179,7 +179,8 @@ class Comparison(Result):
         lines = [_format.projection_header(common)]
         for name, p in self.projections.items():
             d = p.to_dict()
-            lines.append(f"  {name}: calibration {_format.calibration_label(d['calibration'])}, "
+            nodes = "" if d["config"]["gpus_per_node"] else f"{d['hardware']['gpus_per_node']} GPUs/node, "
+            lines.append(f"  {name}: {nodes}calibration {_format.calibration_label(d['calibration'])}, "
                          f"${d['price_per_gpu_hour_usd']:,.2f}/GPU-h")
         if self.prices_source:
             lines.append(f"  prices from {self.prices_source}")

@@ -145,3 +145,16 @@ def test_cli_hardware_list_table_csv_and_errors(tmp_path: Path):
             given += extra
         bad = run_cli(given)
         assert bad.returncode == 2 and message in bad.stderr and bad.stderr.count("\n") == 1, bad.stderr
+
+
+def test_header_without_gpus_per_node_gives_each_hardware_its_own():
+    # Without gpus_per_node each hardware runs its own node size: said on its own line,
+    # never "None GPUs/node".
+    c = libscale.compare("qwen3-32b", ["h100", "b200"], gpus=[8])
+    header = c.header()
+    assert "None" not in header and "each hardware's GPUs/node" in header.splitlines()[0]
+    for name in ("h100", "b200"):
+        line = next(ln for ln in header.splitlines() if ln.strip().startswith(name + ":"))
+        assert f"{libscale.hardware(name).gpus_per_node} GPUs/node" in line
+    given = libscale.compare("qwen3-32b", ["h100", "b200"], gpus=[8], gpus_per_node=4).header()
+    assert "4 GPUs/node" in given.splitlines()[0] and "GPUs/node" not in given.splitlines()[1]
