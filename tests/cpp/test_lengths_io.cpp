@@ -308,6 +308,14 @@ TEST(LengthsJsonl, FieldAndLineNumbers) {
     EXPECT_EQ(read_lengths_jsonl(tmp("l.jsonl"), "n_tokens"), (std::vector<std::uint32_t>{5, 0}));
     const std::string missing = test::error_of([] { read_lengths_jsonl(tmp("l.jsonl")); });
     EXPECT_HAS(missing, "l.jsonl:1");
+    // It names the fields the line has, so that the length's can be given.
+    EXPECT_HAS(missing, "no field 'length'; the line has the fields \"n_tokens\" (name the length's field");
+    write_bytes(tmp("many.jsonl"),
+                "{\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":1,\"f\":1,\"g\":1,\"h\":1,\"i\":1,\"j\":1}\n");
+    EXPECT_HAS(test::error_of([] { read_lengths_jsonl(tmp("many.jsonl")); }),
+               "the fields \"a\", \"b\", \"c\", \"d\", \"e\", \"f\", \"g\", \"h\", ... (");
+    write_bytes(tmp("none.jsonl"), "{}\n");
+    EXPECT_HAS(test::error_of([] { read_lengths_jsonl(tmp("none.jsonl")); }), "the line has no fields");
     write_bytes(tmp("bad.jsonl"), "{\"length\": 5}\n{\"length\": -3}\n");
     const std::string bad = test::error_of([] { read_lengths_jsonl(tmp("bad.jsonl")); });
     EXPECT_HAS(bad, "bad.jsonl:2: field 'length' = -3: negative length");

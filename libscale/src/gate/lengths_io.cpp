@@ -467,7 +467,24 @@ void jsonl_line(const std::string& line, const std::string& where, const std::st
     }
     if (!j.is_object()) throw ParseError(where + ": each line must be a JSON object");
     const auto it = j.find(field);
-    if (it == j.end()) throw ParseError(where + ": no field '" + field + "'");
+    if (it == j.end()) {
+        // Name what the line has (the first few, each cut short and escaped by dump()), so
+        // that the length's own name can be given (--length-field, field=).
+        std::string found;
+        std::size_t n = 0;
+        for (const auto& item : j.items()) {
+            if (n++ == 8) {
+                found += ", ...";
+                break;
+            }
+            const std::string& key = item.key();
+            found +=
+                (found.empty() ? "" : ", ") + nlohmann::json(key.size() > 40 ? key.substr(0, 40) + "..." : key).dump();
+        }
+        throw ParseError(where + ": no field '" + field + "'; the line has " +
+                         (found.empty() ? std::string("no fields") : "the fields " + found) +
+                         " (name the length's field: --length-field, or field= in Python)");
+    }
     // An integer past 2^64 reaches here as a float (nlohmann's parser): it is an integer, too long.
     if (it->is_number_float() && std::abs(it->get<double>()) >= 18446744073709551616.0)
         throw ParseError(where + ": field '" + field + "' = " + it->dump() +
