@@ -244,6 +244,17 @@ PACKING_ALIASES: dict[str, str] = {
     "greedy_split": "torchtune_split",
     "knapsack": "llamafactory",
     "multipack": "axolotl_multipack",
+    # the trainers' own names, for their default packing: TRL's SFTConfig packing_strategy
+    # "bfd", LLaMA-Factory's knapsack, Axolotl's multipack sample packing
+    "trl": "trl_bfd",
+    "llama_factory": "llamafactory",
+    "axolotl": "axolotl_multipack",
+}
+
+#: Trainer names whose default packing the gate does not reproduce, with what it offers.
+_UNREPRODUCED_PACKING: dict[str, str] = {
+    "nemo": "NeMo's default packing_algorithm is 'first_fit_shuffle' (a random order), which the gate does not "
+            "reproduce; its 'first_fit_decreasing' is packing='nemo_ffd' (short name 'ffd')",
 }
 
 #: Packer names their trainer has deprecated: TRL v0.29 called bfd_split "bfd-requeue";
@@ -262,6 +273,8 @@ def _packer(packing: Any) -> str:
     if name in _DEPRECATED_PACKING:
         name, message = _DEPRECATED_PACKING[name]
         warnings.warn(f"packing = {packing!r}: {message}", FutureWarning, stacklevel=3)
+    if name in _UNREPRODUCED_PACKING:
+        raise ValueError(f"packing = {packing!r}: {_UNREPRODUCED_PACKING[name]}")
     name = PACKING_ALIASES.get(name, name)
     valid = list(_core.gate.packer_names())
     if name not in valid:

@@ -23,8 +23,10 @@ def add_parser(sub: Any) -> None:
                         "--length-field) or raw integers (give --dtype)")
     p.add_argument("--packing", default=None, metavar="NAME",
                    help="the packer by a short name: bfd (TRL, default), bfd_split, wrapped, ffd (NeMo), greedy / "
-                        "greedy_split (torchtune), knapsack (LLaMA-Factory), multipack (Axolotl), none; or a full "
-                        "name as --packer takes it (TRL's deprecated bfd-requeue: bfd_split, with a warning)")
+                        "greedy_split (torchtune), knapsack (LLaMA-Factory), multipack (Axolotl), none; by the "
+                        "trainer's name for its default (trl, torchtune, llama-factory, axolotl; not nemo, whose "
+                        "default first_fit_shuffle is not reproduced); or a full name as --packer takes it (TRL's "
+                        "deprecated bfd-requeue: bfd_split, with a warning)")
     p.add_argument("--shuffle-seed", type=integer, default=None, metavar="SEED",
                    help="DistributedSampler(shuffle=True, seed=SEED): --shuffle --seed SEED in one flag")
     g = p.add_argument_group("gate options")
