@@ -48,7 +48,7 @@ process is one rank (across nodes).
   --layers N           decoder layers of the micro-run (quick 2, else 4)
   --power-phase-s S    seconds per power phase (quick 4, else 10)
   --no-fp8             no fp8 GEMMs
-  --quiet              no progress lines
+  --quiet              no progress lines and no summary (a failure is one line on stderr)
   --plan               print what would be measured and the predicted time, then exit
                        (with --gpus N and --nodes M for another machine's size)
  simulated backend only:
@@ -272,6 +272,7 @@ int main(int argc, char** argv) {
         ro.timeout_s = a.timeout_s;
         ro.command = command;
         ro.progress = !a.quiet;
+        ro.summary = !a.quiet;
         return run_calibration(*world, *backend, plan, ro);
     } catch (const BackendError& e) {
         std::cerr << "libscale-calibrate: rank " << world->rank() << ": " << one_line(e.what()) << "\n";

@@ -233,7 +233,14 @@ public:
         dog.at("fit");
         const json report = finish(p_, collected_, o_.out_dir);
         write_file_atomic(o_.out_dir / "report.json", report.dump(2) + "\n");
-        std::cout << summary(report) << std::flush;
+        if (o_.summary) {
+            std::cout << summary(report) << std::flush;
+        } else {
+            if (report.contains("failure"))
+                std::cerr << "libscale-calibrate: FAILED: " << report["failure"].get<std::string>() << "\n";
+            if (report.contains("fit_error"))
+                std::cerr << "libscale-calibrate: fit failed: " << report["fit_error"].get<std::string>() << "\n";
+        }
         if (!collected_.failure.empty()) return kExitFault;
         return report.contains("fit_error") ? kExitFitFailed : 0;
     }

@@ -24,6 +24,9 @@ struct RunOptions {
     double timeout_s = 300;
     std::string command;   // the command line, for the provenance
     bool progress = true;  // progress lines on rank 0's stderr
+    // The summary of what was measured on rank 0's stdout; without it (--quiet) a failure
+    // is still one line on stderr.
+    bool summary = true;
 };
 
 // Exit codes: 0 measured and fitted; 3 a rank failed, hung or lost its GPU (what was

@@ -60,7 +60,8 @@ TEST(CalibrateCli, SimulatedRunFeedsProjections) {
     const fs::path dir = out_dir("ok");
     const Result r = run(kSimulated + "--gpus 2 --out " + dir.string());
     ASSERT_EQ(r.code, 0) << r.output;
-    EXPECT_TRUE(contains(r.output, "GEMM bf16")) << r.output;
+    EXPECT_EQ(r.output, "");  // --quiet: no progress, no summary
+    EXPECT_TRUE(contains(read_json_file(dir / "report.json")["calibration"].get<std::string>(), "calibration.json"));
     // The fitted file drives a projection, and moves it off the default calibration.
     const HardwareProfile hw = find_hardware("h200");
     const CalibrationFile f = read_calibration_file((dir / "calibration.json").string(), hw);
@@ -151,6 +152,12 @@ TEST(CalibrateCli, OutOfMemoryShapesAreSkippedAndSaid) {
     ASSERT_EQ(r.code, 0) << r.output;
     const json report = read_json_file(dir / "report.json");
     ASSERT_FALSE(report["skipped"].empty());
+    // Without --quiet the summary says what was measured and written.
+    const fs::path loud = out_dir("loud");
+    const Result said = run(
+        "--model qwen3-0.6b --hardware h200 --backend simulated --quick --phases operations --out " + loud.string());
+    ASSERT_EQ(said.code, 0) << said.output;
+    EXPECT_TRUE(contains(said.output, "GEMM bf16") && contains(said.output, "wrote ")) << said.output;
     for (const json& s : report["skipped"]) EXPECT_TRUE(contains(s["why"], "out of memory")) << s.dump();
     // The output head's GEMMs (151936 × 5120 bf16 weights: 1.5 GiB) did not fit in 256 MiB.
     const MeasurementSet m = read_measurements((dir / "measurements.json").string());
