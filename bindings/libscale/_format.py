@@ -4,6 +4,7 @@ Formatting only: every number shown is one the C++ core computed."""
 
 from __future__ import annotations
 
+import datetime
 import html
 import math
 import re
@@ -524,10 +525,25 @@ TRIAGE_COLUMNS = [
 ]
 
 
+# Seconds since 1970 between 2001 and 5138: a trace's wall-clock timestamps (nvidia-smi,
+# DCGM); anything else is a trace's own clock, shown as seconds.
+_EPOCH_S = (1e9, 1e11)
+
+
+def clock_text(t: float) -> str:
+    """A trace time: UTC date and time for wall-clock timestamps, else 't = <s> s'."""
+    if _EPOCH_S[0] <= t < _EPOCH_S[1]:
+        return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f"t = {t:.1f} s"
+
+
 def alert_line(alert: Mapping[str, Any], first_start_s: float) -> str:
-    """One alert: absolute time, time since the trace began, kind, GPUs and the message."""
-    return (f"t = {alert['time_s']:.1f} s (+{alert['time_s'] - first_start_s:.1f} s)  {alert['kind']}  "
-            f"GPUs {','.join(str(g) for g in alert['gpus'])}: {alert['message']}")
+    """One alert: its time (UTC for wall-clock traces), time since the trace began, kind,
+    GPUs and the message (whose 'since t = ... s' reads the same way)."""
+    message = re.sub(r"since t = (-?[0-9.]+) s", lambda m: "since " + clock_text(float(m.group(1))),
+                     str(alert["message"]))
+    return (f"{clock_text(alert['time_s'])} (+{alert['time_s'] - first_start_s:.1f} s)  {alert['kind']}  "
+            f"GPUs {','.join(str(g) for g in alert['gpus'])}: {message}")
 
 
 # --- sequence packing ----------------------------------------------------------------

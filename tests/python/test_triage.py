@@ -240,3 +240,17 @@ def test_triage_takes_the_gpu_the_log_names(tmp_path: Path):
     told = subprocess.run([sys.executable, "-m", "libscale", "triage", str(log), "--hardware", "b300", "--format",
                            "json"], capture_output=True, text=True, timeout=60, check=True).stdout
     assert "bands for b300" in json.loads(told)["bands"]["label"]
+
+
+def test_alert_times_read_as_utc_for_wall_clock_traces():
+    from libscale import _format
+
+    alert = {"time_s": 1778192071.0, "kind": "deadlock", "gpus": [0, 1],
+             "message": "deadlock suspected: all 2 GPUs ... since t = 1778191470.0 s, longer than T = 600 s"}
+    line = _format.alert_line(alert, 1778191200.0)
+    assert line.startswith("2026-05-07 22:14:31 UTC (+871.0 s)  deadlock  GPUs 0,1: ")
+    assert "since 2026-05-07 22:04:30 UTC, longer than T = 600 s" in line
+    # A trace on its own clock (seconds from its start) keeps seconds.
+    relative = dict(alert, time_s=871.0, message="... since t = 270.0 s, longer")
+    assert _format.alert_line(relative, 0.0).startswith("t = 871.0 s (+871.0 s)")
+    assert "since t = 270.0 s, longer" in _format.alert_line(relative, 0.0)
