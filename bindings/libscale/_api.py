@@ -486,7 +486,7 @@ def triage_options(**options: Any) -> _core.triage.TriageOptions:
 def triage(
     trace: PathLike | _core.triage.PowerTrace,
     *,
-    hardware: HardwareLike = "h100",
+    hardware: HardwareLike | None = None,
     bands: _core.triage.PowerBands | None = None,
     calibration: PathLike | None = None,
     format: str = "auto",
@@ -494,11 +494,17 @@ def triage(
 ) -> TriageResult:
     """Classify a power trace into phases and detect deadlocks, starvation and stragglers.
 
-    trace: a PowerTrace (read_trace) or a path (read with ``format``). bands: PowerBands
-    (default: power_bands(hardware, calibration=calibration)). options: the triage option
-    group's (see triage_options)."""
+    trace: a PowerTrace (read_trace) or a path (read with ``format``). hardware: whose
+    bands (default: the GPU an nvidia-smi log's ``name`` column names, else h100). bands:
+    PowerBands (default: power_bands(hardware, calibration=calibration)). options: the
+    triage option group's (see triage_options)."""
     if not isinstance(trace, _core.triage.PowerTrace):
         trace = read_trace(trace, format=format)
+    if hardware is None:
+        from .watch.sources import catalog_hardware_of
+
+        named = trace.report.gpu_name and catalog_hardware_of([{"name": trace.report.gpu_name}])
+        hardware = named or "h100"
     bands = _bands(hardware, bands, calibration)
     o = triage_options(**options)
     return TriageResult(_core.triage.triage(trace, bands, o.classifier, o.detector), trace, bands)

@@ -254,3 +254,17 @@ def test_alert_times_read_as_utc_for_wall_clock_traces():
     relative = dict(alert, time_s=871.0, message="... since t = 270.0 s, longer")
     assert _format.alert_line(relative, 0.0).startswith("t = 871.0 s (+871.0 s)")
     assert "since t = 270.0 s, longer" in _format.alert_line(relative, 0.0)
+
+
+def test_the_gpu_an_nvidia_smi_log_names_gives_its_bands(tmp_path):
+    # An A100 at 380 W and 100 % is computing; H100's bands (700 W) would call it
+    # communication. Without hardware=, the log's `name` column picks the A100's.
+    log = tmp_path / "a100.csv"
+    log.write_text("timestamp, name, index, power.draw [W], utilization.gpu [%]\n" + "".join(
+        f"2026/12/04 10:{t // 60:02d}:{t % 60:02d}.000, NVIDIA A100-SXM4-80GB, 0, 380.00 W, 100 %\n"
+        for t in range(120)))
+    r = libscale.triage(log)
+    assert "bands for a100" in r.bands.label
+    assert {libscale.PHASE_NAMES[q] for q in r.job_segments["phase"]} == {"compute"}
+    h100 = libscale.triage(log, hardware="h100")
+    assert {libscale.PHASE_NAMES[q] for q in h100.job_segments["phase"]} != {"compute"}

@@ -9,7 +9,6 @@ import numpy as np
 
 import libscale
 
-from ..watch.sources import catalog_hardware_of
 from ._common import CliError, add_format, add_group, checked, emit
 
 TRACE_FORMATS = ("auto", "nvidia-smi", "dcgm")
@@ -51,9 +50,7 @@ def run(a: argparse.Namespace) -> int:
     if len(trace) == 0:
         raise CliError(f"{trace.report.summary()}; no samples to triage")  # says why: what was skipped
     first_start = float(np.min(trace.time_s))
-    # The hardware the log names (an nvidia-smi `name` column), else H100's bands.
-    named = trace.report.gpu_name and catalog_hardware_of([{"name": trace.report.gpu_name}])
-    result = libscale.triage(trace, hardware=a.hardware or named or "h100", calibration=a.calibration,
-                             **options(a, first_start))
+    # Without --hardware: the hardware the log names (an nvidia-smi `name` column), else H100's bands.
+    result = libscale.triage(trace, hardware=a.hardware, calibration=a.calibration, **options(a, first_start))
     emit(result, a.output_format)
     return 0
