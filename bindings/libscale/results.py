@@ -344,9 +344,14 @@ class Projection(_OfPlan, Result):
 
     def _repr_html_(self) -> str:
         d = self.to_dict()
-        return _format.html_table(_format.PROJECTION_COLUMNS, _format.with_fit(d["rows"]),
-                                  caption=_format.projection_header(d),
-                                  footer=" ".join([_format.comm_sentence(d)] + _format.fit_notes(d["rows"])))
+        rows = _format.with_fit(d["rows"])
+        footer = [_format.comm_sentence(d)] + _format.fit_notes(d["rows"])
+        if self.quantiles:  # the same table as text(): each figure with its P10-P90
+            return _format.html_table(_format.QUANTILE_PROJECTION_COLUMNS, [_format.quantile_ranges(r) for r in rows],
+                                      caption=_format.projection_header(d),
+                                      footer=" ".join([_format.uncertainty_sentence(d), *footer]))
+        return _format.html_table(_format.PROJECTION_COLUMNS, rows, caption=_format.projection_header(d),
+                                  footer=" ".join(footer))
 
     def __repr__(self) -> str:
         return repr(self._raw)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from html import escape as html_escape
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,13 @@ def test_html_reprs(projection):
     assert "NO (" in misfit and "to fit, try" in misfit
     s = libscale.solve_deadline(deadline_h=100, gpus=[4, 8], global_batch_tokens=1_048_576)
     assert "chosen: 4 GPUs" in s._repr_html_()
+    # With quantiles Jupyter shows what text() shows: each figure with its P10-P90.
+    q = libscale.project("qwen3-32b", "b300", gpus=[8, 16], quantiles=True)
+    q_html = q._repr_html_()
+    assert "P10" in q_html and q_html.count("<tr>") == 3
+    for header in q.text().splitlines()[2].split("  "):
+        if header.strip():
+            assert html_escape(header.strip()) in q_html, header
 
 
 def test_solution_to_dict_and_pandas():
