@@ -390,6 +390,25 @@ class Solution(_OfPlan, Result):
         chosen = self._raw.row.step.gpus if self._raw.found else None
         return [dict(_flat_row(row_to_dict(r)), chosen=r.step.gpus == chosen) for r in self._raw.candidates]
 
+    def plot(self, kind: str = "costs", ax: Axes | None = None, **kw: Any) -> Any:
+        """The candidates as a projection's figure (kind "costs", "scaling" or "breakdown";
+        matplotlib: pip install 'libscale[plot]'), the chosen count's tick marked "chosen".
+        Returns what Projection.plot returns."""
+        counts = [int(r.step.gpus) for r in self._raw.candidates]
+        if not counts:
+            raise ValueError("the solver had no candidate GPU count to draw (none of the counts given divides "
+                             "the global batch)")
+        axes = Projection.plot(self.plan.project(counts, job=self.job, scaling=self.scaling), kind, ax=ax, **kw)
+        if self._raw.found:
+            chosen = f"{int(self._raw.row.step.gpus):,}"
+            for a in np.atleast_1d(axes).ravel():
+                texts = [t.get_text() for t in a.get_xticklabels()]
+                a.set_xticks(a.get_xticks(), [f"{t}\nchosen" if t == chosen else t for t in texts])
+                for label in a.get_xticklabels():
+                    if label.get_text().endswith("chosen"):
+                        label.set_fontweight("bold")
+        return axes
+
     def to_pandas(self) -> Any:
         """One row per candidate GPU count, with a ``chosen`` column."""
         rows = self.records()

@@ -473,3 +473,20 @@ def test_names_with_dollar_signs_are_drawn_as_written(tmp_path):
     ax = lp.power_timeline(libscale.triage(odd, hardware="h100"))
     assert "run $\\frac{1}{0$.csv" in ax.get_title()
     save(ax.figure, tmp_path, "dollar-trace")
+
+
+def test_a_solution_draws_its_candidates_and_marks_the_chosen_count(tmp_path: Path):
+    s = libscale.solve_deadline("qwen3-32b", "b300", deadline_h=100, gpus=[4, 8, 16], **QWEN)
+    assert s.found and s.row.step.gpus == 4
+    axes = s.plot()  # costs: GPU-hours, cost, energy of each candidate
+    for ax in np.atleast_1d(axes).ravel():
+        labels = [t.get_text() for t in ax.get_xticklabels()]
+        assert labels == ["4\nchosen", "8", "16"], labels
+        bold = [t.get_fontweight() for t in ax.get_xticklabels()]
+        assert bold[0] == "bold" and bold[1] != "bold"
+    # The bars are the candidates' own GPU-hours.
+    heights = sorted(p.get_height() for p in np.atleast_1d(axes).ravel()[0].patches)
+    assert heights == pytest.approx(sorted(r.gpu_hours for r in s.raw.candidates))
+    save(np.atleast_1d(axes).ravel()[0].figure, tmp_path, "solution")
+    scaling = s.plot("scaling")
+    assert isinstance(scaling, Axes) and scaling.get_xticklabels()[0].get_text() == "4\nchosen"
