@@ -427,6 +427,23 @@ class Solution(_OfPlan, Result):
             caps.append(f"${t['max_cost_usd']:,.2f}")
         return f"the fastest GPU count within {' and '.join(caps)}"
 
+    def left_out(self) -> str:
+        """Why GPU counts asked for are not among the candidates ('' when none is missing):
+        in strong scaling a count whose micro-batches do not make up the global batch."""
+        counts = {int(r.step.gpus) for r in self._raw.candidates}
+        missing = [g for g in self.gpus_requested if g not in counts]
+        if not missing:
+            return ""
+        c = self.plan.config
+        per_count = c.micro_batch * c.seq_len
+        batch = c.global_batch_tokens or (int(self._raw.candidates[0].step.tokens_per_step)
+                                          if self._raw.candidates else 0)
+        why = "not valid for this configuration"
+        if self.scaling == "strong" and batch and all(batch % (g * per_count) for g in missing):
+            why = (f"the global batch of {batch:,} tokens is not a whole number of micro-batches of "
+                   f"{c.micro_batch} x {c.seq_len:,} tokens on each of them")
+        return f"left out: {', '.join(map(str, missing))} GPUs ({why})"
+
     def text(self) -> str:
         d = self.to_dict()
         parts = [_format.projection_header(dict(d, rows=d["candidates"])), ""]
@@ -445,13 +462,16 @@ class Solution(_OfPlan, Result):
             parts.append(f"no GPU count among {','.join(str(g) for g in self.gpus_requested)} meets the target "
                          f"({self.goal()}); {len(d['candidates'])} valid counts were evaluated, {fitting} of them "
                          f"fit in memory")
+        if self.left_out():
+            parts.append(self.left_out())
         return "\n".join(parts)
 
     def _repr_html_(self) -> str:
         d = self.to_dict()
         caption = (f"chosen: {d['row']['gpus']} GPUs" if d["found"] else "no GPU count meets the target")
         caption += f" ({self.goal()})"
-        return _format.html_table(_format.PROJECTION_COLUMNS, _format.with_fit(d["candidates"]), caption=caption)
+        return _format.html_table(_format.PROJECTION_COLUMNS, _format.with_fit(d["candidates"]), caption=caption,
+                                  footer=self.left_out() or None)
 
     def __repr__(self) -> str:
         return repr(self._raw)

@@ -203,3 +203,18 @@ def test_gate_and_pack_results():
     bins = p.bins()
     assert len(bins) == p.num_bins and sum(len(b) for b in bins) == len(LENGTHS)
     assert [x["tokens"] for x in p.records()] == p.bin_tokens.tolist() and p.to_dict()["num_bins"] == p.num_bins
+
+
+def test_a_solver_says_which_counts_it_left_out_and_why():
+    # 4,194,304 tokens are 512 sequences of 8,192: 72, 80 and 96 GPUs do not divide them.
+    s = libscale.solve_deadline("llama-3.1-70b", "h100", deadline_h=100, gpus=[64, 72, 80, 96, 128],
+                                seq_len=8192, global_batch_tokens=4_194_304, tokens=2e10)
+    assert [r.step.gpus for r in s.raw.candidates] == [64, 128]
+    said = ("left out: 72, 80, 96 GPUs (the global batch of 4,194,304 tokens is not a whole number of "
+            "micro-batches of 1 x 8,192 tokens on each of them)")
+    assert s.text().splitlines()[-1] == said
+    assert said in s._repr_html_()
+    assert s.left_out() == said
+    every = libscale.solve_deadline("llama-3.1-70b", "h100", deadline_h=100, gpus=[64, 128], seq_len=8192,
+                                    global_batch_tokens=4_194_304, tokens=2e10)
+    assert every.left_out() == "" and "left out" not in every.text()
