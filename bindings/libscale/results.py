@@ -427,6 +427,18 @@ class Solution(_OfPlan, Result):
             caps.append(f"${t['max_cost_usd']:,.2f}")
         return f"the fastest GPU count within {' and '.join(caps)}"
 
+    def needed(self) -> str:
+        """For a deadline no count met: how many GPUs it would take at least, from the
+        fastest fitting candidate scaled linearly (strong scaling is at best linear)."""
+        deadline = self.target.get("deadline_h")
+        fitting = [r for r in self._raw.candidates if r.step.memory.fits]
+        if self._raw.found or deadline is None or not fitting:
+            return ""
+        best = min(fitting, key=lambda r: r.wall_time_h)
+        at_least = math.ceil(best.step.gpus * best.wall_time_h / deadline)
+        return (f"the fastest that fits, {best.step.gpus} GPUs, needs {best.wall_time_h:,.1f} h: {deadline:g} h "
+                f"takes at least {at_least:,} GPUs (its time scaled linearly; scaling is at best linear)")
+
     def left_out(self) -> str:
         """Why GPU counts asked for are not among the candidates ('' when none is missing):
         in strong scaling a count whose micro-batches do not make up the global batch."""
@@ -462,6 +474,8 @@ class Solution(_OfPlan, Result):
             parts.append(f"no GPU count among {','.join(str(g) for g in self.gpus_requested)} meets the target "
                          f"({self.goal()}); {len(d['candidates'])} valid counts were evaluated, {fitting} of them "
                          f"fit in memory")
+            if self.needed():
+                parts.append(self.needed())
         if self.left_out():
             parts.append(self.left_out())
         return "\n".join(parts)

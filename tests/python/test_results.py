@@ -218,3 +218,21 @@ def test_a_solver_says_which_counts_it_left_out_and_why():
     every = libscale.solve_deadline("llama-3.1-70b", "h100", deadline_h=100, gpus=[64, 128], seq_len=8192,
                                     global_batch_tokens=4_194_304, tokens=2e10)
     assert every.left_out() == "" and "left out" not in every.text()
+
+
+def test_a_missed_deadline_says_how_many_gpus_it_takes_at_least():
+    s = libscale.solve_deadline("llama-3.1-70b", "h100", deadline_h=20, gpus=[64, 128], seq_len=8192,
+                                global_batch_tokens=4_194_304, tokens=2e10)
+    assert not s.found
+    best = min(s.raw.candidates, key=lambda r: r.wall_time_h)
+    at_least = -(-best.step.gpus * best.wall_time_h // 20)
+    assert s.needed().startswith(f"the fastest that fits, {best.step.gpus} GPUs, needs {best.wall_time_h:,.1f} h: "
+                                 f"20 h takes at least {int(at_least):,} GPUs")
+    assert s.text().splitlines()[-1] == s.needed()
+    # Strong scaling is at best linear in the model, so the bound holds: that many GPUs, or
+    # the next count the global batch allows, are not enough below it.
+    below = libscale.project("llama-3.1-70b", "h100", gpus=[256], seq_len=8192, global_batch_tokens=4_194_304,
+                             tokens=2e10)
+    assert below.rows[0].wall_time_h > 20
+    assert libscale.solve_deadline("llama-3.1-70b", "h100", deadline_h=100, gpus=[128], seq_len=8192,
+                                   global_batch_tokens=4_194_304, tokens=2e10).needed() == ""
