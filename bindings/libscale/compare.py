@@ -113,6 +113,23 @@ def projections_of(result: Any, *, labelled: bool = False) -> dict[str, Projecti
     raise TypeError(f"expected {what}, got {type(result).__name__}")
 
 
+def _tie(winner: dict[str, Any], other: dict[str, Any], key: str) -> bool:
+    """Whether another hardware's figure is as good as the winner's within what the
+    projection can tell: inside the winner's P10-P90 when quantiles were drawn, else within
+    1 % (well inside any calibration's error)."""
+    if f"{key}_p10" in winner and f"{key}_p10" in other:
+        return bool(winner[f"{key}_p10"] <= other[key] <= winner[f"{key}_p90"])
+    return bool(abs(other[key] / winner[key] - 1) < 0.01)
+
+
+def _ties(winner: dict[str, Any], others: list[dict[str, Any]], key: str) -> str:
+    tied = [r["hardware"] for r in others if _tie(winner, r, key)]
+    if not tied:
+        return ""
+    within = "inside its P10-P90" if f"{key}_p10" in winner else "within 1 %"
+    return f", a tie with {', '.join(tied)} ({within})"
+
+
 class Comparison(Result):
     """One projection per hardware profile (``projections``, keyed by hardware name in the
     order given), the job and GPU counts the same for all."""
@@ -204,7 +221,10 @@ class Comparison(Result):
             if others:
                 slowest = min(others, key=lambda r: r["tokens_per_s"])
                 line += f", {fast['tokens_per_s'] / slowest['tokens_per_s']:.2f}× {slowest['hardware']}"
+            # A winner by less than the projections' own uncertainty is a tie, and said so.
+            line += _ties(fast, others, "tokens_per_s")
             line += f"; cheapest {cheap['hardware']} (${cheap['cost_usd']:,.2f})"
+            line += _ties(cheap, [r for r in fitting if r is not cheap], "cost_usd")
             missing = [r["hardware"] for r in rows if not r["fits"]]
             if missing:
                 line += f"; does not fit on {', '.join(missing)}"

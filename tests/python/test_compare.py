@@ -158,3 +158,20 @@ def test_header_without_gpus_per_node_gives_each_hardware_its_own():
         assert f"{libscale.hardware(name).gpus_per_node} GPUs/node" in line
     given = libscale.compare("qwen3-32b", ["h100", "b200"], gpus=[8], gpus_per_node=4).header()
     assert "4 GPUs/node" in given.splitlines()[0] and "GPUs/node" not in given.splitlines()[1]
+
+
+def test_a_winner_inside_the_uncertainty_is_called_a_tie():
+    from libscale.compare import _ties
+
+    # B300 and B200 differ by 2 % in speed at 8 GPUs, well inside B300's P10-P90.
+    c = libscale.compare("qwen3-32b", ["b300", "b200"], gpus=[8], gpus_per_node=8, global_batch_tokens=1_048_576,
+                         tokens=1e9, quantiles=True)
+    assert "fastest b300 (10.50 h), 1.02× b200, a tie with b200 (inside its P10-P90)" in c.summary()[0]
+    # Without quantiles: within 1 % is a tie, 2 % is not.
+    winner = {"hardware": "a", "cost_usd": 100.0}
+    assert _ties(winner, [{"hardware": "b", "cost_usd": 100.9}], "cost_usd") == ", a tie with b (within 1 %)"
+    assert _ties(winner, [{"hardware": "b", "cost_usd": 102.0}], "cost_usd") == ""
+    # H200 is 2.14× slower: no tie.
+    far = libscale.compare("qwen3-32b", ["b300", "h200"], gpus=[8], gpus_per_node=8, global_batch_tokens=1_048_576,
+                           tokens=1e9, quantiles=True)
+    assert "tie" not in far.summary()[0].split(";")[0]
