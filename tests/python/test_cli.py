@@ -214,6 +214,7 @@ def test_solve_command():
     assert budget["row"]["gpus"] == 32
     missed = run_cli(base + ["--deadline-h", "0.01"])
     assert missed.returncode == 1 and "no GPU count" in missed.stderr
+    assert "takes at least" in missed.stderr.splitlines()[-1] and "no GPU count" not in missed.stdout
 
 
 def test_version_and_help():

@@ -651,6 +651,10 @@ def _targets() -> list[Target]:
     add(Target("projection.plot", _method("projection", "plot"),
                params=_p((0, "name"), ("ax", "object"), ("kind", "scalar"))))
     add(Target("solution.goal", _method("solution", "goal")))
+    add(Target("solution.needed", _method("solution", "needed")))
+    add(Target("solution.left_out", _method("solution", "left_out")))
+    add(Target("solution.plot", _method("solution", "plot"),
+               params=_p((0, "name"), ("ax", "object"), ("kind", "scalar"))))
     add(Target("fit_advice.plan_with", _method("fit_advice", "plan_with"), _a(0), params=_p((0, "scalar"))))
     add(Target("Plan.fit_advice", _method("plan", "fit_advice")))
     add(Target("sweep.__getitem__", _method("sweep", "__getitem__"), _a("gpus"), params=_p((0, "name"),

@@ -56,10 +56,12 @@ def run(a: argparse.Namespace) -> int:
     else:
         result = plan.solve_budget(max_gpu_hours=a.max_gpu_hours, max_cost_usd=a.max_cost_usd, **kwargs)
     if a.output_format == "table" and not result.found:
-        # The table on stdout; why nothing was chosen (the text's last line) on stderr.
-        table, _, reason = result.text().rpartition("\n")
-        print(_format.terminal_safe(table))
-        print(_format.terminal_safe(reason), file=sys.stderr)
+        # The table on stdout; why nothing was chosen (from the "no GPU count" line: how many
+        # would, what was left out) on stderr.
+        lines = result.text().splitlines()
+        at = next((i for i, ln in enumerate(lines) if ln.startswith("no GPU count")), len(lines) - 1)
+        print(_format.terminal_safe("\n".join(lines[:at])))
+        print(_format.terminal_safe("\n".join(lines[at:])), file=sys.stderr)
     else:
         emit(result, a.output_format)
     return 0 if result.found else 1
