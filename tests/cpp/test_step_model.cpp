@@ -42,6 +42,7 @@
 
 #include <cmath>
 #include <functional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -671,17 +672,18 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
          [](TrainingConfig& c) { c.data.pretokenized = false; },
          ConfigIssue::data_pipeline,
          {"tokenize_tokens_per_s_per_core (got 0)"}},
+        // Ranges of options a sweep does not vary are the option tables' (none here).
         {"bytes per token",
          [](TrainingConfig& c) { c.data.bytes_per_token = 0; },
-         ConfigIssue::data_pipeline,
+         ConfigIssue::none,
          {"bytes_per_token = 0"}},
         {"checkpoint without bandwidth",
          [](TrainingConfig& c) { c.checkpoint.every_steps = 10; },
          ConfigIssue::checkpoint,
-         {"every_steps = 10", "write_gbps_per_node = 0"}},
+         {"every_steps = 10", "write_gbps_per_node > 0 (got 0)"}},
         {"checkpoint negative",
          [](TrainingConfig& c) { c.checkpoint.every_steps = -1; },
-         ConfigIssue::checkpoint,
+         ConfigIssue::none,
          {"every_steps = -1"}},
         // The tiny GPU has no fp8 tensor cores (peak_fp8_tflops 0).
         {"fp8 unsupported",
@@ -695,14 +697,27 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
         {"checkpoint_every zero",
          [](TrainingConfig& c) { c.checkpoint_every = 0; },
          ConfigIssue::checkpoint_every,
-         {"checkpoint_every = 0", "num_layers = 4"}},
+         {"checkpoint_every = 0", "[1, 1048576]"}},
+        {"batch overflow",
+         [](TrainingConfig& c) {
+             c.gpus = std::int64_t{1} << 30;
+             c.micro_batch = std::int64_t{1} << 40;
+         },
+         ConfigIssue::batch_overflow,
+         {"overflows a 64-bit token count"}},
+        {"flash3 before Hopper",
+         [](TrainingConfig& c) { c.attention_kernel = AttentionKernel::flash3; },
+         ConfigIssue::attention_kernel,
+         {"attention_kernel = 'flash3'", "tiny-gpu"}},
         {"checkpoint_every beyond the layers",
          [](TrainingConfig& c) { c.checkpoint_every = 5; },
          ConfigIssue::checkpoint_every,
          {"checkpoint_every = 5"}},
     };
+    std::set<ConfigIssue> covered;
     for (const IssueCase& k : cases) {
         SCOPED_TRACE(k.name);
+        covered.insert(k.issue);
         TrainingConfig c = test::tiny_config();
         k.mutate(c);
         EXPECT_EQ(check_config(m, hw, c), k.issue);
@@ -718,6 +733,43 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
     }
     EXPECT_EQ(check_config(m, hw, test::tiny_config()), ConfigIssue::none);
     EXPECT_NO_THROW(validate_config(m, hw, test::tiny_config()));
+    // A new rule fails here until it has a case above.
+    for (const ConfigRule& rule : config_rules()) EXPECT_TRUE(covered.count(rule.issue)) << rule.id;
+}
+
+TEST(ConfigValidation, RulesAreOneTableInIssueOrder) {
+    ASSERT_EQ(config_rules().size() + 1, static_cast<std::size_t>(kConfigIssueCount));
+    std::set<std::string_view> ids;
+    for (std::size_t i = 0; i < config_rules().size(); ++i) {
+        const ConfigRule& rule = config_rules()[i];
+        EXPECT_EQ(static_cast<std::size_t>(rule.issue), i + 1);
+        EXPECT_TRUE(ids.insert(rule.id).second) << rule.id;
+        EXPECT_STREQ(to_string(rule.issue), std::string(rule.id).c_str());
+        EXPECT_STREQ(describe(rule.issue), std::string(rule.summary).c_str());
+        EXPECT_FALSE(rule.summary.empty()) << rule.id;
+    }
+    EXPECT_STREQ(to_string(ConfigIssue::none), "none");
+    EXPECT_STREQ(describe(ConfigIssue::none), "ok");
+}
+
+TEST(ConfigValidation, SweptRangesAreTheOptionTables) {
+    // gpus, seq_len and micro_batch are checked per sweep element against the training
+    // option table's bounds: one past each bound is an issue, the bound is not.
+    const ModelSpec m = test::tiny_model();
+    const HardwareProfile hw = test::tiny_hardware();
+    const auto& gpus = find_option(training_options(), "gpus");
+    TrainingConfig c = test::tiny_config();
+    c.global_batch_tokens = 0;
+    c.gpus = static_cast<std::int64_t>(gpus.maximum);
+    EXPECT_NE(check_config(m, hw, c), ConfigIssue::gpus);
+    c.gpus += 1;
+    EXPECT_EQ(check_config(m, hw, c), ConfigIssue::gpus);
+    try {
+        validate_config(m, hw, c);
+        ADD_FAILURE() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("training option gpus"), std::string::npos) << e.what();
+    }
 }
 
 TEST(ConfigValidation, HsdpWithinOneNodeOrWholeNodesIsValid) {

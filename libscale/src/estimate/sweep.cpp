@@ -8,52 +8,6 @@
 
 namespace libscale {
 
-const char* describe(ConfigIssue issue) {
-    switch (issue) {
-        case ConfigIssue::none: return "ok";
-        case ConfigIssue::gpus: return "gpus must be a positive integer (at most 2^30)";
-        case ConfigIssue::gpus_per_node: return "gpus_per_node must be a positive integer";
-        case ConfigIssue::whole_nodes: return "HSDP needs whole nodes (gpus a multiple of gpus_per_node)";
-        case ConfigIssue::seq_len: return "seq_len must be a positive integer";
-        case ConfigIssue::seq_len_too_long: return "seq_len exceeds the model's max_position_embeddings";
-        case ConfigIssue::micro_batch: return "micro_batch must be a positive integer";
-        case ConfigIssue::global_batch: return "global_batch_tokens is not a multiple of gpus × micro_batch × seq_len";
-        case ConfigIssue::batch_overflow: return "gpus × micro_batch × seq_len overflows a 64-bit token count";
-        case ConfigIssue::reduce_bytes: return "reduce_bytes must be 2 or 4";
-        case ConfigIssue::attention_span: return "attention_span_tokens must be in [0, seq_len]";
-        case ConfigIssue::data_pipeline: return "the data pipeline lacks a required bandwidth or rate";
-        case ConfigIssue::checkpoint: return "a checkpoint interval needs write_gbps_per_node > 0";
-        case ConfigIssue::fp8_unsupported: return "fp8 linear layers need a GPU with fp8 tensor cores";
-        case ConfigIssue::fp8_all_gather: return "fp8_all_gather needs precision fp8 and FSDP or HSDP";
-        case ConfigIssue::checkpoint_every: return "checkpoint_every must be between 1 and num_layers";
-        case ConfigIssue::attention_kernel: return "FlashAttention-3 needs Hopper or newer";
-    }
-    return "?";
-}
-
-const char* to_string(ConfigIssue issue) {
-    switch (issue) {
-        case ConfigIssue::none: return "none";
-        case ConfigIssue::gpus: return "gpus";
-        case ConfigIssue::gpus_per_node: return "gpus_per_node";
-        case ConfigIssue::whole_nodes: return "whole_nodes";
-        case ConfigIssue::seq_len: return "seq_len";
-        case ConfigIssue::seq_len_too_long: return "seq_len_too_long";
-        case ConfigIssue::micro_batch: return "micro_batch";
-        case ConfigIssue::global_batch: return "global_batch";
-        case ConfigIssue::batch_overflow: return "batch_overflow";
-        case ConfigIssue::reduce_bytes: return "reduce_bytes";
-        case ConfigIssue::attention_span: return "attention_span";
-        case ConfigIssue::data_pipeline: return "data_pipeline";
-        case ConfigIssue::checkpoint: return "checkpoint";
-        case ConfigIssue::fp8_unsupported: return "fp8_unsupported";
-        case ConfigIssue::fp8_all_gather: return "fp8_all_gather";
-        case ConfigIssue::checkpoint_every: return "checkpoint_every";
-        case ConfigIssue::attention_kernel: return "attention_kernel";
-    }
-    return "?";
-}
-
 void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Progress* progress) {
     detail::validate_inputs(s);
     const ModelSpec& m = s.model;

@@ -93,7 +93,7 @@ const OptionTable<DataPipeline>& data_options() {
             boolean<D>("pretokenized", &D::pretokenized,
                        "the corpus holds token ids (false: raw text tokenized "
                        "on the fly)"),
-            number<D>("bytes_per_token", &D::bytes_per_token, "bytes", "stored bytes per token (uint32 ids: 4)", 0),
+            positive<D>("bytes_per_token", &D::bytes_per_token, "bytes", "stored bytes per token (uint32 ids: 4)"),
             boolean<D>("corpus_in_page_cache", &D::corpus_in_page_cache,
                        "the corpus is in the page cache (reads cost memory bandwidth only)"),
             number<D>("storage_read_gbps_per_node", &D::storage_read_gbps_per_node, "GB/s",

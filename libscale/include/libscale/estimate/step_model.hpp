@@ -11,6 +11,7 @@
 
 #include "libscale/calibrate/calibration.hpp"
 #include "libscale/estimate/compute_model.hpp"
+#include "libscale/estimate/config_rules.hpp"
 #include "libscale/estimate/memory_model.hpp"
 #include "libscale/spec/hardware.hpp"
 #include "libscale/spec/model_spec.hpp"
@@ -49,32 +50,6 @@ struct StepBreakdown {
     double energy_per_step_j = 0;  // all GPUs
     MemoryBreakdown memory;
 };
-
-// What is wrong with a configuration, without building a message (for sweeps).
-enum class ConfigIssue : std::uint8_t {
-    none,
-    gpus,              // not a positive integer, or beyond kMaxGpus
-    gpus_per_node,     // not a positive integer
-    whole_nodes,       // HSDP across nodes needs a multiple of gpus_per_node
-    seq_len,           // not positive
-    seq_len_too_long,  // beyond the model's max_position_embeddings
-    micro_batch,       // not positive
-    global_batch,      // not a positive multiple of gpus × micro_batch × seq_len
-    batch_overflow,    // gpus × micro_batch × seq_len overflows a 64-bit token count
-    reduce_bytes,      // not 2 or 4
-    attention_span,    // negative or beyond the sequence
-    data_pipeline,     // a required input pipeline figure is missing
-    checkpoint,        // checkpoint interval without a write bandwidth
-    fp8_unsupported,   // fp8 linear layers on hardware without fp8 tensor cores
-    fp8_all_gather,    // fp8 all-gather without fp8 linear layers, or without FSDP
-    checkpoint_every,  // not in 1..num_layers
-    attention_kernel,  // FlashAttention-3 on a GPU before Hopper
-};
-
-ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c) noexcept;
-
-// Throws std::invalid_argument naming the field, its value and what would be valid.
-void validate_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c);
 
 // What a configuration needs of the calibration (fp8 GEMM coefficients for fp8 layers).
 void validate_calibration_for(const Calibration& cal, const TrainingConfig& c);

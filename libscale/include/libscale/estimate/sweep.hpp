@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "libscale/estimate/config_rules.hpp"
 #include "libscale/estimate/scenario.hpp"
 #include "libscale/io/progress.hpp"
 
@@ -43,10 +44,5 @@ struct SweepOutputs {
 // sweep split into several calls (one per thread) shares one Progress whose total the
 // caller sets to the whole sweep's elements.
 void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Progress* progress = nullptr);
-
-// Message for a ConfigIssue, for error columns, and its identifier ("global_batch").
-const char* describe(ConfigIssue issue);
-const char* to_string(ConfigIssue issue);
-inline constexpr int kConfigIssueCount = static_cast<int>(ConfigIssue::attention_kernel) + 1;
 
 }  // namespace libscale

@@ -1,0 +1,243 @@
+// The configuration rules (config_rules.hpp), one entry each: id, summary, check and
+// explanation side by side, so that what a sweep flags and what an error says cannot drift.
+#include "libscale/estimate/config_rules.hpp"
+
+#include <algorithm>
+#include <array>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace libscale {
+
+namespace {
+
+bool is_positive_multiple(std::int64_t value, std::int64_t unit) { return unit > 0 && value > 0 && value % unit == 0; }
+
+std::int64_t gpus_per_node(const RuleInput& r) {
+    return r.config.gpus_per_node > 0 ? r.config.gpus_per_node : r.hardware.gpus_per_node;
+}
+
+// The bounds of an option a sweep varies per element, read from the training option table
+// once (the table is the one declaration of the range).
+struct Bounds {
+    double minimum, maximum;
+    bool optional;  // 0 in the struct is "not set"
+    bool holds(std::int64_t v) const noexcept {
+        return (optional && v == 0) || (static_cast<double>(v) >= minimum && static_cast<double>(v) <= maximum);
+    }
+};
+struct SweptBounds {
+    Bounds gpus, gpus_per_node, seq_len, micro_batch;
+};
+SweptBounds read_swept_bounds() {
+    const auto of = [](std::string_view name) {
+        const auto& o = find_option(training_options(), name);
+        return Bounds{o.minimum, o.maximum, o.optional};
+    };
+    return {of("gpus"), of("gpus_per_node"), of("seq_len"), of("micro_batch")};
+}
+const SweptBounds& swept_bounds() noexcept {
+    static const SweptBounds b = read_swept_bounds();  // the table's names are fixed: this cannot throw
+    return b;
+}
+
+// The option table's own message for a value outside its range.
+void explain_range(std::ostream& os, std::string_view name, std::int64_t value) {
+    try {
+        const auto& table = training_options();
+        check_option(table, find_option(table, name), OptionValue{value});
+        os << name << " = " << value << " is out of range";
+    } catch (const std::invalid_argument& e) {
+        os << e.what();
+    }
+}
+
+using R = const RuleInput&;
+
+constexpr std::array kRules{
+    ConfigRule{ConfigIssue::gpus, "gpus", "gpus must be a positive integer (at most 2^30)",
+               [](R r) noexcept { return !swept_bounds().gpus.holds(r.config.gpus); },
+               [](std::ostream& os, R r) { explain_range(os, "gpus", r.config.gpus); }},
+    ConfigRule{ConfigIssue::gpus_per_node, "gpus_per_node", "gpus_per_node must be a positive integer",
+               [](R r) noexcept {
+                   return !swept_bounds().gpus_per_node.holds(r.config.gpus_per_node) || gpus_per_node(r) <= 0;
+               },
+               [](std::ostream& os, R r) {
+                   if (r.config.gpus_per_node != 0) explain_range(os, "gpus_per_node", r.config.gpus_per_node);
+                   else
+                       os << "gpus_per_node is not set and " << r.hardware.name << " gives "
+                          << r.hardware.gpus_per_node;
+               }},
+    ConfigRule{ConfigIssue::seq_len, "seq_len", "seq_len must be a positive integer",
+               [](R r) noexcept { return !swept_bounds().seq_len.holds(r.config.seq_len); },
+               [](std::ostream& os, R r) { explain_range(os, "seq_len", r.config.seq_len); }},
+    ConfigRule{ConfigIssue::micro_batch, "micro_batch", "micro_batch must be a positive integer",
+               [](R r) noexcept { return !swept_bounds().micro_batch.holds(r.config.micro_batch); },
+               [](std::ostream& os, R r) { explain_range(os, "micro_batch", r.config.micro_batch); }},
+    ConfigRule{ConfigIssue::whole_nodes, "whole_nodes", "HSDP needs whole nodes (gpus a multiple of gpus_per_node)",
+               [](R r) noexcept {
+                   const std::int64_t gpn = gpus_per_node(r);
+                   return r.config.strategy == Strategy::hsdp && r.config.gpus > gpn && r.config.gpus % gpn != 0;
+               },
+               [](std::ostream& os, R r) {
+                   const std::int64_t gpn = gpus_per_node(r), g = r.config.gpus;
+                   os << "gpus = " << g << " does not fill whole nodes of " << gpn
+                      << " GPUs; HSDP replicates whole nodes, so use a multiple of " << gpn << " (e.g. "
+                      << (g / gpn) * gpn << " or " << (g / gpn + 1) * gpn << ")";
+               }},
+    ConfigRule{ConfigIssue::seq_len_too_long, "seq_len_too_long", "seq_len exceeds the model's max_position_embeddings",
+               [](R r) noexcept { return r.config.seq_len > r.model.max_position_embeddings; },
+               [](std::ostream& os, R r) {
+                   os << "seq_len = " << r.config.seq_len << " is longer than " << r.model.name
+                      << "'s max_position_embeddings = " << r.model.max_position_embeddings << "; use at most "
+                      << r.model.max_position_embeddings;
+               }},
+    ConfigRule{ConfigIssue::batch_overflow, "batch_overflow",
+               "gpus × micro_batch × seq_len overflows a 64-bit token count",
+               [](R r) noexcept {
+                   std::int64_t unit = 0;
+                   return __builtin_mul_overflow(r.config.gpus, r.config.micro_batch, &unit) ||
+                          __builtin_mul_overflow(unit, r.config.seq_len, &unit);
+               },
+               [](std::ostream& os, R r) {
+                   os << "gpus × micro_batch × seq_len = " << r.config.gpus << " × " << r.config.micro_batch << " × "
+                      << r.config.seq_len << " overflows a 64-bit token count; use realistic values";
+               }},
+    ConfigRule{ConfigIssue::global_batch, "global_batch",
+               "global_batch_tokens is not a multiple of gpus × micro_batch × seq_len",
+               [](R r) noexcept {
+                   const TrainingConfig& c = r.config;
+                   return c.global_batch_tokens != 0 &&
+                          !is_positive_multiple(c.global_batch_tokens, c.gpus * c.micro_batch * c.seq_len);
+               },
+               [](std::ostream& os, R r) {
+                   const TrainingConfig& c = r.config;
+                   const std::int64_t unit = c.gpus * c.micro_batch * c.seq_len;
+                   const std::int64_t lo = std::max<std::int64_t>(unit, c.global_batch_tokens / unit * unit);
+                   os << "global_batch_tokens = " << c.global_batch_tokens
+                      << " is not a positive multiple of gpus × micro_batch × seq_len = " << c.gpus << " × "
+                      << c.micro_batch << " × " << c.seq_len << " = " << unit << "; nearest valid: " << lo;
+                   if (lo < c.global_batch_tokens) os << " or " << lo + unit;
+               }},
+    ConfigRule{ConfigIssue::reduce_bytes, "reduce_bytes", "reduce_bytes must be 2 or 4",
+               [](R r) noexcept { return r.config.reduce_bytes != 2 && r.config.reduce_bytes != 4; },
+               [](std::ostream& os, R r) {
+                   os << "reduce_bytes = " << r.config.reduce_bytes << "; valid: 2 (bf16) or 4 (fp32)";
+               }},
+    ConfigRule{ConfigIssue::attention_span, "attention_span", "attention_span_tokens must be in [0, seq_len]",
+               [](R r) noexcept {
+                   return !(r.config.attention_span_tokens >= 0) ||
+                          r.config.attention_span_tokens > static_cast<double>(r.config.seq_len);
+               },
+               [](std::ostream& os, R r) {
+                   os << "attention_span_tokens = " << r.config.attention_span_tokens
+                      << "; it must be between 0 (causal, seq_len/2) and seq_len = " << r.config.seq_len;
+               }},
+    ConfigRule{
+        ConfigIssue::data_pipeline, "data_pipeline", "the data pipeline lacks a required bandwidth or rate",
+        [](R r) noexcept {
+            const DataPipeline& d = r.config.data;
+            return (!d.corpus_in_page_cache && !(d.storage_read_gbps_per_node > 0)) ||
+                   (!d.pretokenized && !(d.tokenize_tokens_per_s_per_core > 0 && d.loader_workers_per_rank > 0));
+        },
+        [](std::ostream& os, R r) {
+            const DataPipeline& d = r.config.data;
+            if (!d.corpus_in_page_cache && !(d.storage_read_gbps_per_node > 0))
+                os << "data pipeline: the corpus is not in the page cache, so storage_read_gbps_per_node must be > 0 "
+                      "(got "
+                   << d.storage_read_gbps_per_node << ")";
+            else
+                os << "data pipeline: data is not pretokenized, so tokenize_tokens_per_s_per_core (got "
+                   << d.tokenize_tokens_per_s_per_core << ") and loader_workers_per_rank (got "
+                   << d.loader_workers_per_rank << ") must be > 0";
+        }},
+    ConfigRule{ConfigIssue::checkpoint, "checkpoint", "a checkpoint interval needs write_gbps_per_node > 0",
+               [](R r) noexcept {
+                   return r.config.checkpoint.every_steps > 0 && !(r.config.checkpoint.write_gbps_per_node > 0);
+               },
+               [](std::ostream& os, R r) {
+                   os << "checkpoint: every_steps = " << r.config.checkpoint.every_steps
+                      << " needs write_gbps_per_node > 0 (got " << r.config.checkpoint.write_gbps_per_node << ")";
+               }},
+    ConfigRule{ConfigIssue::fp8_unsupported, "fp8_unsupported", "fp8 linear layers need a GPU with fp8 tensor cores",
+               [](R r) noexcept { return r.config.precision == Precision::fp8 && !(r.hardware.peak_fp8_tflops > 0); },
+               [](std::ostream& os, R r) {
+                   os << "precision = 'fp8', but " << r.hardware.name
+                      << " has no fp8 tensor cores (peak_fp8_tflops = 0); fp8 linear layers need Hopper or newer: use "
+                         "precision='bf16'";
+               }},
+    ConfigRule{
+        ConfigIssue::fp8_all_gather, "fp8_all_gather", "fp8_all_gather needs precision fp8 and FSDP or HSDP",
+        [](R r) noexcept {
+            const TrainingConfig& c = r.config;
+            return c.fp8_all_gather &&
+                   (c.precision != Precision::fp8 || (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp));
+        },
+        [](std::ostream& os, R r) {
+            os << "fp8_all_gather = True needs precision = 'fp8' and strategy 'fsdp' or 'hsdp' (got precision = '"
+               << to_string(r.config.precision) << "', strategy = '" << to_string(r.config.strategy) << "')";
+        }},
+    ConfigRule{
+        ConfigIssue::checkpoint_every, "checkpoint_every", "checkpoint_every must be between 1 and num_layers",
+        [](R r) noexcept { return r.config.checkpoint_every < 1 || r.config.checkpoint_every > r.model.num_layers; },
+        [](std::ostream& os, R r) {
+            os << "checkpoint_every = " << r.config.checkpoint_every << "; it must be between 1 (every layer) and "
+               << r.model.name << "'s num_layers = " << r.model.num_layers;
+        }},
+    // FlashAttention-3 is written for Hopper's tensor cores (Dao-AILab/flash-attention
+    // hopper/); fp8 tensor cores mark Hopper and newer in the hardware file.
+    ConfigRule{
+        ConfigIssue::attention_kernel, "attention_kernel", "FlashAttention-3 needs Hopper or newer",
+        [](R r) noexcept {
+            return r.config.attention_kernel == AttentionKernel::flash3 && !(r.hardware.peak_fp8_tflops > 0);
+        },
+        [](std::ostream& os, R r) {
+            os << "attention_kernel = 'flash3', but FlashAttention-3 needs Hopper or newer and " << r.hardware.name
+               << " is older (no fp8 tensor cores); use flash2, cudnn, flash1, flash_triton, llm_foundry_triton, "
+                  "xformers or eager";
+        }},
+};
+
+constexpr bool in_issue_order() {
+    for (std::size_t i = 0; i < kRules.size(); ++i)
+        if (static_cast<std::size_t>(kRules[i].issue) != i + 1) return false;
+    return true;
+}
+static_assert(kRules.size() + 1 == static_cast<std::size_t>(kConfigIssueCount),
+              "every ConfigIssue but none has one entry in kRules");
+static_assert(in_issue_order(), "kRules is in ConfigIssue order");
+
+}  // namespace
+
+std::span<const ConfigRule> config_rules() noexcept { return kRules; }
+
+ConfigIssue check_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c) noexcept {
+    const RuleInput in{m, hw, c};
+    for (const ConfigRule& rule : kRules)
+        if (rule.broken(in)) return rule.issue;
+    return ConfigIssue::none;
+}
+
+void validate_config(const ModelSpec& m, const HardwareProfile& hw, const TrainingConfig& c) {
+    validate_options(training_options(), c);
+    validate_options(data_options(), c.data);
+    validate_options(checkpoint_options(), c.checkpoint);
+    const ConfigIssue issue = check_config(m, hw, c);
+    if (issue == ConfigIssue::none) return;
+    std::ostringstream msg;
+    kRules[static_cast<std::size_t>(issue) - 1].explain(msg, RuleInput{m, hw, c});
+    throw std::invalid_argument(msg.str());
+}
+
+const char* describe(ConfigIssue issue) {
+    const auto i = static_cast<std::size_t>(issue);
+    return i == 0 ? "ok" : i <= kRules.size() ? kRules[i - 1].summary.data() : "?";
+}
+
+const char* to_string(ConfigIssue issue) {
+    const auto i = static_cast<std::size_t>(issue);
+    return i == 0 ? "none" : i <= kRules.size() ? kRules[i - 1].id.data() : "?";
+}
+
+}  // namespace libscale
