@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Rewrite every file derived from the core's declarations, after a change to them (a new
 # option, a renamed field, a changed default): the stubs of libscale._core
-# (scripts/make_stubs.py), docs/cli.md's flag tables (libscale.cli._docs), the option
-# schemas in schemas/common.json and the golden outputs (LIBSCALE_UPDATE_GOLDEN=1 in
-# tests/python/test_schemas.py and test_golden.py). Tests fail while any of them is stale;
-# review the diff, then commit it with the change.
+# (scripts/make_stubs.py), docs/cli.md's flag tables (libscale.cli._docs), the parts of the
+# JSON schemas common.json and measurements-2.json made from the option tables
+# (scripts/make_schemas.py) and the golden outputs (LIBSCALE_UPDATE_GOLDEN=1 in
+# tests/python/test_golden.py). Each of these files but the golden outputs says at its top
+# that it is generated (and which parts, where only some are); .gitattributes marks them
+# all linguist-generated. Tests fail while any of them is stale; review the diff, then
+# commit it with the change.
 #
 # The module is the one on LIBSCALE_MODULE_PATH (e.g. build/dev/bindings:bindings), else
 # the one scripts/setup.sh installed in .venv.
@@ -15,5 +18,6 @@ py="$root/.venv/bin/python"
 export PYTHONPATH="${LIBSCALE_MODULE_PATH:-}"
 "$py" scripts/make_stubs.py
 "$py" -m libscale.cli._docs docs/cli.md
-LIBSCALE_UPDATE_GOLDEN=1 "$py" -m pytest -q -p no:cacheprovider tests/python/test_schemas.py tests/python/test_golden.py
+"$py" scripts/make_schemas.py
+LIBSCALE_UPDATE_GOLDEN=1 "$py" -m pytest -q -p no:cacheprovider tests/python/test_golden.py
 git status --short -- bindings/libscale/_core docs/cli.md bindings/libscale/schemas tests/python/golden

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import copy
 import functools
+import importlib.util
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -116,108 +117,42 @@ def test_coefficient_names_and_ranges_are_the_cores():
     assert names == list(table) == schemas.load("common")["$defs"]["coefficient_name"]["enum"]
 
 
-# The option groups whose JSON form common.json declares (its $defs), derived from the
-# core's option tables; LIBSCALE_UPDATE_GOLDEN=1 rewrites them (tests/python/test_golden.py).
-OPTION_DEFS = {"training": "training_config", "job": "job"}
-# Outputs write a list where a command takes one (project's GPU counts, a sweep's axes).
-LIST_VALUED = ("gpus", "seq_len", "micro_batch", "global_batch_tokens")
+def _load_script(name: str) -> ModuleType:
+    """A script of scripts/ imported as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def _canonical_choices(group: str, name: str, choices: list[str]) -> list[str]:
-    """The names the core writes back (aliases such as zero3 are read, never written)."""
-    seen: list[str] = []
-    for c in choices:
-        v = _core.spec.option_values(group, _core.spec.make_options(group, {name: c}))[name]
-        if v not in seen:
-            seen.append(v)
-    return seen
+# Some schemas are partly generated from the core's tables by scripts/make_schemas.py (its
+# GENERATED names them; scripts/regenerate.sh runs it): each must be what the script writes.
+make_schemas = _load_script("make_schemas")
 
 
-def option_properties(group: str, *, read: bool = False) -> dict[str, Any]:
-    """Each option of the group as a JSON Schema property: type (null when it may be unset),
-    names, bounds, help and unit. read: as a file gives it (every accepted name, null for
-    the default)."""
-    out: dict[str, Any] = {}
-    for o in _core.spec.options(group):
-        kind = {"integer": "integer", "number": "number", "boolean": "boolean", "text": "string"}.get(o["type"])
-        names = o["choices"] if read else _canonical_choices(group, o["name"], o["choices"])
-        p: dict[str, Any] = {"enum": names} if kind is None else {"type": kind}
-        for key, bound in (("exclusiveMinimum" if o["exclusive_minimum"] else "minimum", o["minimum"]),
-                           ("maximum", o["maximum"])):
-            if kind in ("integer", "number") and abs(bound) != float("inf"):
-                p[key] = int(bound) if kind == "integer" else bound
-        if group == "training" and o["name"] in LIST_VALUED:
-            p = {"anyOf": [p, {"type": "array", "items": p}]}
-        if o["optional"] or read:
-            p = {"anyOf": [*p["anyOf"], {"type": "null"}]} if "anyOf" in p else {"anyOf": [p, {"type": "null"}]}
-        p["description"] = o["help"] + (f" [{o['unit']}]" if o["unit"] else "") + (
-            f" (default {json.dumps(o['default'])})" if read else "")
-        out[o["name"]] = p
-    return out
+def _assert_generated(name: str) -> None:
+    path = make_schemas.SCHEMAS / name
+    text = path.read_text(encoding="utf-8")
+    want = make_schemas.render(name, text)
+    if text == want:
+        return
+    have, expected = json.loads(text), json.loads(want)
+    parts = [f"$defs/{k}" for k, v in expected["$defs"].items() if have["$defs"].get(k) != v]
+    parts += [k for k, v in expected.items() if k != "$defs" and have.get(k) != v]
+    pytest.fail(f"{path.relative_to(ROOT)} differs from what scripts/make_schemas.py generates from the core's "
+                f"tables ({', '.join(parts) or 'its layout'}): run scripts/regenerate.sh")
 
 
-def _dump(value: Any, indent: int = 0, key_len: int = 0) -> str:
-    """JSON with two-space indents, a container on one line when it fits in 118 columns."""
-    one = json.dumps(value, ensure_ascii=False)
-    if not isinstance(value, (dict, list)) or indent + key_len + len(one) <= 118:
-        return one
-    pad, inner = " " * indent, " " * (indent + 2)
-    if isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value):
-        lines = [""]  # scalars filled into lines, as the file was written by hand
-        for item in (json.dumps(v, ensure_ascii=False) for v in value):
-            if lines[-1] and len(inner) + len(lines[-1]) + len(item) + 2 > 118:
-                lines.append("")
-            lines[-1] += (", " if lines[-1] else "") + item
-        return "[\n" + ",\n".join(inner + line for line in lines) + "\n" + pad + "]"
-    if isinstance(value, list):
-        return "[\n" + ",\n".join(inner + _dump(v, indent + 2) for v in value) + "\n" + pad + "]"
-    items = [f"{inner}{json.dumps(k)}: {_dump(v, indent + 2, len(json.dumps(k)) + 3)}" for k, v in value.items()]
-    return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-
-
-def test_option_schemas_are_the_option_tables():
-    # Every output's "config" and "job" are the core's option tables: the schema of each
-    # option is derived from its declaration, so a new option needs no hand edit here.
-    path = schemas.path("common")
-    common = json.loads(path.read_text(encoding="utf-8"))
-    defs = common["$defs"]
-    expected: dict[str, dict[str, Any]] = {}
-    for group, key in OPTION_DEFS.items():
-        props = option_properties(group)
-        if group == "training":
-            for nested in ("data", "checkpoint"):
-                nested_props = option_properties(nested)
-                props[nested] = {**defs[key]["properties"][nested], "required": list(nested_props),
-                                 "properties": nested_props}
-            # not an option: the byte width to_dict() adds beside reduce_dtype
-            props["reduce_bytes"] = defs[key]["properties"]["reduce_bytes"]
-        expected[key] = {**defs[key], "required": list(props), "properties": props}
-    _update_or_compare(path, common, defs, expected)
-
-
-# A step record's own spellings of the batch (grad_accum, 0 GPUs per node); every other
-# training option is read by its table name (calibrate/measurement.cpp).
-BATCH_FIELDS = ("gpus", "gpus_per_node", "seq_len", "micro_batch", "global_batch_tokens")
-
-
-def test_step_record_schema_reads_every_training_option():
-    path = schemas.path("measurements-2")
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    defs = doc["$defs"]
-    props = {k: v for k, v in option_properties("training", read=True).items() if k not in BATCH_FIELDS}
-    own = {k: v for k, v in defs["step"]["properties"].items() if k not in props}
-    _update_or_compare(path, doc, defs, {"step": {**defs["step"], "properties": {**own, **props}}})
-
-
-def _update_or_compare(path: Path, doc: dict[str, Any], defs: dict[str, Any], expected: dict[str, Any]) -> None:
-    if os.environ.get("LIBSCALE_UPDATE_GOLDEN") == "1":
-        defs.update(expected)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(_dump(doc) + "\n", encoding="utf-8")
-        tmp.replace(path)
-    for key, value in expected.items():
-        assert defs[key] == value, f"{path.name} $defs/{key} differs from the option tables: " \
-                                   "scripts/regenerate.sh rewrites it"
+@pytest.mark.parametrize("name", sorted(make_schemas.GENERATED))
+def test_generated_schema_is_the_scripts(name: str):
+    # Every output's "config" and "job" (common.json) and a step record's training options
+    # (measurements-2.json) are the core's option tables, and so on: the schema of each
+    # option or output is derived from its declaration, so a new one needs no hand edit here.
+    assert name.removesuffix(".json") in schemas.names()
+    doc = json.loads((make_schemas.SCHEMAS / name).read_text(encoding="utf-8"))
+    assert doc["$comment"].startswith("Partly generated by scripts/regenerate.sh"), name
+    _assert_generated(name)
 
 
 def test_model_types_and_phases_are_the_cores():
