@@ -49,12 +49,12 @@ void BM_Sweep1M(benchmark::State& state) {
     in.seq_len = grid.seq_len.data();
     in.global_batch_tokens = grid.global_batch.data();
     SweepOutputs out;
-    out.step_time_s = step.data();
-    out.tokens_per_s = tps.data();
-    out.mfu = mfu.data();
-    out.memory_gib = mem.data();
-    out.grad_accum = accum.data();
-    out.fits = fits.data();
+    out.add("step_time_s", step.data())
+        .add("tokens_per_s", tps.data())
+        .add("mfu", mfu.data())
+        .add("memory_gib", mem.data())
+        .add("grad_accum", accum.data())
+        .add("fits", fits.data());
     out.issue = issue.data();
     const Scenario scenario = make_scenario(grid.m, grid.hw, grid.base);  // the default calibration
     for (auto _ : state) {

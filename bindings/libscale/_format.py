@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from ._core import estimate as _estimate
+
 Formatter = Callable[[Any], str]
 
 
@@ -111,52 +113,54 @@ PROJECTION_COLUMNS = [
     Column("energy_kwh", "energy kWh", fixed(1)),
 ]
 
+# --- the step's outputs, from the core's field table (estimate/step_fields.hpp) -------------
+
+
+def field_formatter(spec: str) -> Formatter:
+    """The formatter a field's format names: 'integer', 'fixed:N', 'percent:N' or 'yes_no'."""
+    kind, _, digits = spec.partition(":")
+    if kind == "integer":
+        return integer
+    if kind == "yes_no":
+        return yes_no
+    if kind in ("fixed", "percent") and digits.isdigit():
+        return fixed(int(digits)) if kind == "fixed" else percent(int(digits))
+    raise ValueError(f"field format {spec!r}; valid: integer, fixed:N, percent:N, yes_no")
+
+
+def field_header(field: Mapping[str, Any]) -> str:
+    """'step s', 'MFU %', 'tokens/s/GPU': the label, then the unit unless the label is it (per GPU: 'tokens/s/GPU')."""
+    unit = "%" if field["format"].startswith("percent") else field["unit"]
+    label: str = field["label"]
+    return label if not unit or label == unit or label.startswith(unit + "/") else f"{label} {unit}"
+
+
+def step_fields(use: str | None = None) -> list[dict[str, Any]]:
+    """The core's step outputs (name, type, unit, label, format, help, uses), those with
+    `use` ('sweep', 'part', 'total') only when given."""
+    return [f for f in _estimate.step_fields() if use is None or use in f["uses"]]
+
+
+def field_column(field: Mapping[str, Any]) -> Column:
+    return Column(field["name"], field_header(field), field_formatter(field["format"]))
+
+
 SWEEP_COLUMNS = [
     Column("gpus", "GPUs", integer),
     Column("micro_batch", "micro-batch seqs", integer),
     Column("seq_len", "seq len tokens", integer),
     Column("global_batch_tokens", "global batch tokens", integer),
-    Column("grad_accum", "grad accum", integer),
-    Column("step_time_s", "step s", fixed(3)),
-    Column("tokens_per_s", "tokens/s", fixed(0)),
-    Column("tokens_per_s_per_gpu", "tokens/s/GPU", fixed(0)),
-    Column("mfu", "MFU %", percent(1)),
-    Column("exposed_comm_s", "exposed comm s", fixed(3)),
-    Column("memory_gib", "memory GiB", fixed(1)),
-    Column("fits", "fits", yes_no),
+    *(field_column(f) for f in step_fields("sweep")),
     Column("issue_text", "issue", text, "<"),
 ]
 
-STEP_FIELDS = [
-    ("gpus", "GPUs", integer), ("nodes", "nodes", integer), ("grad_accum", "grad accum", integer),
-    ("tokens_per_micro_batch", "tokens per micro-batch per GPU", fixed(0)),
-    ("tokens_per_step", "tokens per step", fixed(0)),
-    ("compute_s", "compute s", fixed(4)), ("gemm_s", "  of which GEMMs s", fixed(4)),
-    ("attention_s", "  of which attention s", fixed(4)), ("memory_bound_s", "  of which memory-bound s", fixed(4)),
-    ("host_wait_s", "  of which waiting on the host s", fixed(4)),
-    ("comm_s", "communication s (hidden or not)", fixed(4)),
-    ("exposed_comm_s", "exposed communication s", fixed(4)), ("optimizer_s", "optimizer s", fixed(4)),
-    ("data_s", "input pipeline s (exposed)", fixed(4)), ("checkpoint_s", "checkpoint s (per step)", fixed(4)),
-    ("step_time_s", "step s", fixed(4)), ("tokens_per_s", "tokens/s", fixed(0)),
-    ("tokens_per_s_per_gpu", "tokens/s/GPU", fixed(0)), ("mfu", "MFU %", percent(1)),
-    ("hfu", "HFU %", percent(1)), ("comm_hidden", "communication hidden", yes_no),
-    ("energy_per_step_j", "energy per step J", fixed(0)), ("memory_gib", "memory per GPU GiB", fixed(1)),
-]
+#: (key, label, formatter) of every output, for a step shown as a list.
+STEP_FIELDS = [(f["name"], field_header(f), field_formatter(f["format"])) for f in step_fields()]
 
-
-#: Where a step's time goes (project prints it under the main table).
+#: Where a step's time goes (project prints it under the main table): its parts and totals.
 STEP_PARTS_COLUMNS = [
     Column("gpus", "GPUs", integer),
-    Column("compute_s", "compute s", fixed(3)),
-    Column("gemm_s", "GEMM s", fixed(3)),
-    Column("attention_s", "attention s", fixed(3)),
-    Column("memory_bound_s", "memory-bound s", fixed(3)),
-    Column("host_wait_s", "host wait s", fixed(3)),
-    Column("exposed_comm_s", "exposed comm s", fixed(3)),
-    Column("optimizer_s", "optimizer s", fixed(3)),
-    Column("data_s", "data s", fixed(3)),
-    Column("checkpoint_s", "checkpoint s", fixed(3)),
-    Column("step_time_s", "step s", fixed(3)),
+    *(field_column(f) for f in step_fields() if "part" in f["uses"] or "total" in f["uses"]),
 ]
 
 
@@ -291,6 +295,13 @@ def projection_header(d: Mapping[str, Any]) -> str:
         rows = d.get("rows") or []
         batch = rows[0]["tokens_per_step"] if rows else cfg["global_batch_tokens"]
         batch_text = "not set" if batch is None else f"{batch:,.0f} tokens"
+        if batch is not None and cfg["global_batch_tokens"] is None and d.get("scaling", "strong") == "strong" \
+                and len(rows) > 1:
+            # The default depends on the counts asked for; say so, or "--gpus 8" and
+            # "--gpus 8,64" give two 8-GPU rows without a word why.
+            shared = batch / (cfg["seq_len"] * cfg["micro_batch"])
+            batch_text += (f" by default: one micro-batch on each of {shared:,.0f} GPUs, the least common multiple "
+                           "of the counts (set global_batch_tokens to fix it)")
         parts.append(f"global batch {batch_text} (seq len {cfg['seq_len']:,}, "
                      f"micro-batch {cfg['micro_batch']})")
         parts.append(f"activation checkpointing {cfg['activation_checkpointing']}")

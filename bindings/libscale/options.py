@@ -45,6 +45,7 @@ class Option:
     exclusive_minimum: bool
     optional: bool  #: accepts None ("not set": the core's own rule applies)
     default: Any
+    valid_text: str = ""
 
     @property
     def flag(self) -> str:
@@ -52,24 +53,8 @@ class Option:
         return "--" + self.name.replace("_", "-")
 
     def valid(self) -> str:
-        """What values are valid, in words."""
-        if self.type == "choice":
-            text = ", ".join(self.choices)
-        elif self.type in ("integer", "number"):
-            text = "an integer" if self.type == "integer" else "a number"
-            lo = None if self.minimum is None else f"{self.minimum:g}"
-            hi = None if self.maximum is None else f"{self.maximum:g}"
-            if lo is not None and hi is not None:
-                text += f" in {'(' if self.exclusive_minimum else '['}{lo}, {hi}]"
-            elif lo is not None:
-                text += f" {'>' if self.exclusive_minimum else '>='} {lo}"
-            elif hi is not None:
-                text += f" <= {hi}"
-        elif self.type == "boolean":
-            text = "True or False"
-        else:
-            text = "a string"
-        return text + (", or None (not set)" if self.optional else "")
+        """What values are valid, in words (the core's text, as its errors say it)."""
+        return self.valid_text
 
     def describe(self) -> str:
         """``seq_len (tokens; default 8192): sequence length``."""
@@ -87,7 +72,8 @@ def options(group: str) -> tuple[Option, ...]:
     """The options of a group, in declaration order."""
     return tuple(Option(group=group, name=o["name"], type=o["type"], unit=o["unit"], help=o["help"],
                         choices=tuple(o["choices"]), minimum=_bound(o["minimum"]), maximum=_bound(o["maximum"]),
-                        exclusive_minimum=o["exclusive_minimum"], optional=o["optional"], default=o["default"])
+                        exclusive_minimum=o["exclusive_minimum"], optional=o["optional"], default=o["default"],
+                        valid_text=o["valid"])
                  for o in _spec.options(group))
 
 

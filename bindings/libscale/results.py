@@ -498,14 +498,13 @@ class Sweep(_OfPlan, Result):
     """The columns of a vectorized sweep, numpy arrays of the broadcast input shape.
 
     Inputs: gpus, gpus_per_node, micro_batch, seq_len, global_batch_tokens (0: no
-    accumulation). Outputs: step_time_s, tokens_per_s, tokens_per_s_per_gpu, mfu, hfu,
-    compute_s, comm_s, exposed_comm_s, memory_gib (NaN where the configuration is invalid),
-    grad_accum, fits (bool), issue (uint8; 0 valid, see describe_issue)."""
+    accumulation). Outputs: the step outputs the core's field table marks for sweeps
+    (``libscale._core.estimate.step_fields()``; numbers NaN where the configuration is
+    invalid, integers 0), then issue (uint8; 0 valid, see describe_issue)."""
 
     SCHEMA = "libscale.sweep/1"
     INPUTS = ("gpus", "gpus_per_node", "micro_batch", "seq_len", "global_batch_tokens")
-    OUTPUTS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "compute_s", "comm_s",
-               "exposed_comm_s", "memory_gib", "grad_accum", "fits", "issue")
+    OUTPUTS = (*(f["name"] for f in _estimate.step_fields() if "sweep" in f["uses"]), "issue")
 
     def __init__(self, columns: Mapping[str, np.ndarray], plan: Plan, *, axes: Sequence[str] = ()) -> None:
         super().__init__(dict(columns))

@@ -35,17 +35,17 @@ struct Columns {
     std::vector<std::uint8_t> fits, issue;
     SweepOutputs outputs() {
         SweepOutputs o;
-        o.step_time_s = step.data();
-        o.tokens_per_s = tps.data();
-        o.tokens_per_s_per_gpu = tps_gpu.data();
-        o.mfu = mfu.data();
-        o.hfu = hfu.data();
-        o.compute_s = compute.data();
-        o.comm_s = comm.data();
-        o.exposed_comm_s = exposed.data();
-        o.memory_gib = mem.data();
-        o.grad_accum = accum.data();
-        o.fits = fits.data();
+        o.add("step_time_s", step.data())
+            .add("tokens_per_s", tps.data())
+            .add("tokens_per_s_per_gpu", tps_gpu.data())
+            .add("mfu", mfu.data())
+            .add("hfu", hfu.data())
+            .add("compute_s", compute.data())
+            .add("comm_s", comm.data())
+            .add("exposed_comm_s", exposed.data())
+            .add("memory_gib", mem.data())
+            .add("grad_accum", accum.data())
+            .add("fits", fits.data());
         o.issue = issue.data();
         return o;
     }
@@ -149,19 +149,7 @@ TEST(Sweep, ReportsItsElementsToAProgress) {
     tail.n = n - n / 2;
     tail.gpus += n / 2;
     tail.micro_batch += n / 2;
-    SweepOutputs tail_out = with.outputs();
-    tail_out.step_time_s += n / 2;
-    tail_out.tokens_per_s += n / 2;
-    tail_out.tokens_per_s_per_gpu += n / 2;
-    tail_out.mfu += n / 2;
-    tail_out.hfu += n / 2;
-    tail_out.compute_s += n / 2;
-    tail_out.comm_s += n / 2;
-    tail_out.exposed_comm_s += n / 2;
-    tail_out.memory_gib += n / 2;
-    tail_out.grad_accum += n / 2;
-    tail_out.fits += n / 2;
-    tail_out.issue += n / 2;
+    const SweepOutputs tail_out = with.outputs().from(n / 2);
     sweep(s, head, with.outputs(), &q);
     EXPECT_EQ(q.done.load(), n / 2);
     sweep(s, tail, tail_out, &q);
@@ -226,7 +214,7 @@ TEST(Sweep, NullColumnsAreSkippedAndBaseValuesUsed) {
     in.n = 3;  // no per-element inputs: three copies of the base configuration
     std::vector<double> step(3);
     SweepOutputs out;
-    out.step_time_s = step.data();
+    out.add("step_time_s", step.data());
     sweep(test::scenario(m, hw, cal, test::tiny_config()), in, out);
     for (double v : step) EXPECT_REL(v, 5826.8606e-6);
 }
@@ -268,6 +256,38 @@ TEST(Sweep, OptionsOfTheBaseApplyToEveryElementAndTheirIssuesAreFlagged) {
     EXPECT_THROW(sweep(test::scenario(m, hopper, cal, base), in, col.outputs()), std::invalid_argument);
     sweep(test::scenario(m, hopper, fp8, base), in, col.outputs());
     EXPECT_EQ(col.issue[1], static_cast<std::uint8_t>(ConfigIssue::none));
+}
+
+TEST(Sweep, OutputsAreTheFieldTablesAndTyped) {
+    // Every field a sweep can write equals estimate_step's value of it, through the table.
+    const ModelSpec m = test::tiny_model();
+    const HardwareProfile hw = test::tiny_hardware();
+    const Calibration cal = test::tiny_calibration();
+    const TrainingConfig c = test::tiny_config();
+    const StepBreakdown direct = estimate_step(m, hw, cal, c);
+    SweepInputs in;
+    in.n = 1;
+    for (const StepField& f : step_fields()) {
+        SCOPED_TRACE(std::string(f.name));
+        double number = -1;
+        std::int64_t integer = -1;
+        std::uint8_t boolean = 2;
+        SweepOutputs out;
+        if (f.type == FieldType::number) out.add(f.name, &number);
+        else if (f.type == FieldType::integer) out.add(f.name, &integer);
+        else out.add(f.name, &boolean);
+        sweep(test::scenario(m, hw, cal, c), in, out);
+        const double got = f.type == FieldType::number    ? number
+                           : f.type == FieldType::integer ? static_cast<double>(integer)
+                                                          : static_cast<double>(boolean);
+        EXPECT_EQ(got, f.get(direct));
+    }
+    EXPECT_EQ(find_step_field("exposed_comm_s").get(direct), direct.exposed_comm_s);
+    EXPECT_EQ(find_step_field("memory_gib").get(direct), direct.memory.total_gib);
+    double wrong = 0;
+    SweepOutputs out;
+    EXPECT_THROW(out.add("grad_accum", &wrong), std::invalid_argument);  // an integer field
+    EXPECT_THROW(out.add("no_such_field", &wrong), std::invalid_argument);
 }
 
 TEST(Sweep, IssueCountCoversEveryIssue) {

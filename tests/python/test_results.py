@@ -61,6 +61,35 @@ def test_step_to_dict_has_every_field_and_nested_memory():
     assert struct_to_dict(times)["micro_batch_s"] == times.micro_batch_s and repr(times).startswith("ComputeTimes(")
 
 
+def test_step_outputs_are_the_field_tables():
+    # Every output the core declares is a typed property of the step, a key of its dict in
+    # the table's order, and a line of its text form with the table's label.
+    s = libscale.estimate_step(gpus=8)
+    fields = libscale._core.estimate.step_fields()
+    d = s.to_dict()["step"]
+    assert [f["name"] for f in fields] == [k for k in d if k != "memory"]
+    kinds = {"integer": int, "number": float, "boolean": bool}
+    for f in fields:
+        assert type(getattr(s, f["name"])) is kinds[f["type"]], f["name"]
+    assert s.fits is s.memory.fits and s.memory_gib == s.memory.total_gib
+    text = s.text()
+    for f in fields:
+        assert libscale._format.field_header(f) in text, f["name"]
+
+
+def test_default_global_batch_is_said_where_it_depends_on_the_counts():
+    many = libscale.project("qwen3-8b", "h100", gpus=[8, 64])
+    one = libscale.project("qwen3-8b", "h100", gpus=[8])
+    # One micro-batch on each of lcm(8, 64) GPUs: 8 accumulation steps at 8 GPUs, and the
+    # header says why; alone, 8 GPUs take one micro-batch each.
+    assert many.rows[0].step.grad_accum == 8 and one.rows[0].step.grad_accum == 1
+    assert "one micro-batch on each of 64 GPUs, the least common multiple" in many.text()
+    assert "least common multiple" not in one.text()
+    fixed = libscale.project("qwen3-8b", "h100", gpus=[8, 64], global_batch_tokens=524_288)
+    assert "least common multiple" not in fixed.text()
+    assert fixed.rows[0].step.step_time_s == many.rows[0].step.step_time_s
+
+
 def test_projection_to_dict_carries_context(projection, qwen):
     d = projection.to_dict()
     assert d["model"]["name"] == "qwen3-32b" and d["model"]["parameters"] == qwen.parameters
@@ -88,7 +117,7 @@ def test_html_reprs(projection):
     assert html.count("<tr>") == 4                      # header + 3 GPU counts
     assert UNCALIBRATED in html and "MFU %" in html
     step_html = libscale.estimate_step(gpus=8)._repr_html_()
-    assert "<table>" in step_html and "of which GEMMs s" in step_html and ">yes<" in step_html
+    assert "<table>" in step_html and "GEMM s" in step_html and ">yes<" in step_html
     misfit = libscale.project("qwen3-32b", "h100", gpus=[4, 16], global_batch_tokens=1_048_576)._repr_html_()
     assert "NO (" in misfit and "to fit, try" in misfit
     s = libscale.solve_deadline(deadline_h=100, gpus=[4, 8], global_batch_tokens=1_048_576)

@@ -15,6 +15,8 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 from matplotlib.ticker import FuncFormatter, NullLocator
 
+from .._core import estimate as _estimate
+
 # Okabe & Ito's colour-blind-safe palette, then tab10's remaining hues for hardware outside
 # the catalog. Fixed assignments (not the order of appearance) keep a GPU's colour the same
 # in every figure and notebook.
@@ -26,11 +28,9 @@ HARDWARE_COLORS = {"h100": BLUE, "h200": ORANGE, "b200": GREEN, "b300": PURPLE, 
                    "a100": SKY, "a100-40gb": BROWN}
 _FALLBACK = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf")
 
-#: The parts of a step, bottom to top of a stacked bar: the row keys of
-#: _format.STEP_PARTS_COLUMNS without the totals (compute_s, step_time_s).
-STEP_PARTS = (("gemm_s", "GEMM"), ("attention_s", "attention"), ("memory_bound_s", "memory-bound kernels"),
-              ("host_wait_s", "host wait"), ("exposed_comm_s", "exposed communication"),
-              ("optimizer_s", "optimizer"), ("data_s", "input pipeline (data)"), ("checkpoint_s", "checkpoint"))
+#: The parts of a step, bottom to top of a stacked bar, with their labels: the core's
+#: field table (estimate/step_fields.hpp), its fields used as parts.
+STEP_PARTS = tuple((f["name"], f["label"]) for f in _estimate.step_fields() if "part" in f["uses"])
 # Communication, data and checkpoint share their colours with the power phases of the same name.
 PART_COLORS = {"gemm_s": BLUE, "attention_s": SKY, "memory_bound_s": GREEN, "host_wait_s": YELLOW,
                "exposed_comm_s": VERMILLION, "optimizer_s": BROWN, "data_s": ORANGE, "checkpoint_s": PURPLE,

@@ -8,6 +8,7 @@
 #include "../fields.hpp"
 #include "libscale/estimate/fit_advice.hpp"
 #include "libscale/estimate/memory_model.hpp"
+#include "libscale/estimate/step_fields.hpp"
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/io/catalog.hpp"
 
@@ -65,34 +66,61 @@ void register_estimate_step(py::module_& m) {
         Access::read_only);
     def_value_methods(mem);
 
-    using S = StepBreakdown;
+    // Every output from the field table (estimate/step_fields.hpp), typed for the stubs, then
+    // the memory breakdown; `_fields` in that order (what to_dict iterates).
     py::class_<StepBreakdown> step_cls(m, "StepBreakdown", "One optimizer step: time per phase, throughput, memory.");
-    def_fields(step_cls,
-               fields(field("gpus", &S::gpus), field("gpus_per_node", &S::gpus_per_node),
-                      field("nodes", &S::nodes, "nodes the GPUs span (the last may be partial)"),
-                      field("grad_accum", &S::grad_accum, "micro-batches per step"),
-                      field("tokens_per_micro_batch", &S::tokens_per_micro_batch, "per GPU"),
-                      field("tokens_per_step", &S::tokens_per_step, "global batch, tokens"),
-                      field("compute_s", &S::compute_s,
-                            "all GPU compute: gemm_s + attention_s + memory_bound_s + host_wait_s"),
-                      field("gemm_s", &S::gemm_s, "of compute_s: GEMMs"),
-                      field("attention_s", &S::attention_s, "of compute_s: fused attention"),
-                      field("memory_bound_s", &S::memory_bound_s, "of compute_s: memory-bound kernels"),
-                      field("host_wait_s", &S::host_wait_s, "of compute_s: the GPU waiting on the host"),
-                      field("comm_s", &S::comm_s, "all collectives, hidden or not"),
-                      field("exposed_comm_s", &S::exposed_comm_s, "collective time not hidden under compute"),
-                      field("optimizer_s", &S::optimizer_s),
-                      field("data_s", &S::data_s, "input pipeline time not hidden by prefetch"),
-                      field("checkpoint_s", &S::checkpoint_s, "checkpoint write, amortized per step"),
-                      field("step_time_s", &S::step_time_s), field("tokens_per_s", &S::tokens_per_s),
-                      field("tokens_per_s_per_gpu", &S::tokens_per_s_per_gpu),
-                      field("mfu", &S::mfu, "model FLOPs utilization, fraction"),
-                      field("hfu", &S::hfu, "hardware FLOPs utilization, fraction"),
-                      field("comm_hidden", &S::comm_hidden, "every unit's communication fits under its compute"),
-                      field("energy_per_step_j", &S::energy_per_step_j, "all GPUs, J"), field("memory", &S::memory)),
-               Access::read_only);
-    step_cls.def_property_readonly(
-        "memory_gib", [](const StepBreakdown& s) { return s.memory.total_gib; }, "memory.total_gib");
+    py::list names;
+    for (const StepField& f : step_fields()) {
+        const std::string doc = std::string(f.help) + (f.unit.empty() ? "" : " (" + std::string(f.unit) + ")");
+        const std::string name(f.name);
+        switch (f.type) {
+            case FieldType::number:
+                step_cls.def_property_readonly(
+                    name.c_str(), [get = f.get](const StepBreakdown& s) { return get(s); }, doc.c_str());
+                break;
+            case FieldType::integer:
+                step_cls.def_property_readonly(
+                    name.c_str(), [get = f.get](const StepBreakdown& s) { return static_cast<std::int64_t>(get(s)); },
+                    doc.c_str());
+                break;
+            case FieldType::boolean:
+                step_cls.def_property_readonly(
+                    name.c_str(), [get = f.get](const StepBreakdown& s) { return get(s) != 0; }, doc.c_str());
+                break;
+        }
+        names.append(name);
+    }
+    step_cls.def_readonly("memory", &StepBreakdown::memory, "memory per GPU, by term and phase");
+    names.append("memory");
+    step_cls.attr("_fields") = py::tuple(names);
+    step_cls.def(
+        "to_dict", [](py::handle self) { return detail::struct_dict(self); },
+        "The fields in declaration order; the memory breakdown as a dict.");
+    m.def(
+        "step_fields",
+        [] {
+            py::typing::List<py::typing::Dict<py::str, py::object>> out;
+            for (const StepField& f : step_fields()) {
+                py::typing::Dict<py::str, py::object> d;
+                d["name"] = std::string(f.name);
+                d["type"] = to_string(f.type);
+                d["unit"] = std::string(f.unit);
+                d["label"] = std::string(f.label);
+                d["format"] = std::string(f.format);
+                d["help"] = std::string(f.help);
+                py::list uses;
+                if (f.uses & in_sweep) uses.append("sweep");
+                if (f.uses & step_part) uses.append("part");
+                if (f.uses & step_total) uses.append("total");
+                d["uses"] = uses;
+                out.append(d);
+            }
+            return out;
+        },
+        "The step estimate's outputs as the core declares them, in StepBreakdown's order: name, type "
+        "('integer', 'number', 'boolean'), unit, label, format ('integer', 'fixed:N', 'percent:N', 'yes_no'), "
+        "help and uses ('sweep': a sweep column, 'part': a part of the step time, 'total': a total beside the "
+        "parts).");
     def_value_methods(step_cls);
 
     m.def(

@@ -77,26 +77,36 @@ py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::
     in.global_batch_tokens = cols.add("global_batch_tokens", global_batch_tokens);
     in.n = cols.n;
 
-    const auto f64 = [&] { return py::array_t<double>(cols.shape); };
-    py::array_t<double> step_time_s = f64(), tokens_per_s = f64(), tokens_per_s_per_gpu = f64(), mfu = f64(),
-                        hfu = f64(), compute_s = f64(), comm_s = f64(), exposed_comm_s = f64(), memory_gib = f64();
-    py::array_t<std::int64_t> grad_accum(cols.shape);
-    py::array_t<bool> fits(cols.shape);
-    py::array_t<std::uint8_t> issue(cols.shape);
-
+    // One numpy column per output the field table marks for sweeps, typed by the field.
+    py::dict result;
     SweepOutputs out;
-    out.step_time_s = step_time_s.mutable_data();
-    out.tokens_per_s = tokens_per_s.mutable_data();
-    out.tokens_per_s_per_gpu = tokens_per_s_per_gpu.mutable_data();
-    out.mfu = mfu.mutable_data();
-    out.hfu = hfu.mutable_data();
-    out.compute_s = compute_s.mutable_data();
-    out.comm_s = comm_s.mutable_data();
-    out.exposed_comm_s = exposed_comm_s.mutable_data();
-    out.memory_gib = memory_gib.mutable_data();
-    out.grad_accum = grad_accum.mutable_data();
-    out.fits = reinterpret_cast<std::uint8_t*>(fits.mutable_data());
+    for (const StepField& f : step_fields()) {
+        if ((f.uses & in_sweep) == 0) continue;
+        const std::string name(f.name);
+        switch (f.type) {
+            case FieldType::number: {
+                py::array_t<double> a(cols.shape);
+                out.add(f.name, a.mutable_data());
+                result[name.c_str()] = a;
+                break;
+            }
+            case FieldType::integer: {
+                py::array_t<std::int64_t> a(cols.shape);
+                out.add(f.name, a.mutable_data());
+                result[name.c_str()] = a;
+                break;
+            }
+            case FieldType::boolean: {
+                py::array_t<bool> a(cols.shape);
+                out.add(f.name, reinterpret_cast<std::uint8_t*>(a.mutable_data()));
+                result[name.c_str()] = a;
+                break;
+            }
+        }
+    }
+    py::array_t<std::uint8_t> issue(cols.shape);
     out.issue = issue.mutable_data();
+    result["issue"] = issue;
 
     run_released(progress, [&] {
         // Validates model, hardware and calibration (throws) before any thread starts.
@@ -110,18 +120,7 @@ py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::
             const auto at = [&](auto* p) { return p ? p + begin : p; };
             SweepInputs ci{end - begin,        at(in.gpus),    at(in.gpus_per_node),
                            at(in.micro_batch), at(in.seq_len), at(in.global_batch_tokens)};
-            SweepOutputs co{at(out.step_time_s),
-                            at(out.tokens_per_s),
-                            at(out.tokens_per_s_per_gpu),
-                            at(out.mfu),
-                            at(out.hfu),
-                            at(out.compute_s),
-                            at(out.comm_s),
-                            at(out.exposed_comm_s),
-                            at(out.memory_gib),
-                            at(out.grad_accum),
-                            at(out.fits),
-                            at(out.issue)};
+            const SweepOutputs co = out.from(begin);
             sweep(scenario, ci, co, progress);
         };
         if (workers == 1) {
@@ -146,19 +145,6 @@ py::dict run_sweep(const Scenario& scenario, std::optional<IntArray> gpus, std::
         }
     });
 
-    py::dict result;
-    result["step_time_s"] = step_time_s;
-    result["tokens_per_s"] = tokens_per_s;
-    result["tokens_per_s_per_gpu"] = tokens_per_s_per_gpu;
-    result["mfu"] = mfu;
-    result["hfu"] = hfu;
-    result["compute_s"] = compute_s;
-    result["comm_s"] = comm_s;
-    result["exposed_comm_s"] = exposed_comm_s;
-    result["memory_gib"] = memory_gib;
-    result["grad_accum"] = grad_accum;
-    result["fits"] = fits;
-    result["issue"] = issue;
     return result;
 }
 
@@ -169,11 +155,10 @@ void register_estimate_sweep(py::module_& m) {
           py::arg("gpus_per_node") = py::none(), py::arg("micro_batch") = py::none(), py::arg("seq_len") = py::none(),
           py::arg("global_batch_tokens") = py::none(), py::arg("threads") = 0, py::arg("progress") = nullptr,
           "Estimate one step per element of the given int64 arrays (one common shape; None: the scenario "
-          "config's value). Returns a dict of numpy arrays of that shape: step_time_s, tokens_per_s, "
-          "tokens_per_s_per_gpu, mfu, hfu, compute_s, comm_s, exposed_comm_s, memory_gib (float64, NaN where "
-          "invalid), grad_accum (int64), fits (bool), issue (uint8 code, 0: valid; see describe_issue). Invalid "
-          "configurations are flagged, not raised. threads 0: one per core for large sweeps. progress counts "
-          "elements.");
+          "config's value). Returns a dict of numpy arrays of that shape: each output step_fields() marks "
+          "'sweep' (numbers float64, NaN where invalid; integers int64, 0 where invalid; booleans bool), then "
+          "issue (uint8 code, 0: valid; see describe_issue). Invalid configurations are flagged, not raised. "
+          "threads 0: one per core for large sweeps. progress counts elements.");
 
     m.def(
         "describe_issue", [](int code) { return std::string(describe(issue_from_code(code))); }, py::arg("code"),

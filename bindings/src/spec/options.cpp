@@ -126,6 +126,7 @@ py::list describe(const OptionTable<T>& table) {
         d["maximum"] = o.maximum;
         d["exclusive_minimum"] = o.exclusive_minimum;
         d["optional"] = o.optional;
+        d["valid"] = describe_valid(o);
         d["default"] = to_py(default_value(o));
         out.append(d);
     }
@@ -218,7 +219,7 @@ void register_spec_options(py::module_& m) {
         },
         py::arg("group"),
         "The options of a group as dicts: group, name, type, unit, help, choices, minimum, maximum, "
-        "exclusive_minimum, optional, default (None: not set).");
+        "exclusive_minimum, optional, valid (what values are valid, in words), default (None: not set).");
     m.def("make_options", &make_options_py, py::arg("group"), py::arg("values"),
           "The group's struct from its defaults and the given options, each checked by the core (ValueError "
           "naming the option, the value and what is valid; TypeError for a value of no option type). training "

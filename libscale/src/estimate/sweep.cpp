@@ -2,11 +2,59 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <unordered_map>
 
 #include "estimate/scenario_detail.hpp"
 
 namespace libscale {
+
+namespace {
+
+// An invalid element: NaN for numbers, 0 for integers and booleans.
+void write(const SweepColumn& col, std::size_t i, double value, bool invalid) noexcept {
+    switch (col.field->type) {
+        case FieldType::number: static_cast<double*>(col.data)[i] = value; break;
+        case FieldType::integer:
+            static_cast<std::int64_t*>(col.data)[i] = invalid ? 0 : static_cast<std::int64_t>(value);
+            break;
+        case FieldType::boolean: static_cast<std::uint8_t*>(col.data)[i] = !invalid && value != 0 ? 1 : 0; break;
+    }
+}
+
+SweepOutputs& add_column(SweepOutputs& out, std::string_view name, void* data, FieldType type) {
+    const StepField& f = find_step_field(name);
+    if (f.type != type)
+        throw std::invalid_argument("sweep output '" + std::string(name) + "' is " + to_string(f.type) + ", not " +
+                                    to_string(type));
+    out.columns.push_back({&f, data});
+    return out;
+}
+
+}  // namespace
+
+SweepOutputs SweepOutputs::from(std::size_t begin) const {
+    SweepOutputs out;
+    for (const SweepColumn& col : columns) {
+        const std::size_t size = col.field->type == FieldType::number    ? sizeof(double)
+                                 : col.field->type == FieldType::integer ? sizeof(std::int64_t)
+                                                                         : sizeof(std::uint8_t);
+        out.columns.push_back({col.field, static_cast<char*>(col.data) + begin * size});
+    }
+    out.issue = issue ? issue + begin : nullptr;
+    return out;
+}
+
+SweepOutputs& SweepOutputs::add(std::string_view name, double* data) {
+    return add_column(*this, name, data, FieldType::number);
+}
+SweepOutputs& SweepOutputs::add(std::string_view name, std::int64_t* data) {
+    return add_column(*this, name, data, FieldType::integer);
+}
+SweepOutputs& SweepOutputs::add(std::string_view name, std::uint8_t* data) {
+    return add_column(*this, name, data, FieldType::boolean);
+}
 
 void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Progress* progress) {
     detail::validate_inputs(s);
@@ -33,11 +81,7 @@ void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Pr
         const ConfigIssue issue = check_config(m, hw, c);
         if (out.issue) out.issue[i] = static_cast<std::uint8_t>(issue);
         if (issue != ConfigIssue::none) {
-            for (double* col : {out.step_time_s, out.tokens_per_s, out.tokens_per_s_per_gpu, out.mfu, out.hfu,
-                                out.compute_s, out.comm_s, out.exposed_comm_s, out.memory_gib})
-                if (col) col[i] = nan;
-            if (out.grad_accum) out.grad_accum[i] = 0;
-            if (out.fits) out.fits[i] = 0;
+            for (const SweepColumn& col : out.columns) write(col, i, nan, true);
             continue;
         }
         const std::uint64_t key =
@@ -50,17 +94,7 @@ void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Pr
                      .first;
         }
         const StepBreakdown step = estimate_step_unchecked(m, p, hw, cal, c, it->second);
-        if (out.step_time_s) out.step_time_s[i] = step.step_time_s;
-        if (out.tokens_per_s) out.tokens_per_s[i] = step.tokens_per_s;
-        if (out.tokens_per_s_per_gpu) out.tokens_per_s_per_gpu[i] = step.tokens_per_s_per_gpu;
-        if (out.mfu) out.mfu[i] = step.mfu;
-        if (out.hfu) out.hfu[i] = step.hfu;
-        if (out.compute_s) out.compute_s[i] = step.compute_s;
-        if (out.comm_s) out.comm_s[i] = step.comm_s;
-        if (out.exposed_comm_s) out.exposed_comm_s[i] = step.exposed_comm_s;
-        if (out.memory_gib) out.memory_gib[i] = step.memory.total_gib;
-        if (out.grad_accum) out.grad_accum[i] = step.grad_accum;
-        if (out.fits) out.fits[i] = step.memory.fits ? 1 : 0;
+        for (const SweepColumn& col : out.columns) write(col, i, col.field->get(step), false);
     }
     loop.finish();
 }

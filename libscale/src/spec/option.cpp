@@ -67,6 +67,19 @@ std::string what_is_valid(OptionType type, double minimum, double maximum, bool 
 
 }  // namespace
 
+std::string describe_valid(OptionType type, const std::vector<std::string_view>& choices, double minimum,
+                           double maximum, bool optional, bool exclusive_minimum) {
+    const std::string none = optional ? ", or none (not set)" : "";
+    switch (type) {
+        case OptionType::boolean: return "true or false" + none;
+        case OptionType::choice: return join(choices) + none;
+        case OptionType::text: return "a string" + none;
+        case OptionType::integer:
+        case OptionType::number: return what_is_valid(type, minimum, maximum, optional, exclusive_minimum);
+    }
+    return "?";
+}
+
 void throw_unknown_option(std::string_view group, std::string_view name, const std::vector<std::string_view>& valid) {
     throw std::invalid_argument("unknown " + std::string(group) + " option '" + std::string(name) +
                                 "'; valid: " + join(valid));

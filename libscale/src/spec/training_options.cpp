@@ -20,8 +20,8 @@ const OptionTable<TrainingConfig>& training_options() {
             integer<C>("seq_len", &C::seq_len, "tokens", "sequence length", 1, 1LL << 40),
             integer<C>("micro_batch", &C::micro_batch, "sequences", "sequences per micro-batch per GPU", 1, 1LL << 40),
             optional_count<C>("global_batch_tokens", &C::global_batch_tokens, "tokens",
-                              "tokens per optimizer step, kept fixed in strong scaling (not set: the smallest GPU "
-                              "count with no accumulation)",
+                              "tokens per optimizer step, kept fixed in strong scaling (not set: one micro-batch per "
+                              "GPU; in a projection over several GPU counts, on each of their least common multiple)",
                               1, 9.2e18),
             choice<C>("strategy", &C::strategy, parse_strategy,
                       {"fsdp", "hsdp", "ddp", "zero1", "zero2", "zero3", "full_shard", "hybrid_shard"},

@@ -5,9 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "libscale/estimate/config_rules.hpp"
 #include "libscale/estimate/scenario.hpp"
+#include "libscale/estimate/step_fields.hpp"
 #include "libscale/io/progress.hpp"
 
 namespace libscale {
@@ -22,21 +25,25 @@ struct SweepInputs {
     const std::int64_t* global_batch_tokens = nullptr;
 };
 
-// Per-element outputs, each of length n (null: not wanted). Invalid configurations
-// get NaN and their ConfigIssue code in `issue`.
+// One output column of length n: the field's values (step_fields.hpp), typed by the field:
+// double for numbers, int64 for integers, uint8 (0/1) for booleans.
+struct SweepColumn {
+    const StepField* field = nullptr;
+    void* data = nullptr;
+};
+
+// The outputs wanted. Invalid configurations get NaN (integers and booleans 0) and their
+// ConfigIssue code in `issue`.
 struct SweepOutputs {
-    double* step_time_s = nullptr;
-    double* tokens_per_s = nullptr;
-    double* tokens_per_s_per_gpu = nullptr;
-    double* mfu = nullptr;
-    double* hfu = nullptr;
-    double* compute_s = nullptr;
-    double* comm_s = nullptr;
-    double* exposed_comm_s = nullptr;
-    double* memory_gib = nullptr;
-    std::int64_t* grad_accum = nullptr;
-    std::uint8_t* fits = nullptr;
-    std::uint8_t* issue = nullptr;  // ConfigIssue
+    std::vector<SweepColumn> columns;
+    std::uint8_t* issue = nullptr;
+    // The named output's column (std::invalid_argument for an unknown name or a pointer of
+    // another type than the field's).
+    SweepOutputs& add(std::string_view name, double* data);
+    SweepOutputs& add(std::string_view name, std::int64_t* data);
+    SweepOutputs& add(std::string_view name, std::uint8_t* data);
+    // The same columns from element `begin` on (a sweep split into chunks, one per thread).
+    SweepOutputs from(std::size_t begin) const;
 };
 
 // s.config is every element's base. Validates model, hardware and calibration once

@@ -57,6 +57,10 @@ namespace detail {
 OptionValue check_option_value(std::string_view group, std::string_view name, OptionType type,
                                const std::vector<std::string_view>& choices, double minimum, double maximum,
                                bool optional, bool exclusive_minimum, const OptionValue& v);
+// What values are valid, in words ("an integer in [1, 1073741824]", "fsdp, hsdp, ..."),
+// as check_option_value's errors say it.
+std::string describe_valid(OptionType type, const std::vector<std::string_view>& choices, double minimum,
+                           double maximum, bool optional, bool exclusive_minimum);
 [[noreturn]] void throw_unknown_option(std::string_view group, std::string_view name,
                                        const std::vector<std::string_view>& valid);
 }  // namespace detail
@@ -66,6 +70,7 @@ const Option<T>& find_option(const OptionTable<T>& table, std::string_view name)
     for (const auto& o : table.options)
         if (o.name == name) return o;
     std::vector<std::string_view> valid;
+    valid.reserve(table.options.size());
     for (const auto& o : table.options) valid.push_back(o.name);
     detail::throw_unknown_option(table.group, name, valid);
 }
@@ -97,6 +102,11 @@ T make_from_options(const OptionTable<T>& table, const std::map<std::string, Opt
     T out{};
     for (const auto& [name, v] : values) set_option(table, out, name, v);
     return out;
+}
+
+template <class T>
+std::string describe_valid(const Option<T>& o) {
+    return detail::describe_valid(o.type, o.choices, o.minimum, o.maximum, o.optional, o.exclusive_minimum);
 }
 
 template <class T>

@@ -1,0 +1,48 @@
+// The outputs of one step estimate, each declared once beside the option tables
+// (spec/option.hpp): name, type, unit, help, the label and number format tables and plots
+// show, and which results carry it. The Python properties of StepBreakdown, the sweep's
+// columns, the CLI's tables, the plots' part labels, the JSON schemas and the output
+// section of docs/cli.md are all derived from this table (scripts/regenerate.sh).
+//
+// Adding an output: its member in StepBreakdown (step_model.hpp), its entry in
+// step_fields.cpp. Nothing else is written by hand.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "libscale/estimate/step_model.hpp"
+
+namespace libscale {
+
+enum class FieldType : std::uint8_t { integer, number, boolean };
+const char* to_string(FieldType t);
+
+// Which results show a field beyond StepBreakdown itself (every field is a StepBreakdown
+// property and a projection row's column).
+enum FieldUse : unsigned {
+    in_sweep = 1U << 0,    // a column of sweep()'s result
+    step_part = 1U << 1,   // a part of the step time (the parts table, stacked bars)
+    step_total = 1U << 2,  // a total the parts table shows beside the parts
+};
+
+struct StepField {
+    std::string_view name;  // "exposed_comm_s": unit in the name, as everywhere
+    FieldType type;
+    std::string_view unit;   // "s", "tokens/s", "" (a fraction, a count of its own)
+    std::string_view label;  // "exposed communication": column headers add the unit
+    // "integer", "fixed:N" (N decimals), "percent:N" (a fraction shown ×100), "yes_no"
+    std::string_view format;
+    std::string_view help;
+    unsigned uses;
+    double (*get)(const StepBreakdown&) noexcept;  // integers and booleans exactly (0/1)
+};
+
+// Every output, in StepBreakdown's order.
+std::span<const StepField> step_fields() noexcept;
+
+// The field of that name (std::invalid_argument naming the valid ones).
+const StepField& find_step_field(std::string_view name);
+
+}  // namespace libscale

@@ -1,0 +1,95 @@
+// The step estimate's output table (step_fields.hpp): one entry per output.
+#include "libscale/estimate/step_fields.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+namespace libscale {
+
+namespace {
+
+using S = const StepBreakdown&;
+constexpr auto I = FieldType::integer;
+constexpr auto N = FieldType::number;
+constexpr auto B = FieldType::boolean;
+
+constexpr std::array kFields{
+    StepField{"gpus", I, "GPUs", "GPUs", "integer", "GPUs in the job", 0,
+              [](S s) noexcept { return static_cast<double>(s.gpus); }},
+    StepField{"gpus_per_node", I, "GPUs", "GPUs per node", "integer", "GPUs per node", 0,
+              [](S s) noexcept { return static_cast<double>(s.gpus_per_node); }},
+    StepField{"nodes", I, "", "nodes", "integer", "nodes the GPUs span (the last may be partial)", 0,
+              [](S s) noexcept { return static_cast<double>(s.nodes); }},
+    StepField{"grad_accum", I, "", "grad accum", "integer", "micro-batches per step (0 in a sweep: not valid)",
+              in_sweep, [](S s) noexcept { return static_cast<double>(s.grad_accum); }},
+    StepField{"tokens_per_micro_batch", N, "tokens", "tokens per micro-batch per GPU", "fixed:0",
+              "tokens of one micro-batch on one GPU", 0, [](S s) noexcept { return s.tokens_per_micro_batch; }},
+    StepField{"tokens_per_step", N, "tokens", "tokens per step", "fixed:0", "global batch: tokens per optimizer step",
+              0, [](S s) noexcept { return s.tokens_per_step; }},
+    StepField{"compute_s", N, "s", "compute", "fixed:3",
+              "all GPU compute: gemm_s + attention_s + memory_bound_s + host_wait_s", in_sweep | step_total,
+              [](S s) noexcept { return s.compute_s; }},
+    StepField{"gemm_s", N, "s", "GEMM", "fixed:3", "of compute_s: GEMMs", step_part,
+              [](S s) noexcept { return s.gemm_s; }},
+    StepField{"attention_s", N, "s", "attention", "fixed:3", "of compute_s: fused attention", step_part,
+              [](S s) noexcept { return s.attention_s; }},
+    StepField{"memory_bound_s", N, "s", "memory-bound", "fixed:3", "of compute_s: memory-bound kernels", step_part,
+              [](S s) noexcept { return s.memory_bound_s; }},
+    StepField{"host_wait_s", N, "s", "host wait", "fixed:3", "of compute_s: the GPU waiting on the host", step_part,
+              [](S s) noexcept { return s.host_wait_s; }},
+    StepField{"comm_s", N, "s", "comm", "fixed:3", "all collectives, hidden or not", in_sweep,
+              [](S s) noexcept { return s.comm_s; }},
+    StepField{"exposed_comm_s", N, "s", "exposed comm", "fixed:3", "collective time not hidden under compute",
+              in_sweep | step_part, [](S s) noexcept { return s.exposed_comm_s; }},
+    StepField{"optimizer_s", N, "s", "optimizer", "fixed:3", "the optimizer step over the local shard", step_part,
+              [](S s) noexcept { return s.optimizer_s; }},
+    StepField{"data_s", N, "s", "data", "fixed:3", "input pipeline time not hidden by prefetch", step_part,
+              [](S s) noexcept { return s.data_s; }},
+    StepField{"checkpoint_s", N, "s", "checkpoint", "fixed:3", "checkpoint write, amortized per step", step_part,
+              [](S s) noexcept { return s.checkpoint_s; }},
+    StepField{"step_time_s", N, "s", "step", "fixed:3", "wall time of one optimizer step", in_sweep | step_total,
+              [](S s) noexcept { return s.step_time_s; }},
+    StepField{"tokens_per_s", N, "tokens/s", "tokens/s", "fixed:0", "tokens per second, all GPUs", in_sweep,
+              [](S s) noexcept { return s.tokens_per_s; }},
+    StepField{"tokens_per_s_per_gpu", N, "tokens/s", "tokens/s/GPU", "fixed:0", "tokens per second per GPU", in_sweep,
+              [](S s) noexcept { return s.tokens_per_s_per_gpu; }},
+    StepField{"mfu", N, "", "MFU", "percent:1", "model FLOPs utilization, a fraction", in_sweep,
+              [](S s) noexcept { return s.mfu; }},
+    StepField{"hfu", N, "", "HFU", "percent:1", "hardware FLOPs utilization (recompute counted), a fraction", in_sweep,
+              [](S s) noexcept { return s.hfu; }},
+    StepField{"comm_hidden", B, "", "communication hidden", "yes_no",
+              "every unit's communication fits under its compute", 0,
+              [](S s) noexcept { return s.comm_hidden ? 1.0 : 0.0; }},
+    StepField{"energy_per_step_j", N, "J", "energy per step", "fixed:0", "energy of one step, all GPUs", 0,
+              [](S s) noexcept { return s.energy_per_step_j; }},
+    StepField{"memory_gib", N, "GiB", "memory", "fixed:1",
+              "peak memory per GPU as nvidia-smi sees the process: tensors, fragmentation and the runtime's reserve "
+              "(memory.total_gib)",
+              in_sweep, [](S s) noexcept { return s.memory.total_gib; }},
+    StepField{"fits", B, "", "fits", "yes_no", "memory.status is 'fits' ('uncertain' is not fitting)", in_sweep,
+              [](S s) noexcept { return s.memory.fits ? 1.0 : 0.0; }},
+};
+
+}  // namespace
+
+const char* to_string(FieldType t) {
+    switch (t) {
+        case FieldType::integer: return "integer";
+        case FieldType::number: return "number";
+        case FieldType::boolean: return "boolean";
+    }
+    return "?";
+}
+
+std::span<const StepField> step_fields() noexcept { return kFields; }
+
+const StepField& find_step_field(std::string_view name) {
+    for (const StepField& f : kFields)
+        if (f.name == name) return f;
+    std::string valid;
+    for (const StepField& f : kFields) valid += (valid.empty() ? "" : ", ") + std::string(f.name);
+    throw std::invalid_argument("unknown step output '" + std::string(name) + "'; valid: " + valid);
+}
+
+}  // namespace libscale
