@@ -5,7 +5,7 @@
 #   1. ruff check          the package, tests, scripts, benchmarks (not `ruff format`: the
 #                          code keeps hand-aligned tables the formatter would undo)
 #   2. mypy --strict       the package (libscale._core typed by its .pyi stubs),
-#                          scripts/make_stubs.py and scripts/make_schemas.py
+#                          scripts/make_stubs.py, make_schemas.py, make_option_types.py and make_result_fields.py
 #   3. stubtest            the stubs in bindings/libscale/_core against the compiled module:
 #                          the one installed in .venv (scripts/setup.sh), or the one found on
 #                          LIBSCALE_MODULE_PATH (e.g. build/dev/bindings:bindings)
@@ -31,7 +31,7 @@ start=$SECONDS
 
 run_ruff() { "$py" -m ruff check --quiet .; }
 
-run_mypy() { "$py" -m mypy && "$py" -m mypy scripts/make_stubs.py scripts/make_schemas.py; }
+run_mypy() { "$py" -m mypy && "$py" -m mypy scripts/make_stubs.py scripts/make_schemas.py scripts/make_option_types.py scripts/make_result_fields.py; }
 
 run_stubtest() {
     # The runtime module from LIBSCALE_MODULE_PATH or the installed package; the stubs

@@ -67,11 +67,9 @@ from ._core.estimate import (
     ComputeTimes,
     Job,
     MemoryBreakdown,
-    Projection,
     ProjectionRow,
     Quantiles,
     RowQuantiles,
-    Solution,
     StepBreakdown,
 )
 from ._core.gate import OverflowCounts
@@ -103,16 +101,20 @@ from .fit_advice import FitAdvice
 from .fit_result import FitResult, Measurements
 from .gate_result import GateResult, PackResult
 from .plan import Plan, estimate_step, fit_advice, project, solve_budget, solve_deadline, sweep
-from .results import Projection as ProjectionResult
-from .results import Solution as SolutionResult
 from .results import (
+    Projection,
+    Solution,
     Step,
     Sweep,
     to_jsonable,
 )
 from .triage_result import TriageResult
 
-SweepResult = Sweep  # the earlier name
+# The results under their plain names (the compiled Projection and Solution they hold are
+# libscale._core.estimate's); the earlier names stay.
+SweepResult = Sweep
+ProjectionResult = Projection
+SolutionResult = Solution
 from .validation import Validation, validate  # noqa: E402
 
 __version__: str = _core.__version__

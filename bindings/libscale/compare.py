@@ -19,19 +19,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Union
+from typing import Any, ClassVar, Union, Unpack, cast
 
 from . import _files, _format
 from . import catalog as _catalog
 from . import options as _options
 from ._core import spec as _spec
+from ._option_types import CountsAndJobOptions
 from .catalog import CalibrationLike, HardwareLike, ModelLike
+from .plan import SAMPLES, SCALING, JobLike, Plan, Scaling, make_job
 from .results import Projection, Result, _pandas
 
-if TYPE_CHECKING:
-    from .plan import JobLike, Plan
-
-__all__ = ["Comparison", "PricesLike", "compare", "read_prices"]
+__all__ = ["Comparison", "PricesLike", "compare", "compare_with", "read_prices"]
 
 PricesLike = Union[None, str, "os.PathLike[str]", Mapping[str, float]]
 
@@ -144,9 +143,6 @@ class Comparison(Result):
     @property
     def hardware_names(self) -> list[str]:
         return list(self.projections)
-
-    def __getattr__(self, name: str) -> Any:
-        raise AttributeError(f"Comparison has no attribute {name!r}")
 
     def __getitem__(self, hardware: str) -> Projection:
         return self.projections[hardware]
@@ -271,14 +267,37 @@ class Comparison(Result):
         raise ValueError(f"kind = {kind!r}; valid: costs, scaling")
 
 
-def compare_plans(plans: Sequence[Plan], gpus: int | Sequence[int], *, job: JobLike = None,
-                  prices: PricesLike = None, scaling: str = "strong", quantiles: bool = False,
-                  samples: int = 2000, seed: int | None = None, require_fit: bool = False) -> Comparison:
-    """Each plan projected over the same GPU counts and job; prices by hardware name."""
-    from .plan import _job
+def compare_with(plan: Plan, hardware: HardwareLike | Sequence[HardwareLike], gpus: int | Sequence[int], *,
+                 calibration: Mapping[str, CalibrationLike] | None = None, job: JobLike = None,
+                 prices: PricesLike = None, scaling: Scaling = SCALING, quantiles: bool = False,
+                 samples: int = SAMPLES, seed: int | None = None, require_fit: bool = False) -> Comparison:
+    """plan's model, configuration and job on each hardware, side by side (Plan.compare).
+    The plan's own hardware keeps its calibration; another takes ``calibration[name]`` or
+    its default."""
+    if calibration is not None and not isinstance(calibration, Mapping):
+        raise TypeError(f"calibration: expected a dict of hardware name: calibration, got "
+                        f"{type(calibration).__name__}")
+    given = {str(k).lower(): v for k, v in (calibration or {}).items()}
+    plans = []
+    for h in _names(hardware):
+        hw = _catalog.hardware(h)
+        # the plan's own hardware by name: its calibration stays
+        own = isinstance(h, str) and hw.name == plan.hardware.name and hw.name.lower() not in given
+        plans.append(plan if own else plan.with_(hardware=hw, calibration=given.get(hw.name.lower())))
+        given.pop(hw.name.lower(), None)
+    if given:
+        raise ValueError(f"calibration: no compared hardware is named {sorted(given)[0]!r}; compared: "
+                         f"{', '.join(p.hardware.name for p in plans)}")
+    return compare_plans(plans, gpus, job=job, prices=prices, scaling=scaling, quantiles=quantiles,
+                         samples=samples, seed=seed, require_fit=require_fit)
 
+
+def compare_plans(plans: Sequence[Plan], gpus: int | Sequence[int], *, job: JobLike = None,
+                  prices: PricesLike = None, scaling: Scaling = SCALING, quantiles: bool = False,
+                  samples: int = SAMPLES, seed: int | None = None, require_fit: bool = False) -> Comparison:
+    """Each plan projected over the same GPU counts and job; prices by hardware name."""
     table = read_prices(prices)
-    the_job = _job(job)
+    the_job = make_job(job)
     names = [p.hardware.name for p in plans]
     seen: set[str] = set()
     for n in names:
@@ -305,34 +324,25 @@ def compare_plans(plans: Sequence[Plan], gpus: int | Sequence[int], *, job: JobL
     return Comparison(out, prices_source=source)
 
 
-def _calibration_for(calibration: Any, hw: _spec.HardwareProfile) -> CalibrationLike:
-    if isinstance(calibration, Mapping):
-        by_name = {str(k).lower(): v for k, v in calibration.items()}
-        return by_name.get(hw.name.lower())
-    return calibration  # type: ignore[no-any-return]
-
-
 @_options.with_options_doc("training", "job")
-def compare(model: ModelLike = "qwen3-32b", hardware: HardwareLike | Sequence[HardwareLike] = ("b300", "h200"),
-            *, gpus: int | Sequence[int] = (4, 8, 16), scaling: str = "strong",
+def compare(model: ModelLike, hardware: HardwareLike | Sequence[HardwareLike], *,
+            gpus: int | Sequence[int] = (4, 8, 16), scaling: Scaling = SCALING,
             calibration: CalibrationLike | Mapping[str, CalibrationLike] = None, prices: PricesLike = None,
-            quantiles: bool = False, samples: int = 2000, seed: int | None = None, require_fit: bool = False,
-            **options: Any) -> Comparison:
+            quantiles: bool = False, samples: int = SAMPLES, seed: int | None = None, require_fit: bool = False,
+            **options: Unpack[CountsAndJobOptions]) -> Comparison:
     """The same job projected on each hardware profile: ``Plan(model, h, ...).project(...)`` per
     hardware. calibration: one for all, or a mapping of hardware name to calibration (a hardware
     not named gets its default). prices: a ``libscale.prices/1`` file or a mapping of hardware
     name to USD per GPU-hour (else the job's price_per_gpu_hour_usd, else the catalog's)."""
-    from .plan import Plan
-
     job, config = _options.split(options, "job")
-    unknown = set()
-    if isinstance(calibration, Mapping):
-        unknown = {str(k).lower() for k in calibration}
+    by_name = {str(k).lower(): v for k, v in calibration.items()} if isinstance(calibration, Mapping) else None
+    unknown = set(by_name or ())
     plans = []
     for h in _names(hardware):
         hw = _catalog.hardware(h)
         unknown.discard(hw.name.lower())
-        plans.append(Plan(model, hw, calibration=_calibration_for(calibration, hw), **config))
+        one = by_name.get(hw.name.lower()) if by_name is not None else cast(CalibrationLike, calibration)
+        plans.append(Plan(model, hw, calibration=one, **config))
     if unknown:
         raise ValueError(f"calibration: no compared hardware is named {sorted(unknown)[0]!r}; compared: "
                          f"{', '.join(p.hardware.name for p in plans)}")

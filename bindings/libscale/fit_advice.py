@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from . import _format
 from ._core import estimate as _estimate
 from ._core import spec as _spec
+from ._result_fields import FitAdviceFields
 from .results import Result, _context, _OfPlan, rows_csv, struct_to_dict
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["FitAdvice"]
 
 
-class FitAdvice(_OfPlan, Result):
+class FitAdvice(_OfPlan, Result, FitAdviceFields):
     """What would make the plan fit (the compiled FitAdvice: ``step``, ``changes``,
     ``max_micro_batch``, ``max_seq_len``). ``changes`` are dicts: ``change`` (the API's
     keyword spelling), ``options`` (the training options it sets, for ``Plan.with_``),

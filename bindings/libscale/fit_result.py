@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import _core, _format
+from ._result_fields import FitResultFields, MeasurementsFields
 from .results import Result, struct_to_dict, to_jsonable
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["Measurements", "FitResult", "default_provenance"]
 
 
-class Measurements:
+class Measurements(MeasurementsFields):
     """A MeasurementSet with the names of the files it was read from (``sources``) and what
     parsing trainer logs assumed or skipped (``notes``). The set's fields and counts
     (``step_count``, ``hardware``, ``len()``...) read through; ``.raw`` is the set."""
@@ -33,12 +34,6 @@ class Measurements:
     @property
     def raw(self) -> _core.calibrate.MeasurementSet:
         return self._raw
-
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for names this class does not define: the compiled set's fields.
-        if name.startswith("__") or name == "_raw":
-            raise AttributeError(name)
-        return getattr(self._raw, name)
 
     def __len__(self) -> int:
         return len(self._raw)
@@ -76,7 +71,7 @@ _COEFFICIENTS_INTRO = ("coefficients (maximum a posteriori, records at ±{sigma:
                        "identified: the data narrowed the prior to under 0.7 of its sd):")
 
 
-class FitResult(Result):
+class FitResult(Result, FitResultFields):
     """A fitted calibration: the compiled FitResult's fields (``calibration``,
     ``coefficients``, ``covariance``, ``families``...) read through; ``hardware`` is the
     profile fitted on, ``measurements`` what was fitted. ``write(path)`` writes the

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _core, _format
+from ._result_fields import GateResultFields, PackResultFields
 from .results import Result, _pandas, struct_to_dict
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ _RESULT_FIELDS = ("global_bins", "min_rank", "max_rank", "min_micro_batches", "m
                   "tokens_dropped_pct", "hang_cost_gpu_hours", "cost_at_risk_gpu_hours", "gpu_hours_saved")
 
 
-class GateResult(Result):
+class GateResult(Result, GateResultFields):
     """The packing gate's verdict (``passed``, ``verdict``), the per-rank numpy arrays
     (``sequences``, ``micro_batches``, ``optimizer_steps``, ``tokens``,
     ``padding_efficiency``), the remedy and the GPU-hours at risk, read through from the
@@ -77,7 +78,7 @@ class GateResult(Result):
         return repr(self._raw)
 
 
-class PackResult(Result):
+class PackResult(Result, PackResultFields):
     """Packed bins as numpy CSR arrays: bin b holds ``samples[offsets[b]:offsets[b+1]]``
     with ``entry_tokens`` alongside; ``bin_tokens`` per bin; ``overflow`` counts what
     did not fit in seq_len."""

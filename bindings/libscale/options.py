@@ -19,7 +19,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ._core import spec as _spec
 
@@ -103,10 +103,14 @@ def doc(*groups: str, indent: str = "    ") -> str:
     return "\n".join(lines)
 
 
-def with_options_doc(*groups: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: append the groups' option list to a function's docstring."""
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+
+def with_options_doc(*groups: str) -> Callable[[_F], _F]:
+    """Decorator: append the groups' option list to a function's docstring (its signature,
+    types included, is left as it is)."""
+
+    def wrap(f: _F) -> _F:
         f.__doc__ = (f.__doc__ or "").rstrip() + "\n\n" + doc(*groups) + "\n"
         return f
 

@@ -17,7 +17,7 @@ import itertools
 import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Union, cast
+from typing import TYPE_CHECKING, Any, Literal, Union, Unpack, cast
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from ._core import Progress as _Progress
 from ._core import calibrate as _calibrate
 from ._core import estimate as _estimate
 from ._core import spec as _spec
+from ._option_types import CountsAndJobOptions, TrainingOptions
 from .catalog import CalibrationLike, HardwareLike, ModelLike
 from .fit_advice import FitAdvice
 from .results import Projection, Solution, Step, Sweep
@@ -34,7 +35,8 @@ from .results import Projection, Solution, Step, Sweep
 if TYPE_CHECKING:
     from .compare import Comparison, PricesLike
 
-__all__ = ["Plan", "DEFAULT_CANDIDATES", "estimate_step", "project", "sweep", "solve_deadline", "solve_budget"]
+__all__ = ["Plan", "DEFAULT_CANDIDATES", "SCALING", "SAMPLES", "Scaling", "estimate_step", "project", "sweep",
+           "solve_deadline", "solve_budget", "make_job"]
 
 #: GPU counts the solvers choose from by default.
 DEFAULT_CANDIDATES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -43,6 +45,13 @@ DEFAULT_CANDIDATES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 10
 SWEEP_AXES: tuple[str, ...] = ("gpus", "gpus_per_node", "micro_batch", "seq_len", "global_batch_tokens")
 
 JobLike = Union[None, Mapping[str, Any], "_estimate.Job"]
+
+# The options every estimating call takes, each default declared once here: strong scaling
+# (the global batch fixed over GPU counts), and the draws of a P10-P90 interval (a fixed
+# seed unless one is given; quantiles are off unless asked for, require_fit too).
+Scaling = Literal["strong", "weak"]
+SCALING: Scaling = "strong"
+SAMPLES = 2000
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -100,7 +109,7 @@ def _cap(name: str, value: Any) -> float:
     return float(value)
 
 
-def _job(job: JobLike) -> _estimate.Job:
+def make_job(job: JobLike) -> _estimate.Job:
     if job is None:
         return _estimate.Job()
     if isinstance(job, _estimate.Job):
@@ -123,12 +132,12 @@ class Plan:
 
     __slots__ = ("_scenario",)
 
-    def __init__(self, model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
-                 calibration: CalibrationLike = None, **config: Any) -> None:
+    def __init__(self, model: ModelLike, hardware: HardwareLike, *, calibration: CalibrationLike = None,
+                 **config: Unpack[TrainingOptions]) -> None:
         hw = catalog.hardware(hardware)
         self._scenario = _estimate.Scenario(model=catalog.model(model), hardware=hw,
                                             calibration=catalog.calibration_file(calibration, hw),
-                                            config=_spec.make_options("training", config))
+                                            config=_spec.make_options("training", dict(config)))
 
     @classmethod
     def _of(cls, scenario: _estimate.Scenario) -> Plan:
@@ -199,7 +208,7 @@ class Plan:
         return FitAdvice(_estimate.fit_advice(self._scenario), self)
 
     def project(self, gpus: int | Sequence[int] = (4, 8, 16), *, job: JobLike = None,
-                scaling: str = "strong", quantiles: bool = False, samples: int = 2000, seed: int | None = None,
+                scaling: Scaling = SCALING, quantiles: bool = False, samples: int = SAMPLES, seed: int | None = None,
                 require_fit: bool = False) -> Projection:
         """Throughput, wall time, GPU-hours, cost and energy of a job at each GPU count.
 
@@ -210,7 +219,7 @@ class Plan:
         ``available_gib``, ``fit_suggestion``); require_fit=True raises DoesNotFitError for
         the first such row. quantiles=True adds P10 / P90 of each projected figure, drawn
         ``samples`` times (``seed``) from the calibration's covariance."""
-        counts, the_job = _counts(gpus), _job(job)
+        counts, the_job = _counts(gpus), make_job(job)
         p = _estimate.project(self._scenario, counts, scaling, the_job)
         if _flag("require_fit", require_fit):
             self._require_fit(counts, scaling, p.rows)
@@ -235,10 +244,10 @@ class Plan:
                 _estimate.require_fit(at, row.step)
 
     def solve_deadline(self, deadline_h: float, *, gpus: int | Sequence[int] = DEFAULT_CANDIDATES,
-                       job: JobLike = None, scaling: str = "strong", require_fit: bool = False) -> Solution:
+                       job: JobLike = None, scaling: Scaling = SCALING, require_fit: bool = False) -> Solution:
         """The cheapest GPU count among ``gpus`` whose wall time meets deadline_h hours.
         Counts invalid for the configuration are skipped; ``.candidates`` lists the others."""
-        counts, the_job = _counts(gpus), _job(job)
+        counts, the_job = _counts(gpus), make_job(job)
         s = _estimate.solve_deadline(self._scenario, counts, scaling, the_job, deadline_h)
         if _flag("require_fit", require_fit):
             self._require_fit(counts, scaling, s.candidates)
@@ -246,9 +255,9 @@ class Plan:
 
     def solve_budget(self, *, max_gpu_hours: float | None = None, max_cost_usd: float | None = None,
                      gpus: int | Sequence[int] = DEFAULT_CANDIDATES, job: JobLike = None,
-                     scaling: str = "strong", require_fit: bool = False) -> Solution:
+                     scaling: Scaling = SCALING, require_fit: bool = False) -> Solution:
         """The fastest GPU count among ``gpus`` whose GPU-hours and cost stay within the caps."""
-        counts, the_job = _counts(gpus), _job(job)
+        counts, the_job = _counts(gpus), make_job(job)
         s = _estimate.solve_budget(self._scenario, counts, scaling, the_job, _cap("max_gpu_hours", max_gpu_hours),
                                    _cap("max_cost_usd", max_cost_usd))
         if _flag("require_fit", require_fit):
@@ -258,30 +267,16 @@ class Plan:
 
     def compare(self, hardware: Sequence[HardwareLike], gpus: int | Sequence[int] = (4, 8, 16), *,
                 calibration: Mapping[str, CalibrationLike] | None = None, job: JobLike = None,
-                prices: PricesLike = None, scaling: str = "strong", quantiles: bool = False, samples: int = 2000,
+                prices: PricesLike = None, scaling: Scaling = SCALING, quantiles: bool = False, samples: int = SAMPLES,
                 seed: int | None = None, require_fit: bool = False) -> Comparison:
         """This plan's model, configuration and job on each hardware profile, side by side.
         The plan's own hardware keeps its calibration; another takes ``calibration[name]``
         or its default. prices: a ``libscale.prices/1`` file or {hardware name: USD per
         GPU-hour} (see :mod:`libscale.compare`)."""
-        from .compare import _calibration_for, _names, compare_plans
+        from .compare import compare_with  # compare imports plan at load; this is its one way back
 
-        if calibration is not None and not isinstance(calibration, Mapping):
-            raise TypeError(f"calibration: expected a dict of hardware name: calibration, got "
-                            f"{type(calibration).__name__}")
-        given = {str(k).lower(): v for k, v in (calibration or {}).items()}
-        plans = []
-        for h in _names(hardware):
-            hw = catalog.hardware(h)
-            # the plan's own hardware by name: its calibration stays
-            own = isinstance(h, str) and hw.name == self._scenario.hardware.name and hw.name.lower() not in given
-            plans.append(self if own else self.with_(hardware=hw, calibration=_calibration_for(given, hw)))
-            given.pop(hw.name.lower(), None)
-        if given:
-            raise ValueError(f"calibration: no compared hardware is named {sorted(given)[0]!r}; compared: "
-                             f"{', '.join(p.hardware.name for p in plans)}")
-        return compare_plans(plans, gpus, job=job, prices=prices, scaling=scaling, quantiles=quantiles,
-                             samples=samples, seed=seed, require_fit=require_fit)
+        return compare_with(self, hardware, gpus, calibration=calibration, job=job, prices=prices, scaling=scaling,
+                            quantiles=quantiles, samples=samples, seed=seed, require_fit=require_fit)
 
     def sweep(self, *, threads: int = 0, **axes: Any) -> Sweep:
         """Step estimates over arrays of gpus, gpus_per_node, micro_batch, seq_len and
@@ -341,24 +336,25 @@ def _plan(model: ModelLike, hardware: HardwareLike, calibration: CalibrationLike
 
 
 @_options.with_options_doc("training")
-def estimate_step(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
-                  calibration: CalibrationLike = None, require_fit: bool = False, **config: Any) -> Step:
+def estimate_step(model: ModelLike, hardware: HardwareLike, *,
+                  calibration: CalibrationLike = None, require_fit: bool = False,
+                  **config: Unpack[TrainingOptions]) -> Step:
     """One optimizer step: ``Plan(model, hardware, calibration=..., **config).step()``."""
     return Plan(model, hardware, calibration=calibration, **config).step(require_fit=require_fit)
 
 
 @_options.with_options_doc("training")
-def fit_advice(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
-               calibration: CalibrationLike = None, **config: Any) -> FitAdvice:
+def fit_advice(model: ModelLike, hardware: HardwareLike, *,
+               calibration: CalibrationLike = None, **config: Unpack[TrainingOptions]) -> FitAdvice:
     """What would make a configuration fit: ``Plan(model, hardware, ...).fit_advice()``."""
     return Plan(model, hardware, calibration=calibration, **config).fit_advice()
 
 
 @_options.with_options_doc("training", "job")
-def project(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
-            gpus: int | Sequence[int] = (4, 8, 16), scaling: str = "strong", calibration: CalibrationLike = None,
-            quantiles: bool = False, samples: int = 2000, seed: int | None = None, require_fit: bool = False,
-            **options: Any) -> Projection:
+def project(model: ModelLike, hardware: HardwareLike, *,
+            gpus: int | Sequence[int] = (4, 8, 16), scaling: Scaling = SCALING, calibration: CalibrationLike = None,
+            quantiles: bool = False, samples: int = SAMPLES, seed: int | None = None, require_fit: bool = False,
+            **options: Unpack[CountsAndJobOptions]) -> Projection:
     """A job projected over GPU counts: ``Plan(model, hardware, ...).project(gpus, job=...)``
     with the job options (tokens, epochs, price_per_gpu_hour_usd) among the keywords."""
     plan, job = _plan(model, hardware, calibration, options)
@@ -367,19 +363,21 @@ def project(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
 
 
 @_options.with_options_doc("training", "job")
-def solve_deadline(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *, deadline_h: float,
-                   gpus: int | Sequence[int] = DEFAULT_CANDIDATES, scaling: str = "strong",
-                   calibration: CalibrationLike = None, require_fit: bool = False, **options: Any) -> Solution:
+def solve_deadline(model: ModelLike, hardware: HardwareLike, *, deadline_h: float,
+                   gpus: int | Sequence[int] = DEFAULT_CANDIDATES, scaling: Scaling = SCALING,
+                   calibration: CalibrationLike = None, require_fit: bool = False,
+                   **options: Unpack[CountsAndJobOptions]) -> Solution:
     """The cheapest GPU count that meets a deadline: ``Plan(...).solve_deadline(deadline_h, ...)``."""
     plan, job = _plan(model, hardware, calibration, options)
     return plan.solve_deadline(deadline_h, gpus=gpus, job=job, scaling=scaling, require_fit=require_fit)
 
 
 @_options.with_options_doc("training", "job")
-def solve_budget(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *,
+def solve_budget(model: ModelLike, hardware: HardwareLike, *,
                  max_gpu_hours: float | None = None, max_cost_usd: float | None = None,
-                 gpus: int | Sequence[int] = DEFAULT_CANDIDATES, scaling: str = "strong",
-                 calibration: CalibrationLike = None, require_fit: bool = False, **options: Any) -> Solution:
+                 gpus: int | Sequence[int] = DEFAULT_CANDIDATES, scaling: Scaling = SCALING,
+                 calibration: CalibrationLike = None, require_fit: bool = False,
+                 **options: Unpack[CountsAndJobOptions]) -> Solution:
     """The fastest GPU count within a budget: ``Plan(...).solve_budget(max_gpu_hours=..., ...)``."""
     plan, job = _plan(model, hardware, calibration, options)
     return plan.solve_budget(max_gpu_hours=max_gpu_hours, max_cost_usd=max_cost_usd, gpus=gpus, job=job,
@@ -387,7 +385,7 @@ def solve_budget(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300"
 
 
 @_options.with_options_doc("training")
-def sweep(model: ModelLike = "qwen3-32b", hardware: HardwareLike = "b300", *, calibration: CalibrationLike = None,
+def sweep(model: ModelLike, hardware: HardwareLike, *, calibration: CalibrationLike = None,
           **options: Any) -> Sweep:
     """Vectorized step estimates: the sweep axes (gpus, gpus_per_node, micro_batch, seq_len,
     global_batch_tokens) as arrays broadcast together; the other training options scalars."""

@@ -21,12 +21,13 @@ import numpy as np
 
 from . import _format
 from ._core import estimate as _estimate
+from ._result_fields import ProjectionFields, SolutionFields, StepFields
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from .fit_advice import FitAdvice
-    from .plan import Plan
+    from .plan import Plan, Scaling
 
 __all__ = ["Result", "Step", "Projection", "Solution", "Sweep", "to_jsonable", "struct_to_dict", "rows_csv"]
 
@@ -90,17 +91,9 @@ class Result(abc.ABC):
 
     @property
     def raw(self) -> Any:
-        """The compiled result."""
+        """The compiled result (its fields are the result's typed properties too,
+        _result_fields.py)."""
         return self._raw
-
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for names the class does not define: the compiled result's fields.
-        if name.startswith("__") or name == "_raw":
-            raise AttributeError(name)
-        return getattr(self._raw, name)
-
-    def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | {k for k in dir(self._raw) if not k.startswith("_")})
 
     @abc.abstractmethod
     def to_dict(self) -> dict[str, Any]:
@@ -173,7 +166,7 @@ class _OfPlan:
         return self.plan.config
 
 
-class Step(_OfPlan, Result):
+class Step(_OfPlan, Result, StepFields):
     """One optimizer step (the compiled StepBreakdown's fields, ``.memory`` included)."""
 
     SCHEMA = "libscale.step/1"
@@ -256,7 +249,7 @@ def _table_columns(rows: list[dict[str, Any]]) -> list[str]:
     return first + [k for k in keys if k not in first]
 
 
-class Projection(_OfPlan, Result):
+class Projection(_OfPlan, Result, ProjectionFields):
     """A job projected over GPU counts: ``rows`` (one ProjectionRow per count, ascending),
     ``quantiles`` (one RowQuantiles per row when asked for, else None)."""
 
@@ -360,13 +353,13 @@ class Projection(_OfPlan, Result):
 # --- a solver's answer ----------------------------------------------------------------------
 
 
-class Solution(_OfPlan, Result):
+class Solution(_OfPlan, Result, SolutionFields):
     """The GPU count a solver chose (``found``, ``row``) among ``candidates``."""
 
     SCHEMA = "libscale.solution/1"
 
     def __init__(self, raw: _estimate.Solution, plan: Plan, gpus: Sequence[int], job: _estimate.Job,
-                 scaling: str, target: Mapping[str, Any]) -> None:
+                 scaling: Scaling, target: Mapping[str, Any]) -> None:
         super().__init__(raw)
         self.plan = plan
         self.gpus_requested = list(gpus)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _core, _format
+from ._result_fields import TriageResultFields
 from .results import Result, _pandas, struct_to_dict
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ _BAND_FIELDS = ("board_power_w", "idle_max_fraction", "checkpoint_max_fraction",
                 "communication_max_fraction", "idle_util_max_pct", "label")
 
 
-class TriageResult(Result):
+class TriageResult(Result, TriageResultFields):
     """Phase timelines, alerts, time and energy per phase (the compiled result's fields,
     ``alerts``, ``job_totals``, ``gpu_segments``... read through), with ``trace`` (the
     PowerTrace classified) and ``bands`` (the PowerBands used)."""

@@ -13,6 +13,7 @@ import os
 from typing import Any
 
 from . import _core, _files
+from ._result_fields import ValidationFields
 from .results import Result
 
 
@@ -21,7 +22,7 @@ def _real(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-class Validation(Result):
+class Validation(Result, ValidationFields):
     """Result of ``validate()``: per-row errors, per-category summaries, the default's ratio
     (the compiled ValidationReport's fields read through; ``report`` is it)."""
 

@@ -307,21 +307,21 @@ def test_config_options_reach_the_core(qwen, b300):
     cal = libscale.default_calibration(b300)
     counts = libscale.count_parameters(qwen)
     L, n = qwen.num_layers, 8
-    ref = libscale.estimate_step(**base)
-    fp32 = libscale.estimate_step(**base, reduce_dtype="fp32")
+    ref = libscale.estimate_step("qwen3-32b", "b300", **base)
+    fp32 = libscale.estimate_step("qwen3-32b", "b300", **base, reduce_dtype="fp32")
     extra_rs = L * ring(4 * counts.per_layer, n, cal.intra_node) + ring(4 * counts.root_unit, n, cal.intra_node) \
         - L * ring(2 * counts.per_layer, n, cal.intra_node) - ring(2 * counts.root_unit, n, cal.intra_node)
     assert fp32.comm_s - ref.comm_s == pytest.approx(ref.grad_accum * extra_rs)
-    keep = libscale.estimate_step(**base, reshard_after_forward=False)
+    keep = libscale.estimate_step("qwen3-32b", "b300", **base, reshard_after_forward=False)
     assert ref.comm_s - keep.comm_s == pytest.approx(ref.grad_accum * L * ring(2 * counts.per_layer, n,
                                                                              cal.intra_node))
     assert keep.memory.buffers_gib > ref.memory.buffers_gib
-    last = libscale.estimate_step(**base, grad_sync="last_micro_batch")
+    last = libscale.estimate_step("qwen3-32b", "b300", **base, grad_sync="last_micro_batch")
     assert last.comm_s < ref.comm_s
     ddp = libscale.estimate_step("qwen3-8b", "b300", gpus=8, strategy="ddp")
     p8 = libscale.count_parameters("qwen3-8b").total
     assert ddp.memory.weights_gib == pytest.approx(p8 * 2 / GiB)      # replicated
-    sel = libscale.estimate_step(**base, activation_checkpointing="selective")
+    sel = libscale.estimate_step("qwen3-32b", "b300", **base, activation_checkpointing="selective")
     assert sel.memory.activations_gib > ref.memory.activations_gib
 
 
@@ -356,22 +356,22 @@ def test_memory_options_against_memory_model(qwen, b300, qwen_config_json):
         assert s.optimizer_s == pytest.approx(P / n * traffic / (b300.hbm_bytes_per_s * cal.hbm_efficiency))
     # eager loss at its peak (log-softmax's backward): 12 B per logit in fp32; fused: the
     # bf16 logits, their gradient written in place (2 B)
-    fused = libscale.estimate_step(gpus=n, seq_len=t, loss_kernel="fused").memory
+    fused = libscale.estimate_step("qwen3-32b", "b300", gpus=n, seq_len=t, loss_kernel="fused").memory
     assert ref.memory.phase_gib["loss"] - fused.phase_gib["loss"] == pytest.approx(t * V * 10 / GiB)
     # full checkpointing keeps each layer's input (d per token); a layer kept whole saves
     # 2 norm inputs + 2 normed tensors, q, k, v and attention output (2q + 2kv), the q/k-norm
     # inputs (q + kv) and the gated MLP's 4 intermediates; all alive at the loss
     whole = 4 * d + 3 * q + 3 * kv + 4 * f
-    every1 = libscale.estimate_step(gpus=n, seq_len=t).memory.phase_gib["loss"]
+    every1 = libscale.estimate_step("qwen3-32b", "b300", gpus=n, seq_len=t).memory.phase_gib["loss"]
     for every in (2, 4):
-        s = libscale.estimate_step(gpus=n, seq_len=t, checkpoint_every=every)
+        s = libscale.estimate_step("qwen3-32b", "b300", gpus=n, seq_len=t, checkpoint_every=every)
         kept = L // every
         assert s.memory.phase_gib["loss"] - every1 == pytest.approx(t * (L - kept) * (whole - d) * 2 / GiB), every
     # eager attention also keeps the h × s probabilities per token of the layer it
     # recomputes (2 B), and its backward makes their gradient and the scores' (4 B), which
     # then outgrow the MLP's gradients (6f) as backward's working set
     h = c["num_attention_heads"]
-    eager = libscale.estimate_step(gpus=n, seq_len=t, attention_kernel="eager")
+    eager = libscale.estimate_step("qwen3-32b", "b300", gpus=n, seq_len=t, attention_kernel="eager")
     assert eager.memory.phase_gib["backward"] - ref.memory.phase_gib["backward"] == pytest.approx(
         t * (h * t * 2 + (6 * q + 4 * kv + h * t * 4) - 6 * f) / GiB)
 
@@ -416,20 +416,20 @@ def test_names_paths_and_objects_give_the_same_estimate(tmp_path, qwen, b300):
 
 def test_data_and_checkpoint_accept_dicts_and_structs():
     nfs = {"corpus_in_page_cache": False, "storage_read_gbps_per_node": 1e-4}
-    s1 = libscale.estimate_step(gpus=8, data=nfs)
-    s2 = libscale.estimate_step(gpus=8, data=libscale.DataPipeline(**nfs))
+    s1 = libscale.estimate_step("qwen3-32b", "b300", gpus=8, data=nfs)
+    s2 = libscale.estimate_step("qwen3-32b", "b300", gpus=8, data=libscale.DataPipeline(**nfs))
     assert s1.data_s == s2.data_s > 0
     # the node reads its ranks' tokens (4 B each) at 0.01 GB/s; only the excess over the step shows
     assert s1.data_s == pytest.approx(8 * 8192 * 4 / 1e-4 / 1e9 - (s1.step_time_s - s1.data_s))
-    ck = libscale.estimate_step(gpus=8, checkpoint={"every_steps": 10, "write_gbps_per_node": 5})
+    ck = libscale.estimate_step("qwen3-32b", "b300", gpus=8, checkpoint={"every_steps": 10, "write_gbps_per_node": 5})
     p = libscale.count_parameters("qwen3-32b").total
     assert ck.checkpoint_s == pytest.approx(p * 14 / 5e9 / 10)
     with pytest.raises(ValueError, match="unknown data option 'bogus'"):
-        libscale.estimate_step(data={"bogus": 1})
+        libscale.estimate_step("qwen3-32b", "b300", data={"bogus": 1})
     with pytest.raises(TypeError, match=r"data option pretokenized: expected True or False, got str 'yes'"):
-        libscale.estimate_step(data={"pretokenized": "yes"})
+        libscale.estimate_step("qwen3-32b", "b300", data={"pretokenized": "yes"})
     with pytest.raises(ValueError, match="storage_read_gbps_per_node"):
-        libscale.estimate_step(data={"corpus_in_page_cache": False})
+        libscale.estimate_step("qwen3-32b", "b300", data={"corpus_in_page_cache": False})
 
 
 def test_not_fitting_is_flagged_or_raised():
@@ -489,8 +489,10 @@ def test_malformed_json_is_a_parse_error_naming_file_and_line(tmp_path):
     ({"hardware": "a100", "precision": "fp8"}, r"precision = 'fp8', but a100 has no fp8"),
 ])
 def test_invalid_configuration_raises_value_error(kwargs, match):
+    config = dict(kwargs)
+    hardware = config.pop("hardware", "b300")
     with pytest.raises(ValueError, match=match):
-        libscale.estimate_step(**kwargs)
+        libscale.estimate_step("qwen3-32b", hardware, **config)
 
 
 @pytest.mark.parametrize("kwargs", [
@@ -500,41 +502,41 @@ def test_invalid_configuration_raises_value_error(kwargs, match):
 ])
 def test_absurd_sizes_raise_instead_of_crashing(kwargs):
     with pytest.raises(ValueError):
-        libscale.estimate_step(**kwargs, require_fit=True)
+        libscale.estimate_step("qwen3-32b", "b300", **kwargs, require_fit=True)
     with pytest.raises(ValueError):
-        libscale.project(**kwargs)
+        libscale.project("qwen3-32b", "b300", **kwargs)
     # The solvers skip configurations that are not valid; a count beyond any cluster
     # is an error, an overflowing batch product just finds nothing.
     if kwargs["gpus"] > 2**30:
         with pytest.raises(ValueError, match="gpus"):
-            libscale.solve_deadline(**kwargs, deadline_h=1)
+            libscale.solve_deadline("qwen3-32b", "b300", **kwargs, deadline_h=1)
     else:
-        assert not libscale.solve_deadline(**kwargs, deadline_h=1).found
+        assert not libscale.solve_deadline("qwen3-32b", "b300", **kwargs, deadline_h=1).found
 
 
 def test_sweep_flags_overflowing_products_per_element():
-    r = libscale.sweep(gpus=[8, 2**29], micro_batch=[1, 2**32], seq_len=2**10)
+    r = libscale.sweep("qwen3-32b", "b300", gpus=[8, 2**29], micro_batch=[1, 2**32], seq_len=2**10)
     assert libscale._core.estimate.issue_name(int(r.issue[1])) == "batch_overflow"
     assert np.isnan(r.step_time_s[1]) and not r.fits[1]
     assert r.issue[0] == 0 and np.isfinite(r.step_time_s[0])
-    r = libscale.sweep(gpus=[8, 2**40], micro_batch=1, seq_len=8192)
+    r = libscale.sweep("qwen3-32b", "b300", gpus=[8, 2**40], micro_batch=1, seq_len=8192)
     assert r.issue[0] == 0 and np.isfinite(r.step_time_s[0])
     assert libscale._core.estimate.issue_name(int(r.issue[1])) == "gpus"
 
 
 def test_wrong_types_raise_type_error():
     with pytest.raises(TypeError, match="gpus"):
-        libscale.estimate_step(gpus="8")
+        libscale.estimate_step("qwen3-32b", "b300", gpus="8")
     with pytest.raises(TypeError, match="gpus"):
-        libscale.estimate_step(gpus=True)
+        libscale.estimate_step("qwen3-32b", "b300", gpus=True)
     with pytest.raises(TypeError, match="model"):
-        libscale.estimate_step(model=32)
+        libscale.estimate_step(model=32, hardware="b300")
     with pytest.raises(TypeError, match="strategy"):
-        libscale.estimate_step(strategy=3)
+        libscale.estimate_step("qwen3-32b", "b300", strategy=3)
     with pytest.raises(TypeError, match="torch_compile"):
-        libscale.estimate_step(torch_compile="yes")
+        libscale.estimate_step("qwen3-32b", "b300", torch_compile="yes")
     with pytest.raises(TypeError, match="checkpoint_every"):
-        libscale.estimate_step(checkpoint_every="2")
+        libscale.estimate_step("qwen3-32b", "b300", checkpoint_every="2")
 
 
 def test_keyword_only_options():
@@ -637,7 +639,8 @@ def test_project_releases_the_gil_and_is_thread_safe():
     results: list = [None] * 4
 
     def work(i: int) -> None:
-        results[i] = libscale.project(gpus=[8, 16, 32], global_batch_tokens=1_048_576).rows[-1].gpu_hours
+        p = libscale.project("qwen3-32b", "b300", gpus=[8, 16, 32], global_batch_tokens=1_048_576)
+        results[i] = p.rows[-1].gpu_hours
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
     for t in threads:
@@ -694,17 +697,17 @@ def test_plan_carries_one_set_of_defaults_and_checks_options_in_the_core():
     assert [r.step.gpus for r in proj.rows] == [8, 16] and proj.to_dict()["job"]["tokens"] == 2e9
     assert proj.rows[1].step.tokens_per_s == pytest.approx(step.tokens_per_s)
     # Every result reports the same shape, whoever made it.
-    assert proj.to_dict().keys() == libscale.project(gpus=[8, 16], global_batch_tokens=1_048_576,
+    assert proj.to_dict().keys() == libscale.project("qwen3-32b", "b300", gpus=[8, 16], global_batch_tokens=1_048_576,
                                                      gpus_per_node=8).to_dict().keys()
     with pytest.raises(ValueError, match=r"training option seq_len = -3; valid: an integer in \[1,"):
-        libscale.Plan(seq_len=-3)
+        libscale.Plan("qwen3-32b", "b300", seq_len=-3)
     with pytest.raises(ValueError, match="unknown training option 'seqlen'; valid: gpus, gpus_per_node, seq_len"):
-        libscale.Plan(seqlen=8192)
+        libscale.Plan("qwen3-32b", "b300", seqlen=8192)
     with pytest.raises(ValueError, match="job option tokens = 0; valid: a finite number >= 1"):
         plan.project([8], job={"tokens": 0})
     with pytest.raises(ValueError, match="attention_span_tokens = nan"):
-        libscale.Plan(attention_span_tokens=float("nan"))
+        libscale.Plan("qwen3-32b", "b300", attention_span_tokens=float("nan"))
     with pytest.raises(ValueError, match="beyond the 64-bit integer range"):
-        libscale.Plan(gpus=2**70)
+        libscale.Plan("qwen3-32b", "b300", gpus=2**70)
     with pytest.raises(TypeError, match="training option torch_compile: expected True or False"):
-        libscale.Plan(torch_compile=1)
+        libscale.Plan("qwen3-32b", "b300", torch_compile=1)

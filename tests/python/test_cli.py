@@ -192,8 +192,8 @@ def test_sweep_command_is_the_cartesian_product():
         if r["gpus"] == 12:
             assert r["issue"] != 0 and r["step_time_s"] is None and "multiple" in r["issue_text"]
         else:
-            e = libscale.estimate_step(gpus=r["gpus"], micro_batch=r["micro_batch"], seq_len=r["seq_len"],
-                                       global_batch_tokens=1_048_576)
+            e = libscale.estimate_step("qwen3-32b", "b300", gpus=r["gpus"], micro_batch=r["micro_batch"],
+                                       seq_len=r["seq_len"], global_batch_tokens=1_048_576)
             assert r["step_time_s"] == e.step_time_s and r["grad_accum"] == e.grad_accum
     human = run_cli(args)
     assert human.returncode == 0 and "tokens/s/GPU" in human.stdout and "memory GiB" in human.stdout
@@ -202,7 +202,7 @@ def test_sweep_command_is_the_cartesian_product():
 def test_solve_command():
     base = ["solve", "--model", "qwen3-32b", "--hardware", "b300", "--gpus", "4,8,16,32",
             "--global-batch-tokens", "1048576"]
-    p = libscale.project(gpus=[4, 8, 16, 32], global_batch_tokens=1_048_576)
+    p = libscale.project("qwen3-32b", "b300", gpus=[4, 8, 16, 32], global_batch_tokens=1_048_576)
     deadline = p.rows[2].wall_time_h * 1.01
     out = run_cli(base + ["--deadline-h", str(deadline), "--json"])
     assert out.returncode == 0, out.stderr

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
+import os
 import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import libscale
 from conftest import ROOT
@@ -54,3 +59,70 @@ def test_errors_hierarchy():
     for cls in (libscale.UnknownNameError, libscale.DoesNotFitError, libscale.ParseError):
         assert issubclass(cls, libscale.LibscaleError)
         assert cls.__module__ == "libscale"
+
+
+def _script(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_option_typeddicts_are_the_option_tables():
+    # bindings/libscale/_option_types.py is what scripts/make_option_types.py writes from the
+    # option tables: a new option is a new key without a hand edit.
+    make = _script("make_option_types")
+    assert make.TARGET.read_text(encoding="utf-8") == make.render(), "run scripts/regenerate.sh"
+    from libscale import _option_types
+
+    for group, cls in make.GROUPS.items():
+        keys = set(getattr(_option_types, cls).__annotations__)
+        assert {o.name for o in libscale.options.options(group)} <= keys, group
+    assert "gpus" not in _option_types.CountsAndJobOptions.__annotations__
+
+
+def test_mypy_sees_option_names_and_types_through_the_api(tmp_path):
+    # The public signatures are typed: a misspelt option, a wrong choice and a wrong result
+    # attribute are type errors, the correct call is not.
+    api = pytest.importorskip("mypy.api")
+    good = tmp_path / "good.py"
+    good.write_text('import libscale\n'
+                    's = libscale.estimate_step("qwen3-32b", "b300", gpus=8, strategy="hsdp")\n'
+                    'p = libscale.project("qwen3-32b", "b300", gpus=[8, 16], tokens=1e9, scaling="weak")\n'
+                    'x: float = s.step_time_s\n')
+    bad = tmp_path / "bad.py"
+    bad.write_text('import libscale\n'
+                   'libscale.estimate_step("qwen3-32b", "b300", gpu=8)\n'
+                   'libscale.estimate_step("qwen3-32b", "b300", strategy="fsdp3")\n'
+                   'libscale.project("qwen3-32b", "b300", scaling="strongest")\n')
+    path = str(ROOT / "bindings")  # the package's source and the stubs of its compiled module
+    args = ["--no-incremental", "--ignore-missing-imports", "--follow-imports=silent"]
+    env_path = os.environ.get("MYPYPATH")
+    os.environ["MYPYPATH"] = path
+    try:
+        out_good, _, rc_good = api.run([*args, str(good)])
+        out_bad, _, rc_bad = api.run([*args, str(bad)])
+    finally:
+        if env_path is None:
+            os.environ.pop("MYPYPATH", None)
+        else:
+            os.environ["MYPYPATH"] = env_path
+    assert rc_good == 0, out_good
+    assert rc_bad == 1 and out_bad.count("error:") == 3, out_bad
+    assert '"gpu"' in out_bad and "fsdp3" in out_bad and "strongest" in out_bad, out_bad
+
+
+def test_result_fields_are_the_compiled_results():
+    # bindings/libscale/_result_fields.py is what scripts/make_result_fields.py writes from the
+    # stubs; every field of a compiled result is a typed property of its Python result
+    # (no __getattr__ forwarding), reading the same value.
+    make = _script("make_result_fields")
+    assert make.TARGET.read_text(encoding="utf-8") == make.render(), "run scripts/regenerate.sh"
+    step = libscale.estimate_step("qwen3-32b", "b300", gpus=8)
+    assert not hasattr(type(step), "__getattr__")
+    for f in libscale._core.estimate.step_fields():
+        assert isinstance(type(step).__dict__.get(f["name"]) or getattr(type(step), f["name"]), property)
+        assert getattr(step, f["name"]) == getattr(step.raw, f["name"])
+    with pytest.raises(AttributeError):
+        step.no_such_field  # noqa: B018

@@ -59,11 +59,11 @@ def test_comm_exposed_from_is_the_first_row_whose_comm_does_not_hide(projection)
 
 
 def test_price_epochs_and_scaling_options():
-    p = libscale.project(gpus=[8, 16], price_per_gpu_hour_usd=2.5, epochs=3, tokens=2e8, **CONFIG)
+    p = libscale.project("qwen3-32b", "b300", gpus=[8, 16], price_per_gpu_hour_usd=2.5, epochs=3, tokens=2e8, **CONFIG)
     for r in p.rows:
         assert r.cost_usd == pytest.approx(r.gpu_hours * 2.5)
         assert r.wall_time_h == pytest.approx(math.ceil(3 * 2e8 / r.step.tokens_per_step) * r.step.step_time_s / 3600)
-    weak = libscale.project(gpus=[8, 16], scaling="weak", seq_len=8192, micro_batch=1,
+    weak = libscale.project("qwen3-32b", "b300", gpus=[8, 16], scaling="weak", seq_len=8192, micro_batch=1,
                             global_batch_tokens=8 * 8192 * 4)
     assert weak.scaling == "weak"
     assert [r.step.grad_accum for r in weak.rows] == [4, 4]
@@ -71,15 +71,15 @@ def test_price_epochs_and_scaling_options():
 
 
 def test_single_gpu_count_and_bad_counts():
-    assert [r.step.gpus for r in libscale.project(gpus=8).rows] == [8]
+    assert [r.step.gpus for r in libscale.project("qwen3-32b", "b300", gpus=8).rows] == [8]
     with pytest.raises(ValueError, match="positive"):
-        libscale.project(gpus=[4, -8])
+        libscale.project("qwen3-32b", "b300", gpus=[4, -8])
     with pytest.raises(ValueError, match="empty"):
-        libscale.project(gpus=[])
+        libscale.project("qwen3-32b", "b300", gpus=[])
     with pytest.raises(TypeError):
-        libscale.project(gpus=["4"])
+        libscale.project("qwen3-32b", "b300", gpus=["4"])
     with pytest.raises(ValueError, match="tokens"):
-        libscale.project(tokens=0)
+        libscale.project("qwen3-32b", "b300", tokens=0)
 
 
 def _status(mem) -> str:
@@ -119,33 +119,33 @@ def test_counts_that_do_not_fit_are_projected_and_flagged():
     ok = libscale.project("qwen3-32b", "h100", gpus=[16, 32], global_batch_tokens=1_048_576, require_fit=True)
     assert all(r.fits for r in ok.rows)
     with pytest.raises(TypeError, match="require_fit"):
-        libscale.project(gpus=8, require_fit="yes")
+        libscale.project("qwen3-32b", "b300", gpus=8, require_fit="yes")
 
 
 def test_solve_deadline_picks_the_cheapest_meeting_the_deadline():
     counts = [4, 8, 16, 32, 64]
-    p = libscale.project(gpus=counts, **CONFIG)
+    p = libscale.project("qwen3-32b", "b300", gpus=counts, **CONFIG)
     deadline = p.rows[2].wall_time_h * 1.01           # 16 GPUs just meets it
-    s = libscale.solve_deadline(deadline_h=deadline, gpus=counts, **CONFIG)
+    s = libscale.solve_deadline("qwen3-32b", "b300", deadline_h=deadline, gpus=counts, **CONFIG)
     meeting = [r for r in p.rows if r.wall_time_h <= deadline]
     best = min(meeting, key=lambda r: r.cost_usd)
     assert s.found and s.row.step.gpus == best.step.gpus
     assert [r.step.gpus for r in s.candidates] == counts
-    none = libscale.solve_deadline(deadline_h=p.rows[-1].wall_time_h / 2, gpus=counts, **CONFIG)
+    none = libscale.solve_deadline("qwen3-32b", "b300", deadline_h=p.rows[-1].wall_time_h / 2, gpus=counts, **CONFIG)
     assert not none.found and none.row is None
 
 
 def test_solve_budget_picks_the_fastest_within_the_caps():
     counts = [4, 8, 16, 32]
-    p = libscale.project(gpus=counts, **CONFIG)
+    p = libscale.project("qwen3-32b", "b300", gpus=counts, **CONFIG)
     cap = p.rows[1].gpu_hours * 1.001
-    s = libscale.solve_budget(max_gpu_hours=cap, gpus=counts, **CONFIG)
+    s = libscale.solve_budget("qwen3-32b", "b300", max_gpu_hours=cap, gpus=counts, **CONFIG)
     within = [r for r in p.rows if r.gpu_hours <= cap]
     assert s.found and s.row.step.gpus == min(within, key=lambda r: r.wall_time_h).step.gpus
-    c = libscale.solve_budget(max_cost_usd=p.rows[-1].cost_usd * 2, gpus=counts, **CONFIG)
+    c = libscale.solve_budget("qwen3-32b", "b300", max_cost_usd=p.rows[-1].cost_usd * 2, gpus=counts, **CONFIG)
     assert c.row.step.gpus == 32
     with pytest.raises(ValueError, match="max_gpu_hours or max_cost_usd"):
-        libscale.solve_budget(gpus=counts, **CONFIG)
+        libscale.solve_budget("qwen3-32b", "b300", gpus=counts, **CONFIG)
 
 
 def test_solvers_list_counts_that_do_not_fit_but_never_choose_them():

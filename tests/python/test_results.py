@@ -43,7 +43,7 @@ def test_repr_comes_from_the_cpp_stream_operators(qwen, b300, projection):
 
 
 def test_step_to_dict_has_every_field_and_nested_memory():
-    s = libscale.estimate_step(gpus=8)
+    s = libscale.estimate_step("qwen3-32b", "b300", gpus=8)
     full = s.to_dict()  # one fixed shape: the schema tag, the plan's context, the step
     assert full["schema"] == "libscale.step/1" and full["config"]["gpus"] == 8 and full["model"]["name"] == "qwen3-32b"
     d = full["step"]
@@ -64,7 +64,7 @@ def test_step_to_dict_has_every_field_and_nested_memory():
 def test_step_outputs_are_the_field_tables():
     # Every output the core declares is a typed property of the step, a key of its dict in
     # the table's order, and a line of its text form with the table's label.
-    s = libscale.estimate_step(gpus=8)
+    s = libscale.estimate_step("qwen3-32b", "b300", gpus=8)
     fields = libscale._core.estimate.step_fields()
     d = s.to_dict()["step"]
     assert [f["name"] for f in fields] == [k for k in d if k != "memory"]
@@ -116,11 +116,11 @@ def test_html_reprs(projection):
     html = projection._repr_html_()
     assert html.count("<tr>") == 4                      # header + 3 GPU counts
     assert UNCALIBRATED in html and "MFU %" in html
-    step_html = libscale.estimate_step(gpus=8)._repr_html_()
+    step_html = libscale.estimate_step("qwen3-32b", "b300", gpus=8)._repr_html_()
     assert "<table>" in step_html and "GEMM s" in step_html and ">yes<" in step_html
     misfit = libscale.project("qwen3-32b", "h100", gpus=[4, 16], global_batch_tokens=1_048_576)._repr_html_()
     assert "NO (" in misfit and "to fit, try" in misfit
-    s = libscale.solve_deadline(deadline_h=100, gpus=[4, 8], global_batch_tokens=1_048_576)
+    s = libscale.solve_deadline("qwen3-32b", "b300", deadline_h=100, gpus=[4, 8], global_batch_tokens=1_048_576)
     assert "chosen: 4 GPUs" in s._repr_html_()
     # With quantiles Jupyter shows what text() shows: each figure with its P10-P90.
     q = libscale.project("qwen3-32b", "b300", gpus=[8, 16], quantiles=True)
@@ -132,7 +132,7 @@ def test_html_reprs(projection):
 
 
 def test_solution_to_dict_and_pandas():
-    s = libscale.solve_budget(max_gpu_hours=1e6, gpus=[4, 8, 16], global_batch_tokens=1_048_576)
+    s = libscale.solve_budget("qwen3-32b", "b300", max_gpu_hours=1e6, gpus=[4, 8, 16], global_batch_tokens=1_048_576)
     d = s.to_dict()
     assert d["found"] and d["row"]["gpus"] == 16
     assert d["target"] == {"max_gpu_hours": 1e6, "max_cost_usd": None}
@@ -147,11 +147,11 @@ def test_to_pandas_without_pandas_says_how_to_install(monkeypatch, projection):
     with pytest.raises(ImportError, match="pip install pandas"):
         projection.to_pandas()
     with pytest.raises(ImportError, match="pip install pandas"):
-        libscale.sweep(gpus=8).to_pandas()
+        libscale.sweep("qwen3-32b", "b300", gpus=8).to_pandas()
 
 
 def test_to_jsonable_turns_nan_into_null():
-    r = libscale.sweep(gpus=[8, 12], global_batch_tokens=1_048_576)
+    r = libscale.sweep("qwen3-32b", "b300", gpus=[8, 12], global_batch_tokens=1_048_576)
     text = json.dumps(libscale.to_jsonable(r.records()), allow_nan=False)
     rows = json.loads(text)
     assert rows[1]["step_time_s"] is None and rows[0]["step_time_s"] == r.step_time_s[0]

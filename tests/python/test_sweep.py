@@ -37,7 +37,7 @@ def test_sweep_equals_estimate_step_element_wise():
 
 
 def test_issue_codes_name_the_problem():
-    r = libscale.sweep(gpus=[8, 12, 0, 8], seq_len=[8192, 8192, 8192, 100_000], strategy="hsdp",
+    r = libscale.sweep("qwen3-32b", "b300", gpus=[8, 12, 0, 8], seq_len=[8192, 8192, 8192, 100_000], strategy="hsdp",
                        gpus_per_node=8)
     names = [libscale._core.estimate.issue_name(int(c)) for c in r.issue]
     assert names == ["none", "whole_nodes", "gpus", "seq_len_too_long"]
@@ -49,42 +49,43 @@ def test_issue_codes_name_the_problem():
 
 
 def test_broadcasting_and_input_columns(b300):
-    r = libscale.sweep(gpus=np.array([8, 16]), micro_batch=np.array([[1], [2], [4]]))
+    r = libscale.sweep("qwen3-32b", "b300", gpus=np.array([8, 16]), micro_batch=np.array([[1], [2], [4]]))
     assert r.shape == (3, 2)
     assert (r.gpus == [[8, 16]] * 3).all()
     assert (r.micro_batch[:, 0] == [1, 2, 4]).all()
     assert (r.seq_len == 8192).all() and (r.gpus_per_node == b300.gpus_per_node).all()
     assert (r.global_batch_tokens == 0).all()        # 0: no accumulation
     assert (r.grad_accum == 1).all()
-    scalar = libscale.sweep(gpus=8)
-    assert scalar.shape == () and scalar.tokens_per_s == libscale.estimate_step(gpus=8).tokens_per_s
+    scalar = libscale.sweep("qwen3-32b", "b300", gpus=8)
+    one = libscale.estimate_step("qwen3-32b", "b300", gpus=8)
+    assert scalar.shape == () and scalar.tokens_per_s == one.tokens_per_s
     with pytest.raises(ValueError, match="broadcast"):
-        libscale.sweep(gpus=[8, 16], micro_batch=[1, 2, 3])
+        libscale.sweep("qwen3-32b", "b300", gpus=[8, 16], micro_batch=[1, 2, 3])
 
 
 def test_integral_floats_accepted_other_inputs_refused():
-    a = libscale.sweep(gpus=np.array([8.0, 16.0]))
-    b = libscale.sweep(gpus=[8, 16])
+    a = libscale.sweep("qwen3-32b", "b300", gpus=np.array([8.0, 16.0]))
+    b = libscale.sweep("qwen3-32b", "b300", gpus=[8, 16])
     assert np.array_equal(a.step_time_s, b.step_time_s)
     with pytest.raises(ValueError, match="integers"):
-        libscale.sweep(gpus=[8.5])
+        libscale.sweep("qwen3-32b", "b300", gpus=[8.5])
     with pytest.raises(TypeError, match="integers"):
-        libscale.sweep(gpus=["8"])
+        libscale.sweep("qwen3-32b", "b300", gpus=["8"])
     with pytest.raises(TypeError):
-        libscale.sweep(gpus=[True, False])
+        libscale.sweep("qwen3-32b", "b300", gpus=[True, False])
 
 
 def test_threads_do_not_change_results():
     gpus = np.repeat(np.array([8, 16, 32, 64]), 50_000)
-    one = libscale.sweep(gpus=gpus, threads=1)
-    many = libscale.sweep(gpus=gpus, threads=4)
+    one = libscale.sweep("qwen3-32b", "b300", gpus=gpus, threads=1)
+    many = libscale.sweep("qwen3-32b", "b300", gpus=gpus, threads=4)
     for k in one.OUTPUTS:
         assert np.array_equal(one[k], many[k], equal_nan=True), k
 
 
 def test_to_dict_and_to_pandas():
     pd = pytest.importorskip("pandas")
-    r = libscale.sweep(gpus=[[8, 12], [16, 32]], global_batch_tokens=1_048_576)
+    r = libscale.sweep("qwen3-32b", "b300", gpus=[[8, 12], [16, 32]], global_batch_tokens=1_048_576)
     d = r.columns_dict()
     assert set(d) == set(r.INPUTS) | set(r.OUTPUTS) and d["mfu"].shape == (2, 2)
     assert d["mfu"] is r.mfu                                  # no copy

@@ -127,11 +127,14 @@ def preflight(settings: trainer.Settings, cases: list[trainer.Case], gpus: int) 
             raise CliError(f"--layers {case.layers}: {e}") from None
         spec = libscale._core.io.find_model(model.name, overrides)
         try:
-            libscale.estimate_step(spec, hardware, gpus=gpus, seq_len=case.seq_len, micro_batch=case.micro_batch,
-                                   global_batch_tokens=gpus * case.micro_batch * case.seq_len * case.grad_accum,
-                                   activation_checkpointing=case.activation_checkpointing,
-                                   reduce_dtype=settings.reduce_dtype, grad_sync=settings.grad_sync,
-                                   attention_kernel=settings.attention_kernel, master_weights="fp32")
+            # The flags' strings, checked by the core as the option table declares them.
+            config: dict[str, Any] = {
+                "gpus": gpus, "seq_len": case.seq_len, "micro_batch": case.micro_batch,
+                "global_batch_tokens": gpus * case.micro_batch * case.seq_len * case.grad_accum,
+                "activation_checkpointing": case.activation_checkpointing, "reduce_dtype": settings.reduce_dtype,
+                "grad_sync": settings.grad_sync, "attention_kernel": settings.attention_kernel,
+                "master_weights": "fp32"}
+            libscale.estimate_step(spec, hardware, **config)
         except ValueError as e:
             raise CliError(f"case {case.label}: {e}") from None
 
