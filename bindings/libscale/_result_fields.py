@@ -23,6 +23,7 @@ __all__ = [
     "PackResultFields",
     "TriageResultFields",
     "ValidationFields",
+    "SweepColumns",
 ]
 
 
@@ -721,3 +722,94 @@ class ValidationFields:
     def memory_reserved(self) -> calibrate.ErrorSummary:
         """peak memory against the figures of max_memory_reserved"""
         return self._raw.memory_reserved
+
+
+class SweepColumns:
+    """The columns of a Sweep as typed properties (Sweep.raw is the dict of them)."""
+
+    _raw: dict[str, numpy.typing.NDArray[typing.Any]]
+
+    @property
+    def gpus(self) -> numpy.typing.NDArray[typing.Any]:
+        """input: the configuration's value per element"""
+        return self._raw["gpus"]
+
+    @property
+    def gpus_per_node(self) -> numpy.typing.NDArray[typing.Any]:
+        """input: the configuration's value per element"""
+        return self._raw["gpus_per_node"]
+
+    @property
+    def micro_batch(self) -> numpy.typing.NDArray[typing.Any]:
+        """input: the configuration's value per element"""
+        return self._raw["micro_batch"]
+
+    @property
+    def seq_len(self) -> numpy.typing.NDArray[typing.Any]:
+        """input: the configuration's value per element"""
+        return self._raw["seq_len"]
+
+    @property
+    def global_batch_tokens(self) -> numpy.typing.NDArray[typing.Any]:
+        """input: the configuration's value per element"""
+        return self._raw["global_batch_tokens"]
+
+    @property
+    def grad_accum(self) -> numpy.typing.NDArray[typing.Any]:
+        """micro-batches per step (0 in a sweep: not valid)"""
+        return self._raw["grad_accum"]
+
+    @property
+    def compute_s(self) -> numpy.typing.NDArray[typing.Any]:
+        """all GPU compute: gemm_s + attention_s + memory_bound_s + host_wait_s"""
+        return self._raw["compute_s"]
+
+    @property
+    def comm_s(self) -> numpy.typing.NDArray[typing.Any]:
+        """all collectives, hidden or not"""
+        return self._raw["comm_s"]
+
+    @property
+    def exposed_comm_s(self) -> numpy.typing.NDArray[typing.Any]:
+        """collective time not hidden under compute"""
+        return self._raw["exposed_comm_s"]
+
+    @property
+    def step_time_s(self) -> numpy.typing.NDArray[typing.Any]:
+        """wall time of one optimizer step"""
+        return self._raw["step_time_s"]
+
+    @property
+    def tokens_per_s(self) -> numpy.typing.NDArray[typing.Any]:
+        """tokens per second, all GPUs"""
+        return self._raw["tokens_per_s"]
+
+    @property
+    def tokens_per_s_per_gpu(self) -> numpy.typing.NDArray[typing.Any]:
+        """tokens per second per GPU"""
+        return self._raw["tokens_per_s_per_gpu"]
+
+    @property
+    def mfu(self) -> numpy.typing.NDArray[typing.Any]:
+        """model FLOPs utilization, a fraction"""
+        return self._raw["mfu"]
+
+    @property
+    def hfu(self) -> numpy.typing.NDArray[typing.Any]:
+        """hardware FLOPs utilization (recompute counted), a fraction"""
+        return self._raw["hfu"]
+
+    @property
+    def memory_gib(self) -> numpy.typing.NDArray[typing.Any]:
+        """peak memory per GPU as nvidia-smi sees the process: tensors, fragmentation and the runtime's ..."""
+        return self._raw["memory_gib"]
+
+    @property
+    def fits(self) -> numpy.typing.NDArray[typing.Any]:
+        """memory.status is 'fits' ('uncertain' is not fitting)"""
+        return self._raw["fits"]
+
+    @property
+    def issue(self) -> numpy.typing.NDArray[typing.Any]:
+        """0: valid; else the ConfigIssue code (describe_issue)"""
+        return self._raw["issue"]

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _format
 from ._core import estimate as _estimate
-from ._result_fields import ProjectionFields, SolutionFields, StepFields
+from ._result_fields import ProjectionFields, SolutionFields, StepFields, SweepColumns
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -487,7 +487,7 @@ class Solution(_OfPlan, Result, SolutionFields):
 # --- a sweep --------------------------------------------------------------------------------
 
 
-class Sweep(_OfPlan, Result):
+class Sweep(_OfPlan, Result, SweepColumns):
     """The columns of a vectorized sweep, numpy arrays of the broadcast input shape.
 
     Inputs: gpus, gpus_per_node, micro_batch, seq_len, global_batch_tokens (0: no
@@ -503,12 +503,6 @@ class Sweep(_OfPlan, Result):
         super().__init__(dict(columns))
         self.plan = plan
         self.axes = list(axes)
-
-    def __getattr__(self, name: str) -> Any:
-        cols = self.__dict__.get("_raw", {})
-        if name in cols:
-            return cols[name]
-        raise AttributeError(f"Sweep has no column or attribute {name!r}")
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self._raw[name]  # type: ignore[no-any-return]
