@@ -148,6 +148,11 @@ class StepFields:
         return self._raw.energy_per_step_j
 
     @property
+    def energy_per_token_j(self) -> float:
+        """energy per trained token, all GPUs (energy_per_step_j / tokens_per_step) (J)"""
+        return self._raw.energy_per_token_j
+
+    @property
     def memory_gib(self) -> float:
         """peak memory per GPU as nvidia-smi sees the process: tensors, fragmentation and the runtime's reserve"""
         return self._raw.memory_gib

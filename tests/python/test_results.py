@@ -72,6 +72,8 @@ def test_step_outputs_are_the_field_tables():
     for f in fields:
         assert type(getattr(s, f["name"])) is kinds[f["type"]], f["name"]
     assert s.fits is s.memory.fits and s.memory_gib == s.memory.total_gib
+    # an output derived in its table entry alone
+    assert s.energy_per_token_j == pytest.approx(s.energy_per_step_j / s.tokens_per_step, rel=1e-15)
     text = s.text()
     for f in fields:
         assert libscale._format.field_header(f) in text, f["name"]

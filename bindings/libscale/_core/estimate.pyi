@@ -262,6 +262,10 @@ class StepBreakdown(metaclass=_Pybind11Type):
         """energy of one step, all GPUs (J)"""
 
     @property
+    def energy_per_token_j(self) -> float:
+        """energy per trained token, all GPUs (energy_per_step_j / tokens_per_step) (J)"""
+
+    @property
     def memory_gib(self) -> float:
         """peak memory per GPU as nvidia-smi sees the process: tensors, fragmentation and the runtime's reserve
         (memory.total_gib) (GiB)

@@ -63,6 +63,10 @@ constexpr std::array kFields{
               [](S s) noexcept { return s.comm_hidden ? 1.0 : 0.0; }},
     StepField{"energy_per_step_j", N, "J", "energy per step", "fixed:0", "energy of one step, all GPUs", 0,
               [](S s) noexcept { return s.energy_per_step_j; }},
+    // Derived from other outputs, so no member of its own: the table entry is the whole of it.
+    StepField{"energy_per_token_j", N, "J", "energy per token", "fixed:3",
+              "energy per trained token, all GPUs (energy_per_step_j / tokens_per_step)", 0,
+              [](S s) noexcept { return s.tokens_per_step > 0 ? s.energy_per_step_j / s.tokens_per_step : 0.0; }},
     StepField{"memory_gib", N, "GiB", "memory", "fixed:1",
               "peak memory per GPU as nvidia-smi sees the process: tensors, fragmentation and the runtime's reserve "
               "(memory.total_gib)",
