@@ -10,9 +10,9 @@ hand:
   groups (type, names, bounds, help and unit), and the required lists;
 - measurements-2.json: $defs/step's properties, which a step record reads by their option
   names (every training option but the batch fields the record spells its own way);
-- common.json's $defs/projection_row and sweep-1.json's $defs/row: one property per step
-  output of the core's field table (estimate/step_fields.hpp), a sweep row's those the
-  table marks for sweeps.
+- common.json's $defs/projection_row and sweep-1.json's $defs/row: one property per output
+  of the core's field tables (estimate/step_fields.hpp: a step's and a projection row's),
+  a sweep row's those the table marks for sweeps.
 
 Each generated file carries a top-level "$comment" that says which of its parts are
 generated. scripts/regenerate.sh runs this script beside the other generators;
@@ -123,8 +123,13 @@ def with_outputs(schema: dict[str, Any], outputs: list[dict[str, Any]], *, nulla
 
 
 def projection_defs(defs: dict[str, Any]) -> dict[str, Any]:
-    """common.json's $defs/projection_row: the step's outputs flattened, then the row's own."""
-    return {"projection_row": with_outputs(defs["projection_row"], _core.estimate.step_fields(), after=("memory",))}
+    """common.json's $defs/projection_row: the step's outputs flattened, its memory, then the
+    row's own numbers (the field tables) and its text fields (written by hand)."""
+    row_fields = _core.estimate.row_fields()
+    row = with_outputs(defs["projection_row"], row_fields)  # the row's own numbers, then the rest as they were
+    row = with_outputs(row, _core.estimate.step_fields(),  # the step's first, then its memory breakdown
+                       after=("memory", *(f["name"] for f in row_fields)))
+    return {"projection_row": row}
 
 
 def sweep_defs(defs: dict[str, Any]) -> dict[str, Any]:
@@ -152,8 +157,9 @@ def step_defs(defs: dict[str, Any]) -> dict[str, Any]:
 GENERATED: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {
     "common.json": ("the required lists and properties of $defs/training_config, $defs/job and training_config's "
                     "data and checkpoint (a property per option of the training, job, data and checkpoint groups; "
-                    "training_config's reduce_bytes excepted); $defs/projection_row's step outputs (one property "
-                    "per output of the field table)", lambda defs: {**common_defs(defs), **projection_defs(defs)}),
+                    "training_config's reduce_bytes excepted); $defs/projection_row's numbers (one property "
+                    "per output of the step and row field tables)",
+                    lambda defs: {**common_defs(defs), **projection_defs(defs)}),
     "measurements-2.json": ("the properties of $defs/step that are training options (every option of the "
                             "training group but gpus, gpus_per_node, seq_len, micro_batch and global_batch_tokens, "
                             "which a step record spells its own way)", step_defs),

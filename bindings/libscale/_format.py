@@ -96,22 +96,6 @@ def html_table(columns: Sequence[Column], rows: Iterable[Mapping[str, Any]],
 
 # --- what the project table shows ----------------------------------------------------
 
-PROJECTION_COLUMNS = [
-    Column("gpus", "GPUs", integer),
-    Column("nodes", "nodes", integer),
-    Column("grad_accum", "grad accum", integer),
-    Column("step_time_s", "step s", fixed(3)),
-    Column("tokens_per_s", "tokens/s", fixed(0)),
-    Column("tokens_per_s_per_gpu", "tokens/s/GPU", fixed(0)),
-    Column("mfu", "MFU %", percent(1)),
-    Column("scaling_efficiency", "scaling eff %", percent(1)),
-    Column("memory_gib", "memory GiB", fixed(1)),
-    Column("fit", "fits", text, "<"),
-    Column("wall_time_h", "wall h", fixed(2)),
-    Column("gpu_hours", "GPU-h", fixed(1)),
-    Column("cost_usd", "cost $", fixed(2)),
-    Column("energy_kwh", "energy kWh", fixed(1)),
-]
 
 # --- the step's outputs, from the core's field table (estimate/step_fields.hpp) -------------
 
@@ -144,6 +128,12 @@ def step_fields(use: str | None = None) -> list[dict[str, Any]]:
 def field_column(field: Mapping[str, Any]) -> Column:
     return Column(field["name"], field_header(field), field_formatter(field["format"]))
 
+
+PROJECTION_COLUMNS = [
+    *(field_column(f) for f in step_fields("projection")),
+    Column("fit", "fits", text, "<"),  # the memory verdict as text (fit_text)
+    *(field_column(f) for f in _estimate.row_fields() if "projection" in f["uses"]),
+]
 
 SWEEP_COLUMNS = [
     Column("gpus", "GPUs", integer),

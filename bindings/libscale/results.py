@@ -208,8 +208,7 @@ class Step(_OfPlan, Result, StepFields):
 # --- a projection ---------------------------------------------------------------------------
 
 #: What a projection row adds to its step: the job figures, then whether it fits.
-ROW_FIELDS = ("speedup", "scaling_efficiency", "steps", "wall_time_h", "gpu_hours", "cost_usd", "energy_kwh",
-              "fits", "fit_status", "needed_gib", "available_gib", "fit_suggestion")
+ROW_FIELDS = (*(f["name"] for f in _estimate.row_fields()), "fit_status", "fit_suggestion")
 
 #: The projected figures that gain <figure>_p10 / <figure>_p90 with quantiles.
 QUANTILE_FIGURES = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "wall_time_h", "gpu_hours",

@@ -13,12 +13,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "common.hpp"
+#include "libscale/estimate/step_fields.hpp"
 
 namespace libscale_py {
 
@@ -304,6 +306,35 @@ std::string fields_repr(const std::string& name, const FieldList<F...>& list, co
         list.items);
     os << ')';
     return os.str();
+}
+
+// Every entry of a core output table (estimate/step_fields.hpp) as a read-only property,
+// typed by the entry (int, float, bool) for the stubs, its docstring the help and unit.
+// Returns the names in table order (the caller's `_fields`).
+template <class Cls, class Field>
+py::list def_output_fields(Cls& cls, std::span<const Field> table) {
+    using T = typename Cls::type;
+    py::list names;
+    for (const Field& f : table) {
+        const std::string doc = std::string(f.help) + (f.unit.empty() ? "" : " (" + std::string(f.unit) + ")");
+        const std::string name(f.name);
+        switch (f.type) {
+            case libscale::FieldType::number:
+                cls.def_property_readonly(
+                    name.c_str(), [get = f.get](const T& x) { return get(x); }, doc.c_str());
+                break;
+            case libscale::FieldType::integer:
+                cls.def_property_readonly(
+                    name.c_str(), [get = f.get](const T& x) { return static_cast<std::int64_t>(get(x)); }, doc.c_str());
+                break;
+            case libscale::FieldType::boolean:
+                cls.def_property_readonly(
+                    name.c_str(), [get = f.get](const T& x) { return get(x) != 0; }, doc.c_str());
+                break;
+        }
+        names.append(name);
+    }
+    return names;
 }
 
 }  // namespace libscale_py

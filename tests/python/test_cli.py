@@ -100,7 +100,7 @@ def test_contract_human_output(contract_json):
     assert [b[0] for b in body] == ["4", "8", "16"]
     for cells, r in zip(body, contract_json["rows"], strict=True):
         assert cells[3] == f"{r['step_time_s']:.3f}"
-        assert cells[9] == "yes" and r["fit_status"] == "fits"
+        assert cells[8] == "yes" and r["fit_status"] == "fits"
         assert cells[10] == f"{r['wall_time_h']:.2f}"
     # the step by part: compute and its GEMM / attention / memory-bound / host-wait parts
     parts_head = lines[lines.index(next(ln for ln in lines if ln.startswith("time per step by part"))) + 1]

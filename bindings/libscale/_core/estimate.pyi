@@ -325,59 +325,62 @@ class ProjectionRow(metaclass=_Pybind11Type):
     _fields: typing.ClassVar[tuple[str, ...]]
 
     @property
-    def step(self) -> StepBreakdown: ...
+    def step(self) -> StepBreakdown:
+        """the step estimate at this GPU count"""
 
     @property
     def speedup(self) -> float:
-        """tokens/s over the smallest count's"""
+        """tokens/s over the smallest GPU count's"""
 
     @property
     def scaling_efficiency(self) -> float:
-        """speedup / (gpus / smallest gpus)"""
+        """speedup / (gpus / smallest gpus), a fraction"""
 
     @property
     def steps(self) -> float:
-        """optimizer steps for the job"""
+        """optimizer steps of the job (whole: the last one runs on what is left)"""
 
     @property
     def wall_time_h(self) -> float:
-        """total tokens / tokens per second"""
+        """steps × step time (h)"""
 
     @property
     def gpu_hours(self) -> float:
-        """gpus × wall hours"""
+        """gpus × wall hours (GPU-h)"""
 
     @property
-    def cost_usd(self) -> float: ...
+    def cost_usd(self) -> float:
+        """GPU-hours × the price per GPU-hour ($)"""
 
     @property
-    def energy_kwh(self) -> float: ...
-
-    @property
-    def fit_suggestion(self) -> str:
-        """what would make it fit when step.memory.status is not 'fits' ('' otherwise)"""
+    def energy_kwh(self) -> float:
+        """energy of the job, all GPUs (kWh)"""
 
     @property
     def fits(self) -> bool:
         """step.memory.fits: the status is 'fits' ('uncertain' is not fitting)"""
 
     @property
+    def needed_gib(self) -> float:
+        """step.memory.total_gib (GiB)"""
+
+    @property
+    def available_gib(self) -> float:
+        """step.memory.available_gib: the GPU's HBM (GiB)"""
+
+    @property
     def fit_status(self) -> str:
         """step.memory.status: 'fits', 'uncertain' or 'does_not_fit'"""
 
     @property
-    def needed_gib(self) -> float:
-        """step.memory.total_gib"""
-
-    @property
-    def available_gib(self) -> float:
-        """step.memory.available_gib"""
+    def fit_suggestion(self) -> str:
+        """what would make it fit when step.memory.status is not 'fits' ('' otherwise)"""
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """The fields in declaration order, then derived properties; nested structs as dicts."""
+        """The step (a dict), then the row's figures, in declaration order."""
 
     def __repr__(self) -> str: ...
 
@@ -757,6 +760,9 @@ def require_fit(
 def require_fit(scenario: Scenario, step: StepBreakdown) -> None:
     """Raise DoesNotFitError (needed vs available GiB, what would fit) when the step does not fit."""
 
+def row_fields() -> list[dict[str, typing.Any]]:
+    """A projection row's numbers beside its step, as the core declares them (the keys of step_fields())."""
+
 def solve_budget(
     scenario: Scenario,
     gpus: collections.abc.Sequence[int],
@@ -779,7 +785,8 @@ def solve_deadline(
 def step_fields() -> list[dict[str, typing.Any]]:
     """The step estimate's outputs as the core declares them, in StepBreakdown's order: name, type ('integer', 'number',
     'boolean'), unit, label, format ('integer', 'fixed:N', 'percent:N', 'yes_no'), help and uses ('sweep': a sweep
-    column, 'part': a part of the step time, 'total': a total beside the parts).
+    column, 'part': a part of the step time, 'total': a total beside the parts, 'projection': a column of a projection's
+    table).
     """
 
 def sweep(

@@ -6,6 +6,7 @@
 #include "../fields.hpp"
 #include "../option_fields.hpp"
 #include "libscale/estimate/fit_advice.hpp"
+#include "libscale/estimate/step_fields.hpp"
 
 namespace libscale_py {
 
@@ -17,30 +18,24 @@ void register_estimate_projection(py::module_& m) {
     def_option_fields(job_cls, job_options(), Access::read_write);
     job_cls.def("validate", &Job::validate, "Raise ValueError naming the first invalid field.");
 
-    using R = ProjectionRow;
+    // The step, then the row's numbers from the field table (estimate/step_fields.hpp), then
+    // its text fields; `_fields` in that order (what to_dict iterates).
     py::class_<ProjectionRow> row(m, "ProjectionRow", "One GPU count of a projection.");
-    def_fields(row,
-               fields(field("step", &R::step), field("speedup", &R::speedup, "tokens/s over the smallest count's"),
-                      field("scaling_efficiency", &R::scaling_efficiency, "speedup / (gpus / smallest gpus)"),
-                      field("steps", &R::steps, "optimizer steps for the job"),
-                      field("wall_time_h", &R::wall_time_h, "total tokens / tokens per second"),
-                      field("gpu_hours", &R::gpu_hours, "gpus × wall hours"), field("cost_usd", &R::cost_usd),
-                      field("energy_kwh", &R::energy_kwh),
-                      field("fit_suggestion", &R::fit_suggestion,
-                            "what would make it fit when step.memory.status is not 'fits' ('' otherwise)")),
-               Access::read_only);
-    // The memory verdict at the row's level, as `libscale project --json` rows carry it.
+    row.def_readonly("step", &ProjectionRow::step, "the step estimate at this GPU count");
+    py::list names;
+    names.append("step");
+    for (const py::handle n : def_output_fields(row, row_fields())) names.append(n);
     row.def_property_readonly(
-           "fits", [](const ProjectionRow& r) { return r.step.memory.fits; },
-           "step.memory.fits: the status is 'fits' ('uncertain' is not fitting)")
-        .def_property_readonly(
-            "fit_status", [](const ProjectionRow& r) { return std::string(to_string(r.step.memory.status)); },
-            "step.memory.status: 'fits', 'uncertain' or 'does_not_fit'")
-        .def_property_readonly(
-            "needed_gib", [](const ProjectionRow& r) { return r.step.memory.total_gib; }, "step.memory.total_gib")
-        .def_property_readonly(
-            "available_gib", [](const ProjectionRow& r) { return r.step.memory.available_gib; },
-            "step.memory.available_gib");
+           "fit_status", [](const ProjectionRow& r) { return std::string(to_string(r.step.memory.status)); },
+           "step.memory.status: 'fits', 'uncertain' or 'does_not_fit'")
+        .def_readonly("fit_suggestion", &ProjectionRow::fit_suggestion,
+                      "what would make it fit when step.memory.status is not 'fits' ('' otherwise)");
+    names.append("fit_status");
+    names.append("fit_suggestion");
+    row.attr("_fields") = py::tuple(names);
+    row.def(
+        "to_dict", [](py::handle self) { return detail::struct_dict(self); },
+        "The step (a dict), then the row's figures, in declaration order.");
     def_value_methods(row);
 
     using F = FitChange;

@@ -18,6 +18,29 @@ using namespace libscale;
 
 namespace {
 
+// An output table as Python sees it: one dict per entry (step_fields(), row_fields()).
+template <class Field>
+py::typing::List<py::typing::Dict<py::str, py::object>> describe_fields(std::span<const Field> table) {
+    py::typing::List<py::typing::Dict<py::str, py::object>> out;
+    for (const Field& f : table) {
+        py::typing::Dict<py::str, py::object> d;
+        d["name"] = std::string(f.name);
+        d["type"] = to_string(f.type);
+        d["unit"] = std::string(f.unit);
+        d["label"] = std::string(f.label);
+        d["format"] = std::string(f.format);
+        d["help"] = std::string(f.help);
+        py::list uses;
+        if (f.uses & in_sweep) uses.append("sweep");
+        if (f.uses & step_part) uses.append("part");
+        if (f.uses & step_total) uses.append("total");
+        if (f.uses & in_projection) uses.append("projection");
+        d["uses"] = uses;
+        out.append(d);
+    }
+    return out;
+}
+
 Calibration calibration_or_default(const std::optional<Calibration>& cal, const HardwareProfile& hw) {
     return cal ? *cal : default_calibration(hw);
 }
@@ -69,27 +92,7 @@ void register_estimate_step(py::module_& m) {
     // Every output from the field table (estimate/step_fields.hpp), typed for the stubs, then
     // the memory breakdown; `_fields` in that order (what to_dict iterates).
     py::class_<StepBreakdown> step_cls(m, "StepBreakdown", "One optimizer step: time per phase, throughput, memory.");
-    py::list names;
-    for (const StepField& f : step_fields()) {
-        const std::string doc = std::string(f.help) + (f.unit.empty() ? "" : " (" + std::string(f.unit) + ")");
-        const std::string name(f.name);
-        switch (f.type) {
-            case FieldType::number:
-                step_cls.def_property_readonly(
-                    name.c_str(), [get = f.get](const StepBreakdown& s) { return get(s); }, doc.c_str());
-                break;
-            case FieldType::integer:
-                step_cls.def_property_readonly(
-                    name.c_str(), [get = f.get](const StepBreakdown& s) { return static_cast<std::int64_t>(get(s)); },
-                    doc.c_str());
-                break;
-            case FieldType::boolean:
-                step_cls.def_property_readonly(
-                    name.c_str(), [get = f.get](const StepBreakdown& s) { return get(s) != 0; }, doc.c_str());
-                break;
-        }
-        names.append(name);
-    }
+    py::list names = def_output_fields(step_cls, step_fields());
     step_cls.def_readonly("memory", &StepBreakdown::memory, "memory per GPU, by term and phase");
     names.append("memory");
     step_cls.attr("_fields") = py::tuple(names);
@@ -97,30 +100,14 @@ void register_estimate_step(py::module_& m) {
         "to_dict", [](py::handle self) { return detail::struct_dict(self); },
         "The fields in declaration order; the memory breakdown as a dict.");
     m.def(
-        "step_fields",
-        [] {
-            py::typing::List<py::typing::Dict<py::str, py::object>> out;
-            for (const StepField& f : step_fields()) {
-                py::typing::Dict<py::str, py::object> d;
-                d["name"] = std::string(f.name);
-                d["type"] = to_string(f.type);
-                d["unit"] = std::string(f.unit);
-                d["label"] = std::string(f.label);
-                d["format"] = std::string(f.format);
-                d["help"] = std::string(f.help);
-                py::list uses;
-                if (f.uses & in_sweep) uses.append("sweep");
-                if (f.uses & step_part) uses.append("part");
-                if (f.uses & step_total) uses.append("total");
-                d["uses"] = uses;
-                out.append(d);
-            }
-            return out;
-        },
+        "step_fields", [] { return describe_fields(step_fields()); },
         "The step estimate's outputs as the core declares them, in StepBreakdown's order: name, type "
         "('integer', 'number', 'boolean'), unit, label, format ('integer', 'fixed:N', 'percent:N', 'yes_no'), "
         "help and uses ('sweep': a sweep column, 'part': a part of the step time, 'total': a total beside the "
-        "parts).");
+        "parts, 'projection': a column of a projection's table).");
+    m.def(
+        "row_fields", [] { return describe_fields(row_fields()); },
+        "A projection row's numbers beside its step, as the core declares them (the keys of step_fields()).");
     def_value_methods(step_cls);
 
     m.def(

@@ -15,14 +15,14 @@ constexpr auto N = FieldType::number;
 constexpr auto B = FieldType::boolean;
 
 constexpr std::array kFields{
-    StepField{"gpus", I, "GPUs", "GPUs", "integer", "GPUs in the job", 0,
+    StepField{"gpus", I, "GPUs", "GPUs", "integer", "GPUs in the job", in_projection,
               [](S s) noexcept { return static_cast<double>(s.gpus); }},
     StepField{"gpus_per_node", I, "GPUs", "GPUs per node", "integer", "GPUs per node", 0,
               [](S s) noexcept { return static_cast<double>(s.gpus_per_node); }},
-    StepField{"nodes", I, "", "nodes", "integer", "nodes the GPUs span (the last may be partial)", 0,
+    StepField{"nodes", I, "", "nodes", "integer", "nodes the GPUs span (the last may be partial)", in_projection,
               [](S s) noexcept { return static_cast<double>(s.nodes); }},
     StepField{"grad_accum", I, "", "grad accum", "integer", "micro-batches per step (0 in a sweep: not valid)",
-              in_sweep, [](S s) noexcept { return static_cast<double>(s.grad_accum); }},
+              in_sweep | in_projection, [](S s) noexcept { return static_cast<double>(s.grad_accum); }},
     StepField{"tokens_per_micro_batch", N, "tokens", "tokens per micro-batch per GPU", "fixed:0",
               "tokens of one micro-batch on one GPU", 0, [](S s) noexcept { return s.tokens_per_micro_batch; }},
     StepField{"tokens_per_step", N, "tokens", "tokens per step", "fixed:0", "global batch: tokens per optimizer step",
@@ -48,13 +48,13 @@ constexpr std::array kFields{
               [](S s) noexcept { return s.data_s; }},
     StepField{"checkpoint_s", N, "s", "checkpoint", "fixed:3", "checkpoint write, amortized per step", step_part,
               [](S s) noexcept { return s.checkpoint_s; }},
-    StepField{"step_time_s", N, "s", "step", "fixed:3", "wall time of one optimizer step", in_sweep | step_total,
-              [](S s) noexcept { return s.step_time_s; }},
-    StepField{"tokens_per_s", N, "tokens/s", "tokens/s", "fixed:0", "tokens per second, all GPUs", in_sweep,
-              [](S s) noexcept { return s.tokens_per_s; }},
-    StepField{"tokens_per_s_per_gpu", N, "tokens/s", "tokens/s/GPU", "fixed:0", "tokens per second per GPU", in_sweep,
-              [](S s) noexcept { return s.tokens_per_s_per_gpu; }},
-    StepField{"mfu", N, "", "MFU", "percent:1", "model FLOPs utilization, a fraction", in_sweep,
+    StepField{"step_time_s", N, "s", "step", "fixed:3", "wall time of one optimizer step",
+              in_sweep | step_total | in_projection, [](S s) noexcept { return s.step_time_s; }},
+    StepField{"tokens_per_s", N, "tokens/s", "tokens/s", "fixed:0", "tokens per second, all GPUs",
+              in_sweep | in_projection, [](S s) noexcept { return s.tokens_per_s; }},
+    StepField{"tokens_per_s_per_gpu", N, "tokens/s", "tokens/s/GPU", "fixed:0", "tokens per second per GPU",
+              in_sweep | in_projection, [](S s) noexcept { return s.tokens_per_s_per_gpu; }},
+    StepField{"mfu", N, "", "MFU", "percent:1", "model FLOPs utilization, a fraction", in_sweep | in_projection,
               [](S s) noexcept { return s.mfu; }},
     StepField{"hfu", N, "", "HFU", "percent:1", "hardware FLOPs utilization (recompute counted), a fraction", in_sweep,
               [](S s) noexcept { return s.hfu; }},
@@ -70,9 +70,35 @@ constexpr std::array kFields{
     StepField{"memory_gib", N, "GiB", "memory", "fixed:1",
               "peak memory per GPU as nvidia-smi sees the process: tensors, fragmentation and the runtime's reserve "
               "(memory.total_gib)",
-              in_sweep, [](S s) noexcept { return s.memory.total_gib; }},
+              in_sweep | in_projection, [](S s) noexcept { return s.memory.total_gib; }},
     StepField{"fits", B, "", "fits", "yes_no", "memory.status is 'fits' ('uncertain' is not fitting)", in_sweep,
               [](S s) noexcept { return s.memory.fits ? 1.0 : 0.0; }},
+};
+
+using P = const ProjectionRow&;
+
+constexpr std::array kRowFields{
+    RowField{"speedup", N, "", "speedup", "fixed:2", "tokens/s over the smallest GPU count's", 0,
+             [](P r) noexcept { return r.speedup; }},
+    RowField{"scaling_efficiency", N, "", "scaling eff", "percent:1", "speedup / (gpus / smallest gpus), a fraction",
+             in_projection, [](P r) noexcept { return r.scaling_efficiency; }},
+    RowField{"steps", N, "", "steps", "fixed:0",
+             "optimizer steps of the job (whole: the last one runs on what is left)", 0,
+             [](P r) noexcept { return r.steps; }},
+    RowField{"wall_time_h", N, "h", "wall", "fixed:2", "steps × step time", in_projection,
+             [](P r) noexcept { return r.wall_time_h; }},
+    RowField{"gpu_hours", N, "GPU-h", "GPU-h", "fixed:1", "gpus × wall hours", in_projection,
+             [](P r) noexcept { return r.gpu_hours; }},
+    RowField{"cost_usd", N, "$", "cost", "fixed:2", "GPU-hours × the price per GPU-hour", in_projection,
+             [](P r) noexcept { return r.cost_usd; }},
+    RowField{"energy_kwh", N, "kWh", "energy", "fixed:1", "energy of the job, all GPUs", in_projection,
+             [](P r) noexcept { return r.energy_kwh; }},
+    RowField{"fits", B, "", "fits", "yes_no", "step.memory.fits: the status is 'fits' ('uncertain' is not fitting)", 0,
+             [](P r) noexcept { return r.step.memory.fits ? 1.0 : 0.0; }},
+    RowField{"needed_gib", N, "GiB", "needed", "fixed:1", "step.memory.total_gib", 0,
+             [](P r) noexcept { return r.step.memory.total_gib; }},
+    RowField{"available_gib", N, "GiB", "available", "fixed:1", "step.memory.available_gib: the GPU's HBM", 0,
+             [](P r) noexcept { return r.step.memory.available_gib; }},
 };
 
 }  // namespace
@@ -87,6 +113,8 @@ const char* to_string(FieldType t) {
 }
 
 std::span<const StepField> step_fields() noexcept { return kFields; }
+
+std::span<const RowField> row_fields() noexcept { return kRowFields; }
 
 const StepField& find_step_field(std::string_view name) {
     for (const StepField& f : kFields)

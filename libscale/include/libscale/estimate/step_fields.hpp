@@ -1,17 +1,20 @@
-// The outputs of one step estimate, each declared once beside the option tables
-// (spec/option.hpp): name, type, unit, help, the label and number format tables and plots
-// show, and which results carry it. The Python properties of StepBreakdown, the sweep's
-// columns, the CLI's tables, the plots' part labels, the JSON schemas and the output
-// section of docs/cli.md are all derived from this table (scripts/regenerate.sh).
+// The outputs of one step estimate and of a projection's row (one GPU count of a job),
+// each declared once beside the option tables (spec/option.hpp): name, type, unit, help,
+// the label and number format tables and plots show, and which results carry it. The
+// Python properties of StepBreakdown and ProjectionRow, the sweep's columns, the CLI's
+// tables, the plots' part labels, the JSON schemas and the output section of docs/cli.md
+// are all derived from these tables (scripts/regenerate.sh).
 //
-// Adding an output: its member in StepBreakdown (step_model.hpp), its entry in
-// step_fields.cpp. Nothing else is written by hand.
+// Adding an output: its member in StepBreakdown (step_model.hpp) or ProjectionRow
+// (projection.hpp), its entry in step_fields.cpp; an output computed from others needs
+// the entry only. Nothing else is written by hand.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string_view>
 
+#include "libscale/estimate/projection.hpp"
 #include "libscale/estimate/step_model.hpp"
 
 namespace libscale {
@@ -19,15 +22,17 @@ namespace libscale {
 enum class FieldType : std::uint8_t { integer, number, boolean };
 const char* to_string(FieldType t);
 
-// Which results show a field beyond StepBreakdown itself (every field is a StepBreakdown
-// property and a projection row's column).
+// Where a field shows beyond the object that holds it (every field is a property of its
+// StepBreakdown or ProjectionRow, and a key of a projection row's dict).
 enum FieldUse : unsigned {
-    in_sweep = 1U << 0,    // a column of sweep()'s result
-    step_part = 1U << 1,   // a part of the step time (the parts table, stacked bars)
-    step_total = 1U << 2,  // a total the parts table shows beside the parts
+    in_sweep = 1U << 0,       // a column of sweep()'s result
+    step_part = 1U << 1,      // a part of the step time (the parts table, stacked bars)
+    step_total = 1U << 2,     // a total the parts table shows beside the parts
+    in_projection = 1U << 3,  // a column of a projection's table (project, compare, report)
 };
 
-struct StepField {
+template <class T>
+struct OutputField {
     std::string_view name;  // "exposed_comm_s": unit in the name, as everywhere
     FieldType type;
     std::string_view unit;   // "s", "tokens/s", "" (a fraction, a count of its own)
@@ -36,11 +41,16 @@ struct StepField {
     std::string_view format;
     std::string_view help;
     unsigned uses;
-    double (*get)(const StepBreakdown&) noexcept;  // integers and booleans exactly (0/1)
+    double (*get)(const T&) noexcept;  // integers and booleans exactly (0/1)
 };
+using StepField = OutputField<StepBreakdown>;
+using RowField = OutputField<ProjectionRow>;
 
-// Every output, in StepBreakdown's order.
+// Every output of a step, in StepBreakdown's order.
 std::span<const StepField> step_fields() noexcept;
+// Every number of a projection row beside its step (the row's `step` holds the step's;
+// its text fields, fit_status and fit_suggestion, are bound with the row).
+std::span<const RowField> row_fields() noexcept;
 
 // The field of that name (std::invalid_argument naming the valid ones).
 const StepField& find_step_field(std::string_view name);
