@@ -34,14 +34,14 @@ enum FieldUse : unsigned {
 template <class T>
 struct OutputField {
     std::string_view name;  // "exposed_comm_s": unit in the name, as everywhere
-    FieldType type;
+    FieldType type = FieldType::number;
     std::string_view unit;   // "s", "tokens/s", "" (a fraction, a count of its own)
-    std::string_view label;  // "exposed communication": column headers add the unit
+    std::string_view label;  // "exposed comm": column headers add the unit
     // "integer", "fixed:N" (N decimals), "percent:N" (a fraction shown ×100), "yes_no"
     std::string_view format;
     std::string_view help;
-    unsigned uses;
-    double (*get)(const T&) noexcept;  // integers and booleans exactly (0/1)
+    unsigned uses = 0;
+    double (*get)(const T&) noexcept = nullptr;  // integers and booleans exactly (0/1)
 };
 using StepField = OutputField<StepBreakdown>;
 using RowField = OutputField<ProjectionRow>;
