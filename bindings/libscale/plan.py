@@ -17,12 +17,13 @@ import itertools
 import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Union, Unpack, cast
+from typing import Any, Literal, Union, Unpack, cast
 
 import numpy as np
 
 from . import _format, _progress, catalog
 from . import options as _options
+from ._comparison import Comparison, PricesLike, compare_plans, hardware_list
 from ._core import Progress as _Progress
 from ._core import calibrate as _calibrate
 from ._core import estimate as _estimate
@@ -31,9 +32,6 @@ from ._option_types import CountsAndJobOptions, TrainingOptions
 from .catalog import CalibrationLike, HardwareLike, ModelLike
 from .fit_advice import FitAdvice
 from .results import Projection, Solution, Step, Sweep
-
-if TYPE_CHECKING:
-    from .compare import Comparison, PricesLike
 
 __all__ = ["Plan", "DEFAULT_CANDIDATES", "SCALING", "SAMPLES", "Scaling", "estimate_step", "project", "sweep",
            "solve_deadline", "solve_budget", "make_job"]
@@ -273,10 +271,22 @@ class Plan:
         The plan's own hardware keeps its calibration; another takes ``calibration[name]``
         or its default. prices: a ``libscale.prices/1`` file or {hardware name: USD per
         GPU-hour} (see :mod:`libscale.compare`)."""
-        from .compare import compare_with  # compare imports plan at load; this is its one way back
-
-        return compare_with(self, hardware, gpus, calibration=calibration, job=job, prices=prices, scaling=scaling,
-                            quantiles=quantiles, samples=samples, seed=seed, require_fit=require_fit)
+        if calibration is not None and not isinstance(calibration, Mapping):
+            raise TypeError(f"calibration: expected a dict of hardware name: calibration, got "
+                            f"{type(calibration).__name__}")
+        given = {str(k).lower(): v for k, v in (calibration or {}).items()}
+        plans = []
+        for h in hardware_list(hardware):
+            hw = catalog.hardware(h)
+            # the plan's own hardware by name: its calibration stays
+            own = isinstance(h, str) and hw.name == self._scenario.hardware.name and hw.name.lower() not in given
+            plans.append(self if own else self.with_(hardware=hw, calibration=given.get(hw.name.lower())))
+            given.pop(hw.name.lower(), None)
+        if given:
+            raise ValueError(f"calibration: no compared hardware is named {sorted(given)[0]!r}; compared: "
+                             f"{', '.join(p.hardware.name for p in plans)}")
+        return compare_plans(plans, gpus, job=make_job(job), prices=prices, scaling=scaling, quantiles=quantiles,
+                             samples=samples, seed=seed, require_fit=require_fit)
 
     def sweep(self, *, threads: int = 0, **axes: Any) -> Sweep:
         """Step estimates over arrays of gpus, gpus_per_node, micro_batch, seq_len and

@@ -161,7 +161,7 @@ def test_header_without_gpus_per_node_gives_each_hardware_its_own():
 
 
 def test_a_winner_inside_the_uncertainty_is_called_a_tie():
-    from libscale.compare import _ties
+    from libscale._comparison import _ties
 
     # B300 and B200 differ by 2 % in speed at 8 GPUs, well inside B300's P10-P90.
     c = libscale.compare("qwen3-32b", ["b300", "b200"], gpus=[8], gpus_per_node=8, global_batch_tokens=1_048_576,

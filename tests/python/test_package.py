@@ -126,3 +126,15 @@ def test_result_fields_are_the_compiled_results():
         assert getattr(step, f["name"]) == getattr(step.raw, f["name"])
     with pytest.raises(AttributeError):
         step.no_such_field  # noqa: B018
+
+
+def test_compare_uses_plan_not_both_ways():
+    # libscale.compare builds on libscale.plan; plan (and the comparison it returns, in
+    # _comparison) never imports compare, not even lazily.
+    package = ROOT / "bindings" / "libscale"
+    for name in ("plan.py", "_comparison.py"):
+        tree = ast.parse((package / name).read_text(encoding="utf-8"))
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert "compare" not in imported and "libscale.compare" not in imported, name
+    assert "plan" in {n.module for n in ast.walk(ast.parse((package / "compare.py").read_text(encoding="utf-8")))
+                      if isinstance(n, ast.ImportFrom)}
