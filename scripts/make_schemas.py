@@ -129,7 +129,8 @@ def projection_defs(defs: dict[str, Any]) -> dict[str, Any]:
     row = with_outputs(defs["projection_row"], row_fields)  # the row's own numbers, then the rest as they were
     row = with_outputs(row, _core.estimate.step_fields(),  # the step's first, then its memory breakdown
                        after=("memory", *(f["name"] for f in row_fields)))
-    return {"projection_row": row}
+    memory = with_outputs(defs["memory_breakdown"], _core.estimate.memory_fields())
+    return {"projection_row": row, "memory_breakdown": memory}
 
 
 def sweep_defs(defs: dict[str, Any]) -> dict[str, Any]:
@@ -157,8 +158,8 @@ def step_defs(defs: dict[str, Any]) -> dict[str, Any]:
 GENERATED: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {
     "common.json": ("the required lists and properties of $defs/training_config, $defs/job and training_config's "
                     "data and checkpoint (a property per option of the training, job, data and checkpoint groups; "
-                    "training_config's reduce_bytes excepted); $defs/projection_row's numbers (one property "
-                    "per output of the step and row field tables)",
+                    "training_config's reduce_bytes excepted); $defs/projection_row's and "
+                    "$defs/memory_breakdown's numbers (one property per output of the core's output tables)",
                     lambda defs: {**common_defs(defs), **projection_defs(defs)}),
     "measurements-2.json": ("the properties of $defs/step that are training options (every option of the "
                             "training group but gpus, gpus_per_node, seq_len, micro_batch and global_batch_tokens, "

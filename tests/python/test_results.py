@@ -77,6 +77,17 @@ def test_step_outputs_are_the_field_tables():
     text = s.text()
     for f in fields:
         assert libscale._format.field_header(f) in text, f["name"]
+    # the memory breakdown's numbers and a projection row's, from their tables the same way
+    memory = d["memory"]
+    for f in libscale._core.estimate.memory_fields():
+        value = getattr(s.memory, f["name"])
+        assert type(value) is kinds[f["type"]] and memory[f["name"]] == value
+    row = libscale.project("qwen3-32b", "b300", gpus=[8, 16]).rows[1]
+    row_dict = row.to_dict()
+    for f in libscale._core.estimate.row_fields():
+        value = getattr(row, f["name"])
+        assert type(value) is kinds[f["type"]] and row_dict[f["name"]] == value
+    assert row.scaling_efficiency == pytest.approx(row.speedup / 2, rel=1e-12)
 
 
 def test_default_global_batch_is_said_where_it_depends_on_the_counts():

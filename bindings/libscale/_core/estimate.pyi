@@ -88,27 +88,59 @@ class MemoryBreakdown(metaclass=_Pybind11Type):
 
     @property
     def weights_gib(self) -> float:
-        """at the peak: sharded weights (FSDP: the master weights)"""
+        """at the peak: sharded weights (FSDP: the master weights) (GiB)"""
 
     @property
     def grads_gib(self) -> float:
-        """at the peak: gradients alive (none before backward)"""
+        """at the peak: gradients alive (none before backward) (GiB)"""
 
     @property
     def optimizer_gib(self) -> float:
-        """at the peak: optimizer states (DDP, ZeRO: with fp32 masters)"""
+        """at the peak: optimizer states (DDP, ZeRO: with fp32 masters) (GiB)"""
 
     @property
     def activations_gib(self) -> float:
-        """at the peak: saved for backward, a recomputed layer, backward's working set"""
+        """at the peak: saved for backward, a recomputed layer, backward's working set (GiB)"""
 
     @property
     def logits_gib(self) -> float:
-        """at the peak: logits and what the loss makes of them"""
+        """at the peak: logits and what the loss makes of them (GiB)"""
 
     @property
     def buffers_gib(self) -> float:
-        """at the peak: unsharded parameters and gradients, reduction buffers"""
+        """at the peak: unsharded parameters and gradients, reduction buffers (GiB)"""
+
+    @property
+    def fragmentation_gib(self) -> float:
+        """the caching allocator's reserved-but-unallocated share (GiB)"""
+
+    @property
+    def reserved_gib(self) -> float:
+        """CUDA context, workspaces, NCCL (GiB)"""
+
+    @property
+    def allocated_gib(self) -> float:
+        """what torch.cuda.max_memory_allocated counts: the tensors (GiB)"""
+
+    @property
+    def allocator_reserved_gib(self) -> float:
+        """what torch.cuda.max_memory_reserved counts: allocated plus fragmentation (GiB)"""
+
+    @property
+    def total_gib(self) -> float:
+        """what nvidia-smi shows: allocator_reserved_gib plus reserved_gib (GiB)"""
+
+    @property
+    def available_gib(self) -> float:
+        """the GPU's HBM (GiB)"""
+
+    @property
+    def margin(self) -> float:
+        """relative uncertainty of total_gib"""
+
+    @property
+    def fits(self) -> bool:
+        """status == 'fits' ('uncertain' is not fitting)"""
 
     @property
     def peak_phase(self) -> str:
@@ -119,45 +151,14 @@ class MemoryBreakdown(metaclass=_Pybind11Type):
         """allocated in each phase of the step (the peak is their maximum), GiB"""
 
     @property
-    def fragmentation_gib(self) -> float:
-        """the caching allocator's reserved-but-unallocated share"""
-
-    @property
-    def reserved_gib(self) -> float:
-        """CUDA context, workspaces, NCCL"""
-
-    @property
-    def allocated_gib(self) -> float:
-        """what torch.cuda.max_memory_allocated counts: the tensors"""
-
-    @property
-    def allocator_reserved_gib(self) -> float:
-        """what torch.cuda.max_memory_reserved counts: allocated plus fragmentation"""
-
-    @property
-    def total_gib(self) -> float: ...
-
-    @property
-    def available_gib(self) -> float:
-        """the GPU's HBM"""
-
-    @property
-    def margin(self) -> float:
-        """relative uncertainty of total_gib"""
-
-    @property
     def status(self) -> str:
         """'fits' (with the margin), 'uncertain' (the limit lies within the margin) or 'does_not_fit'"""
-
-    @property
-    def fits(self) -> bool:
-        """status == 'fits' ('uncertain' is not fitting)"""
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
 
     def to_dict(self) -> dict[str, typing.Any]:
-        """The fields in declaration order, then derived properties; nested structs as dicts."""
+        """The numbers, then the peak's phase, each phase's GiB and the verdict."""
 
     def __repr__(self) -> str: ...
 
@@ -700,6 +701,9 @@ def gemm_time_s(
 
 def issue_name(code: int) -> str:
     """Short name of a sweep issue code ('none' for 0)."""
+
+def memory_fields() -> list[dict[str, typing.Any]]:
+    """The memory breakdown's numbers as the core declares them (the keys of step_fields())."""
 
 def memory_time_s(
     hardware: spec.HardwareProfile,

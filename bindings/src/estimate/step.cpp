@@ -48,45 +48,31 @@ Calibration calibration_or_default(const std::optional<Calibration>& cal, const 
 }  // namespace
 
 void register_estimate_step(py::module_& m) {
-    using M = MemoryBreakdown;
+    // The numbers from the output table (estimate/step_fields.hpp), then the phase and the
+    // verdict; `_fields` in that order (what to_dict iterates).
     py::class_<MemoryBreakdown> mem(m, "MemoryBreakdown", "Memory per GPU, GiB.");
-    def_fields(
-        mem,
-        fields(
-            field("weights_gib", &M::weights_gib, "at the peak: sharded weights (FSDP: the master weights)"),
-            field("grads_gib", &M::grads_gib, "at the peak: gradients alive (none before backward)"),
-            field("optimizer_gib", &M::optimizer_gib, "at the peak: optimizer states (DDP, ZeRO: with fp32 masters)"),
-            field("activations_gib", &M::activations_gib,
-                  "at the peak: saved for backward, a recomputed layer, backward's working set"),
-            field("logits_gib", &M::logits_gib, "at the peak: logits and what the loss makes of them"),
-            field("buffers_gib", &M::buffers_gib, "at the peak: unsharded parameters and gradients, reduction buffers"),
-            output_field<std::string, M>(
-                "peak_phase", [](const M& x) { return std::string(to_string(x.peak_phase)); },
-                "the phase whose live tensors are the peak: 'forward', 'loss', 'backward', 'reduction' or "
-                "'optimizer'"),
-            // In the step's order (a dict keeps it), typed for the stubs.
-            output_field<py::typing::Dict<py::str, py::float_>, M>(
-                "phase_gib",
-                [](const M& x) {
-                    py::typing::Dict<py::str, py::float_> d;
-                    for (std::size_t i = 0; i < M::kPhases; ++i)
-                        d[to_string(static_cast<MemoryPhase>(i))] = x.phase_gib[i];
-                    return d;
-                },
-                "allocated in each phase of the step (the peak is their maximum), GiB"),
-            field("fragmentation_gib", &M::fragmentation_gib, "the caching allocator's reserved-but-unallocated share"),
-            field("reserved_gib", &M::reserved_gib, "CUDA context, workspaces, NCCL"),
-            field("allocated_gib", &M::allocated_gib, "what torch.cuda.max_memory_allocated counts: the tensors"),
-            field("allocator_reserved_gib", &M::allocator_reserved_gib,
-                  "what torch.cuda.max_memory_reserved counts: allocated plus fragmentation"),
-            field("total_gib", &M::total_gib), field("available_gib", &M::available_gib, "the GPU's HBM"),
-            field("margin", &M::margin, "relative uncertainty of total_gib"),
-            output_field<std::string, M>(
-                "status", [](const M& x) { return std::string(to_string(x.status)); },
-                "'fits' (with the margin), 'uncertain' (the limit lies within the margin) or "
-                "'does_not_fit'"),
-            field("fits", &M::fits, "status == 'fits' ('uncertain' is not fitting)")),
-        Access::read_only);
+    py::list memory_names = def_output_fields(mem, memory_fields());
+    mem.def_property_readonly(
+           "peak_phase", [](const MemoryBreakdown& x) { return std::string(to_string(x.peak_phase)); },
+           "the phase whose live tensors are the peak: 'forward', 'loss', 'backward', 'reduction' or 'optimizer'")
+        // In the step's order (a dict keeps it), typed for the stubs.
+        .def_property_readonly(
+            "phase_gib",
+            [](const MemoryBreakdown& x) {
+                py::typing::Dict<py::str, py::float_> d;
+                for (std::size_t i = 0; i < MemoryBreakdown::kPhases; ++i)
+                    d[to_string(static_cast<MemoryPhase>(i))] = x.phase_gib[i];
+                return d;
+            },
+            "allocated in each phase of the step (the peak is their maximum), GiB")
+        .def_property_readonly(
+            "status", [](const MemoryBreakdown& x) { return std::string(to_string(x.status)); },
+            "'fits' (with the margin), 'uncertain' (the limit lies within the margin) or 'does_not_fit'");
+    for (const char* name : {"peak_phase", "phase_gib", "status"}) memory_names.append(name);
+    mem.attr("_fields") = py::tuple(memory_names);
+    mem.def(
+        "to_dict", [](py::handle self) { return detail::struct_dict(self); },
+        "The numbers, then the peak's phase, each phase's GiB and the verdict.");
     def_value_methods(mem);
 
     // Every output from the field table (estimate/step_fields.hpp), typed for the stubs, then
@@ -105,6 +91,9 @@ void register_estimate_step(py::module_& m) {
         "('integer', 'number', 'boolean'), unit, label, format ('integer', 'fixed:N', 'percent:N', 'yes_no'), "
         "help and uses ('sweep': a sweep column, 'part': a part of the step time, 'total': a total beside the "
         "parts, 'projection': a column of a projection's table).");
+    m.def(
+        "memory_fields", [] { return describe_fields(memory_fields()); },
+        "The memory breakdown's numbers as the core declares them (the keys of step_fields()).");
     m.def(
         "row_fields", [] { return describe_fields(row_fields()); },
         "A projection row's numbers beside its step, as the core declares them (the keys of step_fields()).");

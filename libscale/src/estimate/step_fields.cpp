@@ -1,4 +1,4 @@
-// The step estimate's output table (step_fields.hpp): one entry per output.
+// The output tables (step_fields.hpp): one entry per output of a step and of a projection row.
 #include "libscale/estimate/step_fields.hpp"
 
 #include <array>
@@ -101,6 +101,47 @@ constexpr std::array kRowFields{
              [](P r) noexcept { return r.step.memory.available_gib; }},
 };
 
+using M = const MemoryBreakdown&;
+
+constexpr std::array kMemoryFields{
+    MemoryField{"weights_gib", N, "GiB", "weights", "fixed:1",
+                "at the peak: sharded weights (FSDP: the master weights)", 0,
+                [](M m) noexcept { return m.weights_gib; }},
+    MemoryField{"grads_gib", N, "GiB", "gradients", "fixed:1", "at the peak: gradients alive (none before backward)", 0,
+                [](M m) noexcept { return m.grads_gib; }},
+    MemoryField{"optimizer_gib", N, "GiB", "optimizer", "fixed:1",
+                "at the peak: optimizer states (DDP, ZeRO: with fp32 masters)", 0,
+                [](M m) noexcept { return m.optimizer_gib; }},
+    MemoryField{"activations_gib", N, "GiB", "activations", "fixed:1",
+                "at the peak: saved for backward, a recomputed layer, backward's working set", 0,
+                [](M m) noexcept { return m.activations_gib; }},
+    MemoryField{"logits_gib", N, "GiB", "logits", "fixed:1", "at the peak: logits and what the loss makes of them", 0,
+                [](M m) noexcept { return m.logits_gib; }},
+    MemoryField{"buffers_gib", N, "GiB", "buffers", "fixed:1",
+                "at the peak: unsharded parameters and gradients, reduction buffers", 0,
+                [](M m) noexcept { return m.buffers_gib; }},
+    MemoryField{"fragmentation_gib", N, "GiB", "fragmentation", "fixed:1",
+                "the caching allocator's reserved-but-unallocated share", 0,
+                [](M m) noexcept { return m.fragmentation_gib; }},
+    MemoryField{"reserved_gib", N, "GiB", "runtime reserve", "fixed:1", "CUDA context, workspaces, NCCL", 0,
+                [](M m) noexcept { return m.reserved_gib; }},
+    MemoryField{"allocated_gib", N, "GiB", "allocated", "fixed:1",
+                "what torch.cuda.max_memory_allocated counts: the tensors", 0,
+                [](M m) noexcept { return m.allocated_gib; }},
+    MemoryField{"allocator_reserved_gib", N, "GiB", "allocator reserved", "fixed:1",
+                "what torch.cuda.max_memory_reserved counts: allocated plus fragmentation", 0,
+                [](M m) noexcept { return m.allocator_reserved_gib; }},
+    MemoryField{"total_gib", N, "GiB", "total", "fixed:1",
+                "what nvidia-smi shows: allocator_reserved_gib plus reserved_gib", 0,
+                [](M m) noexcept { return m.total_gib; }},
+    MemoryField{"available_gib", N, "GiB", "available", "fixed:1", "the GPU's HBM", 0,
+                [](M m) noexcept { return m.available_gib; }},
+    MemoryField{"margin", N, "", "margin", "percent:0", "relative uncertainty of total_gib", 0,
+                [](M m) noexcept { return m.margin; }},
+    MemoryField{"fits", B, "", "fits", "yes_no", "status == 'fits' ('uncertain' is not fitting)", 0,
+                [](M m) noexcept { return m.fits ? 1.0 : 0.0; }},
+};
+
 }  // namespace
 
 const char* to_string(FieldType t) {
@@ -115,6 +156,8 @@ const char* to_string(FieldType t) {
 std::span<const StepField> step_fields() noexcept { return kFields; }
 
 std::span<const RowField> row_fields() noexcept { return kRowFields; }
+
+std::span<const MemoryField> memory_fields() noexcept { return kMemoryFields; }
 
 const StepField& find_step_field(std::string_view name) {
     for (const StepField& f : kFields)

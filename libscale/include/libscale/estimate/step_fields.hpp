@@ -1,13 +1,14 @@
-// The outputs of one step estimate and of a projection's row (one GPU count of a job),
+// The outputs of one step estimate, its memory breakdown and a projection's row (one GPU
+// count of a job),
 // each declared once beside the option tables (spec/option.hpp): name, type, unit, help,
 // the label and number format tables and plots show, and which results carry it. The
 // Python properties of StepBreakdown and ProjectionRow, the sweep's columns, the CLI's
 // tables, the plots' part labels, the JSON schemas and the output section of docs/cli.md
 // are all derived from these tables (scripts/regenerate.sh).
 //
-// Adding an output: its member in StepBreakdown (step_model.hpp) or ProjectionRow
-// (projection.hpp), its entry in step_fields.cpp; an output computed from others needs
-// the entry only. Nothing else is written by hand.
+// Adding an output: its member in StepBreakdown (step_model.hpp), MemoryBreakdown
+// (memory_model.hpp) or ProjectionRow (projection.hpp), its entry in step_fields.cpp; an output computed from others
+// needs the entry only. Nothing else is written by hand.
 #pragma once
 
 #include <cstdint>
@@ -45,12 +46,16 @@ struct OutputField {
 };
 using StepField = OutputField<StepBreakdown>;
 using RowField = OutputField<ProjectionRow>;
+using MemoryField = OutputField<MemoryBreakdown>;
 
 // Every output of a step, in StepBreakdown's order.
 std::span<const StepField> step_fields() noexcept;
 // Every number of a projection row beside its step (the row's `step` holds the step's;
 // its text fields, fit_status and fit_suggestion, are bound with the row).
 std::span<const RowField> row_fields() noexcept;
+// Every number of the memory breakdown (its text fields, peak_phase and status, and the
+// per-phase dict are bound with it).
+std::span<const MemoryField> memory_fields() noexcept;
 
 // The field of that name (std::invalid_argument naming the valid ones).
 const StepField& find_step_field(std::string_view name);
