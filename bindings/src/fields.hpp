@@ -171,15 +171,20 @@ inline py::object plain_value(py::handle v) {
 
 }  // namespace detail
 
-// Every field as a property, then `_fields` (the names in declaration order) and
-// to_dict(), which iterates them.
+// `_fields` (the names in declaration order) and to_dict(), which iterates them.
+template <class Cls>
+void def_field_names(Cls& cls, const py::handle& names, const char* doc) {
+    cls.attr("_fields") = py::tuple(py::reinterpret_borrow<py::object>(names));
+    cls.def(
+        "to_dict", [](py::handle self) { return detail::struct_dict(self); }, doc);
+}
+
+// Every field as a property, then `_fields` and to_dict().
 template <class Cls, class... F>
 void def_fields(Cls& cls, const FieldList<F...>& list, Access access) {
     std::apply([&](const auto&... f) { (f.define(cls, access), ...); }, list.items);
-    cls.attr("_fields") = list.names();
-    cls.def(
-        "to_dict", [](py::handle self) { return detail::struct_dict(self); },
-        "The fields in declaration order, then derived properties; nested structs as dicts.");
+    def_field_names(cls, list.names(),
+                    "The fields in declaration order, then derived properties; nested structs as dicts.");
 }
 
 struct NoCheck {

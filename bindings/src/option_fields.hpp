@@ -87,11 +87,10 @@ void def_option_fields(py::class_<T, Extra...>& cls, const libscale::OptionTable
         }
     }
     for (const auto& n : nested) names[i++] = py::str(n);
-    cls.attr("_fields") = names;
     cls.attr("_options_group") = py::str(std::string(table.group));
-    cls.def(
-        "to_dict", [](py::handle self) { return detail::struct_dict(self); },
-        "The options in table order (None: not set), then nested structs as dicts, then derived properties.");
+    def_field_names(cls, names,
+                    "The options in table order (None: not set), then nested structs as dicts, then derived "
+                    "properties.");
     // The options that differ from their defaults, as keywords that rebuild the value
     // (scikit-learn's print_changed_only): TrainingConfig(seq_len=4096, data=DataPipeline(pretokenized=False)).
     cls.def("__repr__", [tab = &table, nested](py::handle self) {

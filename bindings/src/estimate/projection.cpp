@@ -32,10 +32,7 @@ void register_estimate_projection(py::module_& m) {
                       "what would make it fit when step.memory.status is not 'fits' ('' otherwise)");
     names.append("fit_status");
     names.append("fit_suggestion");
-    row.attr("_fields") = py::tuple(names);
-    row.def(
-        "to_dict", [](py::handle self) { return detail::struct_dict(self); },
-        "The step (a dict), then the row's figures, in declaration order.");
+    def_field_names(row, names, "The step (a dict), then the row's figures, in declaration order.");
     def_value_methods(row);
 
     using F = FitChange;

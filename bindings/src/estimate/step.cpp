@@ -69,10 +69,7 @@ void register_estimate_step(py::module_& m) {
             "status", [](const MemoryBreakdown& x) { return std::string(to_string(x.status)); },
             "'fits' (with the margin), 'uncertain' (the limit lies within the margin) or 'does_not_fit'");
     for (const char* name : {"peak_phase", "phase_gib", "status"}) memory_names.append(name);
-    mem.attr("_fields") = py::tuple(memory_names);
-    mem.def(
-        "to_dict", [](py::handle self) { return detail::struct_dict(self); },
-        "The numbers, then the peak's phase, each phase's GiB and the verdict.");
+    def_field_names(mem, memory_names, "The numbers, then the peak's phase, each phase's GiB and the verdict.");
     def_value_methods(mem);
 
     // Every output from the field table (estimate/step_fields.hpp), typed for the stubs, then
@@ -81,10 +78,7 @@ void register_estimate_step(py::module_& m) {
     py::list names = def_output_fields(step_cls, step_fields());
     step_cls.def_readonly("memory", &StepBreakdown::memory, "memory per GPU, by term and phase");
     names.append("memory");
-    step_cls.attr("_fields") = py::tuple(names);
-    step_cls.def(
-        "to_dict", [](py::handle self) { return detail::struct_dict(self); },
-        "The fields in declaration order; the memory breakdown as a dict.");
+    def_field_names(step_cls, names, "The fields in declaration order; the memory breakdown as a dict.");
     m.def(
         "step_fields", [] { return describe_fields(step_fields()); },
         "The step estimate's outputs as the core declares them, in StepBreakdown's order: name, type "
