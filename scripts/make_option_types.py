@@ -11,26 +11,12 @@ from what it writes. --check writes nothing and exits 1 when the file is stale.
 from __future__ import annotations
 
 import argparse
-import importlib
-import os
 import pathlib
 import sys
-import tempfile
-import types
 
+from _generated import compiled_module, write_generated
 
-def _compiled_module() -> types.ModuleType:
-    """libscale._core without running libscale/__init__.py, which imports the file this
-    script writes (a stale one would stop the script that fixes it)."""
-    if "libscale" not in sys.modules:
-        package = types.ModuleType("libscale")
-        folders = [pathlib.Path(p) / "libscale" for p in sys.path]
-        package.__path__ = [str(f) for f in folders if f.is_dir()]
-        sys.modules["libscale"] = package
-    return importlib.import_module("libscale._core")
-
-
-_core = _compiled_module()
+_core = compiled_module()
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TARGET = ROOT / "bindings" / "libscale" / "_option_types.py"
@@ -70,42 +56,34 @@ def render() -> str:
            "",
            "from ._core import spec as _spec",
            ""]
-    for group, cls in GROUPS.items():
-        out += ["", f"class {cls}(TypedDict, total=False):",
-                f'    """The {group} options (libscale.options.options({group!r}))."""', ""]
-        for o in _core.spec.options(group):
-            out.append(f"    {o['name']}: {annotation(o)}")
-        for key, (typed, struct) in NESTED.get(group, {}).items():
-            out.append(f"    {key}: {typed} | _spec.{struct}")
+
+    def emit(cls: str, bases: str, doc: str, options: list[dict[str, object]],
+             nested: dict[str, tuple[str, str]]) -> None:
+        out.extend(["", f"class {cls}({bases}, total=False):", f'    """{doc}"""', ""])
+        out.extend(f"    {o['name']}: {annotation(o)}" for o in options)
+        out.extend(f"    {key}: {typed} | _spec.{struct}" for key, (typed, struct) in nested.items())
         out.append("")
-    # project, the solvers and compare take the GPU counts as a list of their own.
-    out += ["", "class CountsAndJobOptions(JobOptions, total=False):",
-            '    """The training options but gpus (a list of counts is its own argument) and the',
-            '    job\'s: project, solve_deadline, solve_budget, compare."""', ""]
-    for o in _core.spec.options("training"):
-        if o["name"] != "gpus":
-            out.append(f"    {o['name']}: {annotation(o)}")
-    for key, (typed, struct) in NESTED["training"].items():
-        out.append(f"    {key}: {typed} | _spec.{struct}")
+
+    for group, cls in GROUPS.items():
+        options = list(_core.spec.options(group))
+        doc = f"The {group} options (libscale.options.options({group!r}))."
+        if group != "training":
+            emit(cls, "TypedDict", doc, options, NESTED.get(group, {}))
+            continue
+        # project, the solvers and compare take the GPU counts as a list of their own: the
+        # training options but gpus are a base of both TrainingOptions and CountsAndJobOptions.
+        emit("_TrainingOptionsButGpus", "TypedDict", "The training options but gpus.",
+             [o for o in options if o["name"] != "gpus"], NESTED[group])
+        emit(cls, "_TrainingOptionsButGpus", doc, [o for o in options if o["name"] == "gpus"], {})
+    emit("CountsAndJobOptions", "_TrainingOptionsButGpus, JobOptions",
+         "The training options but gpus, and the job's: project, solve_deadline, solve_budget, compare.", [], {})
     return "\n".join(out).rstrip("\n") + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the file is stale")
-    args = parser.parse_args(argv)
-    text = render()
-    if TARGET.is_file() and TARGET.read_text(encoding="utf-8") == text:
-        return 0
-    if args.check:
-        print(f"{TARGET} is stale: run scripts/regenerate.sh", file=sys.stderr)
-        return 1
-    fd, tmp = tempfile.mkstemp(dir=TARGET.parent, prefix=".option_types.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, TARGET)
-    print(f"wrote {TARGET}")
-    return 0
+    return write_generated(TARGET, render(), check=parser.parse_args(argv).check)
 
 
 if __name__ == "__main__":

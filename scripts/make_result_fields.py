@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import argparse
 import ast
-import os
 import pathlib
-import sys
-import tempfile
+
+from _generated import compiled_module, write_generated
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "bindings" / "libscale"
@@ -44,9 +43,7 @@ SHARED_BASES = ("Result", "_OfPlan")
 def _sweep_columns() -> list[tuple[str, str]]:
     """(name, help) of each column of a Sweep: its inputs (results.py Sweep.INPUTS), the step
     outputs the core's field table marks for sweeps, and the issue code."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from make_option_types import _core  # the compiled module, loaded without the package
-
+    _core = compiled_module()
     sweep = _classes(PACKAGE / "results.py")["Sweep"]
     inputs = next(ast.literal_eval(n.value) for n in sweep.body if isinstance(n, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == "INPUTS" for t in n.targets))
@@ -203,21 +200,9 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the file is stale")
-    args = parser.parse_args(argv)
-    text = render()
-    if TARGET.is_file() and TARGET.read_text(encoding="utf-8") == text:
-        return 0
-    if args.check:
-        print(f"{TARGET} is stale: run scripts/regenerate.sh", file=sys.stderr)
-        return 1
-    fd, tmp = tempfile.mkstemp(dir=TARGET.parent, prefix=".result_fields.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, TARGET)
-    print(f"wrote {TARGET}")
-    return 0
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when it is stale")
+    return write_generated(TARGET, render(), check=parser.parse_args(argv).check)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -30,7 +30,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from libscale import _core
+from _generated import compiled_module, write_generated
+
+_core = compiled_module()
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "bindings" / "libscale" / "schemas"
@@ -211,27 +213,11 @@ def render(name: str, text: str | None = None) -> str:
     return dump(generate(name, json.loads(text))) + "\n"
 
 
-def stale() -> list[str]:
-    """The generated schemas whose file differs from what this script writes."""
-    return [name for name in GENERATED if (SCHEMAS / name).read_text(encoding="utf-8") != render(name)]
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 when a schema is stale")
     args = ap.parse_args(argv)
-    names = stale()
-    if args.check:
-        for name in names:
-            print(f"{SCHEMAS / name} is stale: run scripts/regenerate.sh", file=sys.stderr)
-        return 1 if names else 0
-    for name in names:
-        path = SCHEMAS / name
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(render(name), encoding="utf-8")
-        tmp.replace(path)
-        print("wrote", path)
-    return 0
+    return max([write_generated(SCHEMAS / name, render(name), check=args.check) for name in GENERATED], default=0)
 
 
 if __name__ == "__main__":

@@ -29,10 +29,9 @@ class CheckpointOptions(TypedDict, total=False):
     write_gbps_per_node: float
 
 
-class TrainingOptions(TypedDict, total=False):
-    """The training options (libscale.options.options('training'))."""
+class _TrainingOptionsButGpus(TypedDict, total=False):
+    """The training options but gpus."""
 
-    gpus: int
     gpus_per_node: int | None
     seq_len: int
     micro_batch: int
@@ -66,6 +65,12 @@ class TrainingOptions(TypedDict, total=False):
     fused_optimizer: bool
     data: DataOptions | _spec.DataPipeline
     checkpoint: CheckpointOptions | _spec.CheckpointPolicy
+
+
+class TrainingOptions(_TrainingOptionsButGpus, total=False):
+    """The training options (libscale.options.options('training'))."""
+
+    gpus: int
 
 
 class JobOptions(TypedDict, total=False):
@@ -136,40 +141,5 @@ class WatchOptions(TypedDict, total=False):
     dry_run: bool
 
 
-class CountsAndJobOptions(JobOptions, total=False):
-    """The training options but gpus (a list of counts is its own argument) and the
-    job's: project, solve_deadline, solve_budget, compare."""
-
-    gpus_per_node: int | None
-    seq_len: int
-    micro_batch: int
-    global_batch_tokens: int | None
-    strategy: Literal["fsdp", "hsdp", "ddp", "zero1", "zero2", "zero3", "full_shard", "hybrid_shard"]
-    activation_checkpointing: Literal["none", "selective", "full", "off", "op"]
-    reshard_after_forward: bool
-    reduce_dtype: Literal["bf16", "fp32"]
-    grad_sync: Literal["every_micro_batch", "last_micro_batch"]
-    attention_span_tokens: float | None
-    precision: Literal["bf16", "fp8"]
-    fp8_all_gather: bool
-    optimizer: Literal["adamw", "adamw_8bit", "sgd", "adafactor"]
-    master_weights: Literal["fp32", "bf16"]
-    loss_kernel: Literal["eager", "fused"]
-    attention_kernel: Literal[
-        "flash2",
-        "flash3",
-        "cudnn",
-        "flash1",
-        "flash_triton",
-        "llm_foundry_triton",
-        "xformers",
-        "eager",
-    ]
-    implementation: Literal["generic", "transformers", "torchtitan"]
-    torch_compile: bool
-    checkpoint_every: int
-    clip_grad_norm: bool
-    keep_logits: bool
-    fused_optimizer: bool
-    data: DataOptions | _spec.DataPipeline
-    checkpoint: CheckpointOptions | _spec.CheckpointPolicy
+class CountsAndJobOptions(_TrainingOptionsButGpus, JobOptions, total=False):
+    """The training options but gpus, and the job's: project, solve_deadline, solve_budget, compare."""

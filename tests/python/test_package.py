@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import ast
-import importlib.util
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import libscale
-from conftest import ROOT
+from conftest import ROOT, load_script
 
 PKG = Path(libscale.__file__).parent
 
@@ -61,18 +59,10 @@ def test_errors_hierarchy():
         assert cls.__module__ == "libscale"
 
 
-def _script(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_option_typeddicts_are_the_option_tables():
     # bindings/libscale/_option_types.py is what scripts/make_option_types.py writes from the
     # option tables: a new option is a new key without a hand edit.
-    make = _script("make_option_types")
+    make = load_script("make_option_types")
     assert make.TARGET.read_text(encoding="utf-8") == make.render(), "run scripts/regenerate.sh"
     from libscale import _option_types
 
@@ -117,7 +107,7 @@ def test_result_fields_are_the_compiled_results():
     # bindings/libscale/_result_fields.py is what scripts/make_result_fields.py writes from the
     # stubs; every field of a compiled result is a typed property of its Python result
     # (no __getattr__ forwarding), reading the same value.
-    make = _script("make_result_fields")
+    make = load_script("make_result_fields")
     assert make.TARGET.read_text(encoding="utf-8") == make.render(), "run scripts/regenerate.sh"
     step = libscale.estimate_step("qwen3-32b", "b300", gpus=8)
     assert not hasattr(type(step), "__getattr__")

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import copy
 import functools
-import importlib.util
 import json
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -24,6 +22,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 import libscale
+from conftest import load_script
 from libscale import _core, schemas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,18 +116,9 @@ def test_coefficient_names_and_ranges_are_the_cores():
     assert names == list(table) == schemas.load("common")["$defs"]["coefficient_name"]["enum"]
 
 
-def _load_script(name: str) -> ModuleType:
-    """A script of scripts/ imported as a module."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 # Some schemas are partly generated from the core's tables by scripts/make_schemas.py (its
 # GENERATED names them; scripts/regenerate.sh runs it): each must be what the script writes.
-make_schemas = _load_script("make_schemas")
+make_schemas = load_script("make_schemas")
 
 
 def _assert_generated(name: str) -> None:
