@@ -56,7 +56,12 @@ public:
         unit.hbm_tbps = 1;
         Calibration cal;
         cal.hbm_efficiency = 1;
-        optimizer_bytes_ = optimizer_step_s(pc_, unit, cal, cfg_) * 1e12;
+        optimizer_bytes_ = optimizer_step_s(plan_fine_tuning(cut_, pc_, cfg_), unit, cal, cfg_) * 1e12;
+        // The micro-run composes a full fine-tune's operations; adapters and a frozen or
+        // quantized base are not among them.
+        if (cfg_.fine_tuning != FineTuning::full)
+            unsupported_ = std::string("fine_tuning = '") + to_string(cfg_.fine_tuning) +
+                           "': the step micro-run composes full fine-tunes only";
         prepare_gemms();
         prepare_attention_calls();
     }

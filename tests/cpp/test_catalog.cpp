@@ -32,6 +32,7 @@ TEST(Catalog, EveryModelLoads) {
                                                "llama-3.1-405b",
                                                "llama-3.1-70b",
                                                "llama-3.1-8b",
+                                               "llama-3.2-3b",
                                                "llm-foundry-mpt-125m",
                                                "llm-foundry-mpt-13b",
                                                "llm-foundry-mpt-1b",
@@ -275,7 +276,7 @@ TEST(Catalog, ShippedFiles) {
     const auto under = [&](const std::string& dir) {
         return std::count_if(files.begin(), files.end(), [&](const std::string& f) { return f.rfind(dir, 0) == 0; });
     };
-    EXPECT_EQ(under("models/"), 37);
+    EXPECT_EQ(under("models/"), 38);
     EXPECT_EQ(under("hardware/"), 7);
     EXPECT_EQ(under("calibrations/"), 10);  // 8 defaults (one generic), one derived, one fitted (H200 harness)
     EXPECT_TRUE(contains(files, "calibrations/fitted-h200-harness.json"));

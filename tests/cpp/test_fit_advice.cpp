@@ -133,14 +133,17 @@ TEST(FitAdvice, WhenTheStatesDoNotFitOnlyFewerBytesOrMoreGpusHelp) {
     // Qwen3-32B's states alone need 16 B × P / 4 = 122 GiB on 4 × H100 (test_memory.cpp).
     // 8 GPUs are within the margin, so 16, with the per-GPU batch (16,384 tokens do not
     // divide over 16 × 4,096). Neither 8-bit states nor bf16 masters alone are enough
-    // (12 B and 10 B × P / 4 = 92 and 76 GiB before activations), together they are (6 B).
+    // (12 B and 10 B × P / 4 = 92 and 76 GiB before activations), together they are (6 B);
+    // or another method: LoRA and QLoRA train no base weights (their caveats say so).
     const ModelSpec q = find_model("qwen3-32b");
     const HardwareProfile h100 = find_hardware("h100");
     TrainingConfig c;
     c.gpus = 4;
     c.seq_len = 4096;
     const FitAdvice a = fit_advice(q, h100, default_calibration(h100), c);
-    ASSERT_EQ(a.changes.size(), 2u);
+    ASSERT_EQ(a.changes.size(), 4u);
+    EXPECT_NE(find(a, "fine_tuning='lora'"), nullptr);
+    EXPECT_NE(find(a, "fine_tuning='qlora'"), nullptr);
     const FitChange* more = find(a, "gpus=");
     ASSERT_NE(more, nullptr);
     EXPECT_EQ(more->change, "gpus=16");

@@ -713,6 +713,31 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
          [](TrainingConfig& c) { c.checkpoint_every = 5; },
          ConfigIssue::checkpoint_every,
          {"checkpoint_every = 5"}},
+        {"base weights on a full fine-tune",
+         [](TrainingConfig& c) { c.base_weights = BaseWeights::nf4; },
+         ConfigIssue::fine_tuning,
+         {"fine_tuning = 'full'", "base_weights (got 'nf4')", "'lora'"}},
+        {"qlora on a bf16 base",
+         [](TrainingConfig& c) {
+             c.fine_tuning = FineTuning::qlora;
+             c.base_weights = BaseWeights::bf16;
+         },
+         ConfigIssue::fine_tuning,
+         {"fine_tuning = 'qlora'", "base_weights = 'bf16'", "nf4"}},
+        {"lora targets nothing",
+         [](TrainingConfig& c) {
+             c.fine_tuning = FineTuning::lora;
+             c.lora_targets = 0;
+         },
+         ConfigIssue::lora_targets,
+         {"lora_targets = ''", "all-linear"}},
+        {"fp8 GEMMs on a 4-bit base",
+         [](TrainingConfig& c) {
+             c.fine_tuning = FineTuning::qlora;
+             c.precision = Precision::fp8;
+         },
+         ConfigIssue::base_precision,
+         {"precision = 'fp8'", "4-bit base", "bf16"}},
     };
     std::set<ConfigIssue> covered;
     for (const IssueCase& k : cases) {

@@ -139,7 +139,7 @@ void register_estimate_step(py::module_& m) {
             hardware.validate();
             cal.validate();
             validate_config(model, hardware, config);
-            return optimizer_step_s(count_parameters(model), hardware, cal, config);
+            return optimizer_step_s(plan_fine_tuning(model, count_parameters(model), config), hardware, cal, config);
         },
         py::arg("model"), py::arg("hardware"), py::arg("calibration"), py::arg("config"),
         "The optimizer's step over the local shard, s (bytes over HBM).");

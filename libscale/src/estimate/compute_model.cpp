@@ -121,11 +121,21 @@ inline double floor_pos(double x) { return static_cast<double>(static_cast<std::
 // tiles than SMs are spread as well. Fitted to that H200's 150 cuBLASLt GEMMs
 // (docs/model.md "GEMMs") this law leaves 6 % rms where whole waves alone left 20 %.
 // Bounded below by moving the operands and the result through HBM once.
+// A dimension smaller than the tile gets a tile no wider than it needs (a power of two, at
+// least 16, the tensor-core MMA's width): cuBLAS's heuristics pick narrow tiles for skinny
+// GEMMs such as LoRA's rank-8..64 adapters, rather than a 256-wide tile mostly idle.
+inline double narrow_tile(double tile, double extent) {
+    double t = 16;
+    while (t < extent && t < tile) t *= 2;
+    return std::min(t, tile);
+}
+
 double gemm_s(const GemmRate& r, double m, double n, double k) {
     if (!(m > 0 && n > 0 && k > 0)) return 0;
     double compute = 0;
     if (r.sm > 0) {
-        const double tiles = ceil_pos(m / r.tile_m) * ceil_pos(n / r.tile_n);
+        const double tile_m = narrow_tile(r.tile_m, m), tile_n = narrow_tile(r.tile_n, n);
+        const double tiles = ceil_pos(m / tile_m) * ceil_pos(n / tile_n);
         const double full = floor_pos(tiles / r.sm), tail = tiles - full * r.sm;
         double k_steps = 0;
         if (tail == 0 || (full >= 1 && 2 * tail >= r.sm)) {
@@ -135,7 +145,7 @@ double gemm_s(const GemmRate& r, double m, double n, double k) {
             const double streamed = tiles - data_parallel * r.sm;
             k_steps = data_parallel * (k + r.k_half) + streamed * k / r.sm + (1 + kStreamKFixupEpilogues) * r.k_half;
         }
-        compute = k_steps * 2.0 * r.tile_m * r.tile_n / (r.peak / r.sm * r.eta);
+        compute = k_steps * 2.0 * tile_m * tile_n / (r.peak / r.sm * r.eta);
     } else {
         compute = 2.0 * m * n * (k + r.k_half) / (r.peak * r.eta);
     }
@@ -149,7 +159,55 @@ struct GemmPasses {
 
 GemmPasses gemm_passes(const GemmRate& bf16, const GemmRate& fp8, const GemmOp& g, double tokens) {
     const GemmRate& r = g.fp8 ? fp8 : bf16;
-    return {gemm_s(r, tokens, g.n, g.k), gemm_s(r, tokens, g.k, g.n), gemm_s(r, g.k, g.n, tokens)};
+    return {gemm_s(r, tokens, g.n, g.k), gemm_s(r, tokens, g.k, g.n), g.frozen ? 0.0 : gemm_s(r, g.k, g.n, tokens)};
+}
+
+// The adapters of one layer (docs/model.md "Fine-tuning methods"; PEFT v0.20.0
+// src/peft/tuners/lora/layer.py Linear.forward, torchtune modules/peft/lora.py):
+// result + lora_B(lora_A(x)) * scaling is two small GEMMs, a scale and an add per adapted
+// linear (4 + 6 B per output element forward; backward the scale's 4 B and the input
+// gradient's sum of both branches, 6 B per input element). fp32 adapters (PEFT's default)
+// cast their input to fp32 and autocast casts it back (6 + 6 B per input element each
+// way). DoRA (PEFT lora/dora.py) builds ΔW each forward as lora_B(lora_A(I)) (an in × in
+// identity through both adapters: two GEMMs) and the detached norm of W + s·ΔW per output
+// row (the base weight upcast to the adapters' dtype, the sum, the squares: about 22 B per
+// weight in fp32, 11 in bf16), then scales the base and adapter outputs by the magnitude
+// per token (14 B per output element forward, 28 backward).
+// A base stored below bf16 is upcast before each forward and backward GEMM (read its
+// bytes, write 2 B per weight; bitsandbytes MatMul4Bit, torchao linear_nf4) and again when
+// checkpointing recomputes the layer: at the copy law's rate (not measured: an assumption).
+void plan_adapters(OperationPlan& o, const FineTuningPlan& ft, const TrainingConfig& c) {
+    const bool fp32_adapters = ft.fp32_input_casts;
+    for (int i = 0; i < ft.adapted_count; ++i) {
+        const AdaptedLinear& a = ft.adapted[static_cast<std::size_t>(i)];
+        o.adapter_gemms[static_cast<std::size_t>(o.adapter_gemm_count++)] = {ft.rank, a.in};
+        o.adapter_gemms[static_cast<std::size_t>(o.adapter_gemm_count++)] = {a.out, ft.rank};
+        // Compiled, the scale and the add are one kernel (6 B per output element) and the
+        // input gradient's sum is read into the kernel that follows (2 B more per element).
+        const bool compiled = c.torch_compile;
+        o.layer_forward_bytes_per_token += (compiled ? 6 : 10) * a.out + (fp32_adapters ? 12 * a.in : 0.0);
+        o.layer_backward_bytes_per_token += 4 * a.out + (compiled ? 2 : 6) * a.in + (fp32_adapters ? 12 * a.in : 0.0);
+        o.layer_forward_kernels += (compiled ? 3 : 4) + (fp32_adapters ? 2 : 0);
+        o.layer_backward_kernels += (compiled ? 5 : 6) + (fp32_adapters ? 2 : 0);
+        if (ft.dora) {
+            o.dora_adapted[static_cast<std::size_t>(o.dora_count++)] = a;
+            o.dora_rank = ft.rank;
+            const bool fp32 = c.master_weights == MasterWeights::fp32;  // the adapters' dtype
+            o.layer_forward_fixed_bytes += (fp32 ? 22.0 : 11.0) * a.in * a.out + (fp32 ? 4.0 : 2.0) * a.in * a.in;
+            o.layer_forward_bytes_per_token += 14 * a.out;
+            o.layer_backward_bytes_per_token += 28 * a.out;
+            o.layer_forward_kernels += 7;
+            o.layer_backward_kernels += 4;
+        }
+    }
+    if (ft.quantized_per_layer > 0) {
+        const double upcast = (ft.stored_bytes + 2.0) * ft.quantized_per_layer;
+        o.layer_forward_fixed_bytes += upcast;
+        o.layer_backward_fixed_bytes += upcast;
+        o.layer_recompute_fixed_bytes = upcast;
+        o.layer_forward_kernels += o.layer_gemm_count;
+        o.layer_backward_kernels += o.layer_gemm_count;
+    }
 }
 
 double attention_rate(const HardwareProfile& hw, const Calibration& cal, double head_dim, double seq_len, bool backward,
@@ -250,6 +308,8 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
     const LayerGemms gemms = layer_gemms(m, fp8);
     o.layer_gemms = gemms.gemms;
     o.layer_gemm_count = gemms.count;
+    const FineTuningPlan ft = plan_fine_tuning(m, p, c);
+    for (int i = 0; i < o.layer_gemm_count; ++i) o.layer_gemms[static_cast<std::size_t>(i)].frozen = ft.peft;
 
     // Memory-bound kernels of a layer: bytes read + written per element (docs/model.md
     // "Memory-bound work" itemizes each). Eager PyTorch runs RMSNorm as a chain of
@@ -340,6 +400,7 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
             o.layer_backward_kernels += c.torch_compile ? 2 : 3;
         }
     }
+    if (ft.peft) plan_adapters(o, ft, c);
     // FSDP2's copies on the compute stream (torch 2.11, torch/distributed/fsdp/_fully_shard/;
     // docs/model.md "FSDP2's copies"). Per gather, foreach_all_gather_copy_out splits the
     // gathered buffer into the parameters (read and write the gathered bytes); the fp32 →
@@ -356,7 +417,9 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
         const double matmul = static_cast<double>(p.per_layer_matmul);
         const double rest = static_cast<double>(p.per_layer - p.per_layer_matmul);
         // A gathered layer's bytes read and written (fp8 all-gather: its matmul weights in 1 B).
-        const double copy_out = 2.0 * ((c.fp8_all_gather && fp8 ? 1.0 : 2.0) * matmul + 2.0 * rest);
+        double copy_out = 2.0 * ((c.fp8_all_gather && fp8 ? 1.0 : 2.0) * matmul + 2.0 * rest);
+        // Under a frozen base the gathered bytes are its stored weights and the adapters' bf16.
+        if (ft.peft) copy_out = 2.0 * (ft.frozen_layer_bytes + 2.0 * ft.trained_per_layer);
         o.layer_forward_kernels += 1;
         o.copy_out_kernels = 1;
         if (c.implementation == Implementation::generic) {
@@ -365,7 +428,8 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
             if (c.reshard_after_forward) o.layer_backward_kernels += 1;
         } else {
             const bool one_gpu = c.gpus == 1;
-            const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
+            // Cast and reduce only what is trained (all of it in a full fine-tune).
+            const double layer = ft.trained_per_layer, root = ft.trained_root;
             // Per parameter: the one-GPU cast of fp32 shards, and a reduction's chunk_cat (and its
             // one-GPU copy standing in for the reduce-scatter).
             const double cast = one_gpu && c.master_weights == MasterWeights::fp32 ? 6.0 / kCastRate : 0.0;
@@ -373,7 +437,8 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
             const double reduce = (2.0 + rb) / kChunkCatRate + (one_gpu ? 2.0 * rb : 0.0);
             o.fsdp_layer_forward_bytes = cast * layer + copy_out;
             o.fsdp_layer_backward_bytes = (c.reshard_after_forward ? o.fsdp_layer_forward_bytes : 0.0) + reduce * layer;
-            o.fsdp_root_gather_bytes = (cast + 4.0) * root;
+            o.fsdp_root_gather_bytes =
+                ft.peft ? cast * root + 2.0 * (ft.frozen_root_bytes + 2.0 * root) : (cast + 4.0) * root;
             o.fsdp_root_reduce_bytes = reduce * root;
             o.layer_backward_kernels += c.reshard_after_forward ? 2 : 1;
         }
@@ -392,10 +457,11 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
     // logits twice and writes their bf16 gradient: 6 B.
     const bool eager = c.loss_kernel == LossKernel::eager;
     const bool softcap = m.final_logit_softcap > 0;
-    o.head_gemm = {V, ew, false, m.lm_head_bias, false};
+    const bool frozen_root = ft.peft && !c.train_embeddings;
+    o.head_gemm = {V, ew, false, m.lm_head_bias, false, frozen_root};
     if (m.embed_proj_dim > 0) {
-        o.project_gemm = {ew, d, false, false, false};
-        o.embed_gemm = {d, ew, false, false, false};
+        o.project_gemm = {ew, d, false, false, false, frozen_root};
+        o.embed_gemm = {d, ew, false, false, false, frozen_root};
     }
     o.loss_forward_bytes_per_token = (eager ? loss_f : 6) * V / rate;
     o.loss_backward_bytes_per_token = (eager ? loss_b : 0) * V / rate;
@@ -419,6 +485,11 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
         kAct * (V * ew + (learned ? static_cast<double>(m.position_embedding_rows) * ew : 0));
     o.embed_forward_kernels = 1 + (learned ? 2 : 0) + (m.embed_proj_dim > 0 ? 1 : 0);
     o.embed_backward_kernels = 2 + (learned ? 2 : 0) + (m.embed_proj_dim > 0 ? 2 : 0);
+    if (frozen_root) {  // a frozen table has no gradient to fill: autograd stops at the first layer
+        o.embed_backward_bytes_per_token = 0;
+        o.embed_backward_fixed_bytes = 0;
+        o.embed_backward_kernels = 0;
+    }
     return o;
 }
 
@@ -449,6 +520,19 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
             n_sel += 1;
         }
     }
+    // Adapters: trained small GEMMs beside the frozen ones; DoRA's B·A once per forward.
+    double adapter_fwd = 0;
+    for (int i = 0; i < o.adapter_gemm_count; ++i) {
+        const GemmPasses s = gemm_passes(bf16, fp8, o.adapter_gemms[static_cast<std::size_t>(i)], t);
+        adapter_fwd += s.forward;
+        g_bwd += s.dgrad + s.wgrad;
+    }
+    for (int i = 0; i < o.dora_count; ++i) {
+        const AdaptedLinear& a = o.dora_adapted[static_cast<std::size_t>(i)];
+        adapter_fwd += gemm_s(bf16, a.in, o.dora_rank, a.in) + gemm_s(bf16, a.in, a.out, o.dora_rank);
+    }
+    g_fwd += adapter_fwd;
+    g_sel += adapter_fwd;  // selective checkpointing: counted as recomputed
     // Attention: global layers and sliding-window layers.
     const double window_layers = std::min(o.window_layers, L), global_layers = L - window_layers;
     const Span full = windowed(span, 0), local = windowed(span, o.window);
@@ -474,14 +558,14 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
             // backward does not need (torch/utils/checkpoint.py, early_stop).
             recompute_gemm = g_fwd - (o.recompute_early_stop ? last_fwd : 0.0);
             recompute_attention = a_fwd;
-            recompute = recompute_gemm + a_fwd + m_fwd_tokens -
+            recompute = recompute_gemm + a_fwd + m_fwd_tokens + o.layer_recompute_fixed_bytes / bw -
                         (o.recompute_early_stop ? o.recompute_skipped_bytes_per_token * t / bw : 0.0);
             recompute_kernels = o.layer_forward_kernels - o.copy_out_kernels - (o.recompute_early_stop ? 2 : 0);
             break;
         case Checkpointing::selective:
             // The odd-numbered matmuls and every memory-bound op; attention is saved.
             recompute_gemm = g_sel;
-            recompute = g_sel + m_fwd_tokens;
+            recompute = g_sel + m_fwd_tokens + o.layer_recompute_fixed_bytes / bw;
             recompute_kernels =
                 o.layer_forward_kernels - o.copy_out_kernels - static_cast<double>(o.layer_gemm_count) - 1 + n_sel;
             break;

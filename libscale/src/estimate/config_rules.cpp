@@ -160,6 +160,20 @@ constexpr std::array kRules{
                    os << "checkpoint: every_steps = " << r.config.checkpoint.every_steps
                       << " needs write_gbps_per_node > 0 (got " << r.config.checkpoint.write_gbps_per_node << ")";
                }},
+    ConfigRule{ConfigIssue::base_precision, "base_precision", "a 4-bit base computes in bf16, not fp8",
+               [](R r) noexcept {
+                   const TrainingConfig& c = r.config;
+                   const bool four_bit =
+                       c.base_weights == BaseWeights::nf4 || c.base_weights == BaseWeights::nf4_double_quant ||
+                       (c.base_weights == BaseWeights::automatic && c.fine_tuning == FineTuning::qlora);
+                   return four_bit && c.fine_tuning != FineTuning::full && c.precision == Precision::fp8;
+               },
+               [](std::ostream& os, R r) {
+                   os << "precision = 'fp8' with a 4-bit base (fine_tuning = '" << to_string(r.config.fine_tuning)
+                      << "', base_weights = '" << to_string(r.config.base_weights)
+                      << "'): bitsandbytes and torchao upcast NF4 weights to the compute dtype for each GEMM; use "
+                         "precision = 'bf16'";
+               }},
     ConfigRule{ConfigIssue::fp8_unsupported, "fp8_unsupported", "fp8 linear layers need a GPU with fp8 tensor cores",
                [](R r) noexcept { return r.config.precision == Precision::fp8 && !(r.hardware.peak_fp8_tflops > 0); },
                [](std::ostream& os, R r) {
@@ -197,6 +211,43 @@ constexpr std::array kRules{
                << " is older (no fp8 tensor cores); use flash2, cudnn, flash1, flash_triton, llm_foundry_triton, "
                   "xformers or eager";
         }},
+    ConfigRule{
+        ConfigIssue::fine_tuning, "fine_tuning", "base_weights and train_embeddings need adapters; qlora a 4-bit base",
+        [](R r) noexcept {
+            const TrainingConfig& c = r.config;
+            if (c.fine_tuning == FineTuning::full)
+                return c.base_weights != BaseWeights::automatic || c.train_embeddings;
+            return c.fine_tuning == FineTuning::qlora &&
+                   (c.base_weights == BaseWeights::bf16 || c.base_weights == BaseWeights::fp8);
+        },
+        [](std::ostream& os, R r) {
+            const TrainingConfig& c = r.config;
+            if (c.fine_tuning == FineTuning::full)
+                os << "fine_tuning = 'full' trains and stores every weight in master_weights' dtype, so base_weights "
+                      "(got '"
+                   << to_string(c.base_weights) << "') must be 'auto' and train_embeddings (got "
+                   << (c.train_embeddings ? "True" : "False")
+                   << ") False; use fine_tuning = 'lora', 'qlora' or 'dora' for a frozen base";
+            else
+                os << "fine_tuning = 'qlora' trains adapters on a 4-bit base, but base_weights = '"
+                   << to_string(c.base_weights) << "'; use base_weights 'auto', 'nf4' or 'nf4_double_quant', or "
+                   << "fine_tuning = 'lora' for a " << to_string(c.base_weights) << " base";
+        }},
+    ConfigRule{ConfigIssue::lora_targets, "lora_targets", "lora_targets names no projection the model has",
+               [](R r) noexcept {
+                   const std::uint8_t t = r.config.lora_targets;
+                   // A plain (non-gated) MLP has no gate projection to adapt.
+                   const std::uint8_t present = r.model.mlp == MlpKind::gated
+                                                    ? lora_target::all
+                                                    : static_cast<std::uint8_t>(lora_target::all & ~lora_target::gate);
+                   return r.config.fine_tuning != FineTuning::full && (t & present) == 0;
+               },
+               [](std::ostream& os, R r) {
+                   os << "lora_targets = '" << format_lora_targets(r.config.lora_targets)
+                      << "' adapts no projection of " << r.model.name << " (its MLP is " << to_string(r.model.mlp)
+                      << "); valid: all-linear, attention, mlp, or a comma list of q_proj, k_proj, v_proj, o_proj, "
+                      << (r.model.mlp == MlpKind::gated ? "gate_proj, " : "") << "up_proj, down_proj";
+               }},
 };
 
 constexpr bool in_issue_order() {

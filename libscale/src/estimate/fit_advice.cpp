@@ -196,10 +196,32 @@ bool reshard_move(const Advisor&, TrainingConfig& x, Step& out) {
     return true;
 }
 
-// Index 0 and 1 are both checkpointing: never combined.
+// A full fine-tune that does not fit may as LoRA on a frozen bf16 base, or QLoRA on a 4-bit
+// one: no gradients or optimizer states for the base (docs/model.md "Fine-tuning methods").
+// Another method, not the same training: the caveat says so.
+bool lora_move(const Advisor&, TrainingConfig& x, Step& out) {
+    if (x.fine_tuning != FineTuning::full || x.precision == Precision::fp8) return false;
+    x.fine_tuning = FineTuning::lora;
+    out = {"fine_tuning='lora'", "LoRA adapters (rank " + std::to_string(x.lora_rank) + ", " +
+                                     format_lora_targets(x.lora_targets) + ") on a frozen base: another method"};
+    return true;
+}
+
+bool qlora_move(const Advisor&, TrainingConfig& x, Step& out) {
+    if (x.fine_tuning == FineTuning::qlora || x.fine_tuning == FineTuning::dora || x.precision == Precision::fp8 ||
+        x.base_weights != BaseWeights::automatic)
+        return false;
+    x.fine_tuning = FineTuning::qlora;
+    x.train_embeddings = false;
+    out = {"fine_tuning='qlora'", "QLoRA adapters (rank " + std::to_string(x.lora_rank) + ", " +
+                                      format_lora_targets(x.lora_targets) + ") on a 4-bit NF4 base: another method"};
+    return true;
+}
+
+// Index 0 and 1 are both checkpointing: never combined; nor are LoRA and QLoRA (10, 11).
 constexpr Move kMoves[] = {checkpointing_move, selective_move,   micro_batch_move, fused_attention_move,
                            fused_loss_move,    drop_logits_move, adamw_8bit_move,  bf16_master_move,
-                           fsdp_move,          reshard_move};
+                           fsdp_move,          reshard_move,     lora_move,        qlora_move};
 constexpr std::size_t kMoveCount = std::size(kMoves);
 
 // Each move alone, then each pair where neither alone fits (the smallest changes first: a
@@ -240,7 +262,7 @@ void add_moves(const Advisor& a, std::vector<FitChange>& out, double rate) {
         }));
     };
     const auto skip = [&](std::size_t i, std::size_t j) {
-        return alone_fits[i] || alone_fits[j] || (i <= 1 && j <= 1);
+        return alone_fits[i] || alone_fits[j] || (i <= 1 && j <= 1) || (i >= 10 && j >= 10);
     };
     for (std::size_t i = 0; i < kMoveCount; ++i)
         for (std::size_t j = i + 1; j < kMoveCount; ++j)
@@ -307,8 +329,12 @@ std::vector<FitChange> changes_of(const Advisor& a, const StepBreakdown& given) 
     // Changes that train the same model the same way first, cheapest first; then those
     // that change the recipe (a caveat), however cheap: shorter sequences may cost fewer
     // GPU-hours and still not be the run that was planned.
-    std::stable_sort(out.begin(), out.end(), [](const FitChange& x, const FitChange& y) {
-        return std::pair(!x.caveat.empty(), x.gpu_hours_ratio) < std::pair(!y.caveat.empty(), y.gpu_hours_ratio);
+    // Another fine-tuning method (LoRA, QLoRA) comes last: it is not the run that was planned.
+    const auto tier = [&](const FitChange& f) {
+        return f.config.fine_tuning != a.c_.fine_tuning ? 2 : f.caveat.empty() ? 0 : 1;
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const FitChange& x, const FitChange& y) {
+        return std::pair(tier(x), x.gpu_hours_ratio) < std::pair(tier(y), y.gpu_hours_ratio);
     });
     return out;
 }

@@ -67,12 +67,43 @@ struct TokenBytes {
     double transient = 0;  // a layer's backward working set: gradients of its activations
 };
 
-TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c) {
+// How a frozen base with adapters changes what one layer keeps per token, against a full
+// fine-tune (docs/model.md "Fine-tuning methods"). A linear with a frozen weight saves no
+// input (PyTorch's autograd saves mm's input only for the weight's gradient:
+// tools/autograd/gen_variable_type.py guards each save with should_compute_output), so the
+// inputs of q|k|v, of gate|up (the plain MLP's fc1) and of down are saved only through an
+// adapter's lora_A. bf16 adapters (torchtune) share that tensor across a group; fp32
+// adapters (PEFT's default, under autocast) cast it to fp32 and autocast casts it back, and
+// that bf16 copy is what each lora_A saves (2 B per input element per adapted linear; the
+// attention output o reads is saved by attention anyway). lora_B saves lora_A's r outputs;
+// DoRA's magnitude scaling saves the base output and the scaled adapter output.
+double adapter_saved_bytes(const ModelSpec& m, const FineTuningPlan& ft, const TrainingConfig& c) {
+    const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
+    const std::uint8_t t = c.lora_targets;
+    const bool gated = m.mlp == MlpKind::gated;
+    const bool qkv = (t & (lora_target::q | lora_target::k | lora_target::v)) != 0;
+    const bool gate_up = (t & (gated ? lora_target::gate | lora_target::up : lora_target::up)) != 0;
+    const bool down = (t & lora_target::down) != 0;
+    const bool fp32_adapters = ft.fp32_input_casts;
+    // The group inputs a full fine-tune saves once each: gone unless a bf16 adapter keeps them.
+    double bytes = -kActivationBytes * ((fp32_adapters || !qkv ? d : 0.0) + (fp32_adapters || !gate_up ? d : 0.0) +
+                                        (fp32_adapters || !down ? f : 0.0));
+    for (int i = 0; i < ft.adapted_count; ++i) {
+        const AdaptedLinear& a = ft.adapted[static_cast<std::size_t>(i)];
+        bytes += kActivationBytes * ft.rank + (fp32_adapters ? kActivationBytes * a.in : 0.0) +
+                 (ft.dora ? 2 * kActivationBytes * a.out : 0.0);
+    }
+    return bytes;
+}
+
+TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTuningPlan& ft) {
     const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
     const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
     const double s = static_cast<double>(c.seq_len), h = static_cast<double>(m.num_heads);
     const bool eager_attention = c.attention_kernel == AttentionKernel::eager;
-    const bool hf = c.implementation == Implementation::transformers;
+    // Compiled layers save what Inductor's partitioner keeps, as compute_model.cpp counts
+    // compiled kernels alike for every implementation: the fused norms' bf16 tensors.
+    const bool hf = c.implementation == Implementation::transformers && !c.torch_compile;
     // transformers' RMSNorm upcasts: `hidden_states.to(torch.float32)` is saved by pow and
     // mul (4 B) and the normalized tensor by the weight's mul (2 B) before the output (2 B)
     // the next matmul saves; a fused norm saves its bf16 input (2 B) and the output (2 B).
@@ -84,13 +115,19 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c) {
     // Eager attention keeps its h × s probabilities: bf16 for matmul(probs, v); transformers
     // also keeps softmax's fp32 result (`softmax(..., dtype=torch.float32)`).
     if (eager_attention) full += h * s * (hf ? 6.0 : 2.0);
+    const double adapters = ft.peft ? adapter_saved_bytes(m, ft, c) : 0.0;
+    full += adapters;
     b.full = full;
     const double L = static_cast<double>(m.num_layers);
     const double ckpt = static_cast<double>(checkpointed_layers(c, m.num_layers));
     const double kept = c.activation_checkpointing == Checkpointing::none
                             ? full
-                            : kActivationBytes * saved_elements_per_layer(m, c.activation_checkpointing);
+                            : kActivationBytes * saved_elements_per_layer(m, c.activation_checkpointing) +
+                                  (c.activation_checkpointing == Checkpointing::selective ? adapters : 0.0);
     b.saved = L > 0 ? (ckpt * kept + (L - ckpt) * full) / L : 0.0;
+    // Offloaded activations leave one layer's saved tensors on the GPU (the layer whose
+    // copy to or from the host is in flight); the mean layer's share is 1/L of them.
+    if (c.activation_offloading && L > 0) b.saved /= L;
     b.outside = (m.final_norm ? 2 * kActivationBytes : kActivationBytes) * d + (m.final_norm ? rms_extra * d : 0.0);
     // Backward of a layer: the incoming and outgoing gradients (2 × 2d) and the larger of
     // the MLP's (gated: the product's, the activation's and up's gradients, 3f; plain 2f)
@@ -168,9 +205,19 @@ double optimizer_bytes_per_parameter(const ModelSpec& m, const ParameterCounts& 
         case Optimizer::adamw: states = 2 * state; break;
         case Optimizer::adamw_8bit: states = 2.0; break;
         case Optimizer::sgd: states = state; break;
-        case Optimizer::adafactor:
-            states = state * adafactor_state_elements(m, p) / static_cast<double>(p.total);
+        case Optimizer::adafactor: {
+            const FineTuningPlan ft = plan_fine_tuning(m, p, c);
+            double elements = adafactor_state_elements(m, p);
+            if (ft.peft) {  // each adapter matrix: a row and a column vector
+                elements = ft.trained_root;
+                for (int i = 0; i < ft.adapted_count; ++i) {
+                    const AdaptedLinear& a = ft.adapted[static_cast<std::size_t>(i)];
+                    elements += static_cast<double>(m.num_layers) * (a.in + a.out + 2 * ft.rank);
+                }
+            }
+            states = state * elements / ft.trained;
             break;
+        }
     }
     return (fp32 ? 4.0 : 0.0) + states;
 }
@@ -190,11 +237,18 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
     MemoryBreakdown mem;
     const std::int64_t n = c.gpus;
     const Sharding sh = sharding_of(c.strategy, n, shard_group);
-    const double P = static_cast<double>(p.total);
+    // Under a frozen base (LoRA, QLoRA, DoRA) gradients, optimizer states and reductions
+    // are the trained parameters'; the frozen ones are stored, gathered and upcast only.
+    const FineTuningPlan ft = plan_fine_tuning(m, p, c);
+    const double P = ft.trained;
+    const double frozen = static_cast<double>(m.num_layers) * ft.frozen_layer_bytes + ft.frozen_root_bytes;
+    // A base stored below bf16 is upcast one linear at a time (bitsandbytes dequantize_4bit,
+    // torchao NF4Tensor): the largest bf16 copy is alive in forward and again in backward.
+    const double upcast = 2.0 * ft.largest_quantized;
     const double t = static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
     const double L = static_cast<double>(m.num_layers);
     const double V = static_cast<double>(m.vocab_size);
-    const TokenBytes tb = token_bytes(m, c);
+    const TokenBytes tb = token_bytes(m, c, ft);
     const double tokens_per_micro_step =
         static_cast<double>(n) * static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
     const bool accumulates =
@@ -224,13 +278,14 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
         const double N = static_cast<double>(sh.weights);
         const bool across = sh.weights > 1;  // one GPU: no all-gather, no flat output, nothing prefetched
         const double w = w_state;
-        const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
+        const double layer = ft.trained_per_layer, root = ft.trained_root;
         const double rb = static_cast<double>(c.reduce_bytes);
         const double fp8_saving = c.fp8_all_gather && c.precision == Precision::fp8
                                       ? static_cast<double>(p.per_layer_matmul)
                                       : 0.0;  // 1 B less per matmul weight gathered in fp8
-        const double unsharded_layer = 2.0 * layer - fp8_saving;
-        const double unsharded_root = 2.0 * root;
+        // Gathered: the frozen weights in their stored dtype, the trained ones as bf16 copies.
+        const double unsharded_layer = ft.peft ? ft.frozen_layer_bytes + 2.0 * layer : 2.0 * layer - fp8_saving;
+        const double unsharded_root = ft.peft ? ft.frozen_root_bytes + 2.0 * root : 2.0 * root;
         // Gathered in forward: the root (not resharded after forward: FSDP2's root keeps
         // its parameters through backward) and the current layer, across GPUs with its flat
         // all-gather output, kept until the next layer's all-gather is waited on; without
@@ -247,13 +302,13 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
         const double carried_unsharded = unsharded_accumulation ? rb * P : 0.0;
         auto base = [&](double grads, double buffers) {
             Alive a;
-            a.weights = w * P / N;
+            a.weights = (w * P + frozen) / N;
             a.optimizer = optimizer_states * P / N;
             a.grads = std::max(grads, carried_shards);
             a.buffers = buffers;
             return a;
         };
-        Alive& fwd = phase[0] = base(0, gathered + carried_unsharded);
+        Alive& fwd = phase[0] = base(0, gathered + carried_unsharded + upcast);
         fwd.activations = t * ((L - 1) * tb.saved + tb.full);
         fwd.logits = accumulates ? held : 0.0;  // the previous micro-batch's output, until replaced
         Alive& loss = phase[1] =
@@ -271,14 +326,14 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
         // the others keep all of them.
         const double head =
             m.tie_word_embeddings ? static_cast<double>(p.embedding + p.lm_head) : static_cast<double>(p.lm_head);
-        const double head_grads = 2.0 * (head + static_cast<double>(p.final_norm));
+        const double head_grads = ft.peft ? 2.0 * ft.trained_root : 2.0 * (head + static_cast<double>(p.final_norm));
         for (const double below : {L, L - 1, 2.0, 1.0}) {  // layers whose saved activations remain
             if (below < 1 || below > L) continue;
             const double above = L - below;  // layers already reduced
             const bool first = below == 1, last = below == L;
             const double layers_gathered =
                 c.reshard_after_forward ? unsharded_layer + (first ? 0.0 : flat) : below * unsharded_layer;
-            const double common = unsharded_root + layers_gathered + head_grads + 2.0 * layer;
+            const double common = unsharded_root + layers_gathered + head_grads + 2.0 * layer + upcast;
             Alive a = base(w * above * layer / N, common + (last ? 0.0 : rb * layer) +
                                                       (unsharded_accumulation ? rb * (P - above * layer) : 0.0));
             if (unsharded_accumulation) {  // a micro-batch that does not reduce: every gradient unsharded
@@ -307,12 +362,31 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
         // holds them. (PyTorch DDP's reducer buckets are a second gradient copy unless
         // gradient_as_bucket_view=True; not counted.)
         Alive s;
-        s.weights = P * kWeightBytes / static_cast<double>(sh.weights);
+        s.weights = (P * kWeightBytes + frozen) / static_cast<double>(sh.weights);
         s.grads = P * kGradBytes / static_cast<double>(sh.grads);
         s.optimizer = P * optimizer_bytes_per_parameter(m, p, c) / static_cast<double>(sh.optimizer);
         phase[0] = phase[1] = phase[2] = phase[3] = phase[4] = s;
+        // One GPU without a data-parallel wrapper (a single-device loop, as torchtune's
+        // *_single_device recipes run): no reducer buckets hold gradients, each .grad is
+        // created by backward and freed by zero_grad(set_to_none=True), torch.optim's default.
+        // In backward a layer's gradients appear as it runs: at each layer, those of the
+        // layers above, its own and the root unit's (the output head's come first).
+        if (c.strategy == Strategy::ddp && n == 1 && !accumulates) {
+            phase[0].grads = phase[1].grads = 0;
+            for (const double below : {L, L - 1, 2.0, 1.0}) {
+                if (below < 1 || below > L) continue;
+                Alive a = s;
+                a.grads = kGradBytes * (ft.trained_root + (L - below + 1) * ft.trained_per_layer);
+                a.activations = t * ((below - 1) * tb.saved + tb.full + tb.outside + tb.transient);
+                a.logits = held;
+                a.buffers = upcast;
+                if (below == L || a.sum() > phase[2].sum()) phase[2] = a;
+            }
+        }
         phase[0].activations = t * ((L - 1) * tb.saved + tb.full);
         phase[0].logits = accumulates ? held : 0.0;
+        phase[0].buffers = upcast;
+        phase[2].buffers = upcast;
         phase[1].activations = t * (L * tb.saved + tb.outside);
         phase[1].logits = loss_bytes;
         phase[2].activations = t * ((L - 1) * tb.saved + tb.full + tb.outside + tb.transient);

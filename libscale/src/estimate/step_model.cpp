@@ -58,22 +58,28 @@ double backward_s(const ComputeTimes& ct, double prefetch, double after, double 
 // FSDP / HSDP (PyTorch FSDP2): each layer gathered before its forward (prefetched under
 // the previous layer) and, with reshard_after_forward, again in backward; its gradients
 // reduce-scattered after its backward; HSDP all-reduces the shard across replicas.
-Schedule fsdp_schedule(const ComputeTimes& ct, const ParameterCounts& p, const Calibration& cal,
-                       const TrainingConfig& c, std::int64_t gpn) {
+Schedule fsdp_schedule(const ComputeTimes& ct, const ParameterCounts& p, const FineTuningPlan& ft,
+                       const Calibration& cal, const TrainingConfig& c, std::int64_t gpn) {
     Schedule s;
     const std::int64_t n = c.gpus;
     const double L = ct.layers;
     s.shard_group = c.strategy == Strategy::hsdp ? std::min(n, gpn) : n;
     const std::int64_t replicas = n / s.shard_group;
     const LinkLevel link = ring_link(s.shard_group, gpn, cal);
-    const double layer = static_cast<double>(p.per_layer), root = static_cast<double>(p.root_unit);
+    // Gathered: every parameter (a frozen base in its stored dtype); reduced: the trained ones.
+    const double layer = ft.trained_per_layer, root = ft.trained_root;
     // fp8 all-gather moves the layer's matmul weights in one byte instead of two.
-    const double layer_bytes = c.fp8_all_gather && c.precision == Precision::fp8
-                                   ? 2.0 * layer - static_cast<double>(p.per_layer_matmul)
-                                   : 2.0 * layer;
+    double layer_bytes = c.fp8_all_gather && c.precision == Precision::fp8
+                             ? 2.0 * layer - static_cast<double>(p.per_layer_matmul)
+                             : 2.0 * layer;
+    double root_bytes = 2.0 * root;
+    if (ft.peft) {
+        layer_bytes = ft.frozen_layer_bytes + 2.0 * layer;
+        root_bytes = ft.frozen_root_bytes + 2.0 * root;
+    }
     const double rb = static_cast<double>(c.reduce_bytes);
     const double ag = ring_time_s(Collective::all_gather, layer_bytes, s.shard_group, link);
-    const double ag_root = ring_time_s(Collective::all_gather, root * 2.0, s.shard_group, link);
+    const double ag_root = ring_time_s(Collective::all_gather, root_bytes, s.shard_group, link);
     double rs = ring_time_s(Collective::reduce_scatter, layer * rb, s.shard_group, link);
     double rs_root = ring_time_s(Collective::reduce_scatter, root * rb, s.shard_group, link);
     if (replicas > 1) {
@@ -106,7 +112,7 @@ Schedule fsdp_schedule(const ComputeTimes& ct, const ParameterCounts& p, const C
 // DDP, ZeRO-1, ZeRO-2: gradients reduced in buckets as backward produces them
 // (all-reduce for DDP, reduce-scatter for ZeRO-1/2); ZeRO-1/2 then all-gather the
 // updated weights once per step.
-Schedule replicated_schedule(const ComputeTimes& ct, const ParameterCounts& p, const Calibration& cal,
+Schedule replicated_schedule(const ComputeTimes& ct, const FineTuningPlan& ft, const Calibration& cal,
                              const TrainingConfig& c, std::int64_t gpn) {
     Schedule s;
     const std::int64_t n = c.gpus;
@@ -114,14 +120,14 @@ Schedule replicated_schedule(const ComputeTimes& ct, const ParameterCounts& p, c
     const LinkLevel link = ring_link(n, gpn, cal);
     const Collective op = c.strategy == Strategy::ddp ? Collective::all_reduce : Collective::reduce_scatter;
     const double rb = static_cast<double>(c.reduce_bytes);
-    const double red = ring_time_s(op, static_cast<double>(p.per_layer) * rb, n, link);
-    const double red_root = ring_time_s(op, static_cast<double>(p.root_unit) * rb, n, link);
+    const double red = ring_time_s(op, ft.trained_per_layer * rb, n, link);
+    const double red_root = ring_time_s(op, ft.trained_root * rb, n, link);
     const double fwd = ct.embed_forward_s + ct.layers * ct.layer_forward_s + ct.head_forward_s;
     s.sync_s = fwd + backward_s(ct, 0.0, red, red_root);
     s.nosync_s = fwd + backward_s(ct, 0.0, 0.0, 0.0);
     s.comm_sync_s = ct.layers * red + red_root;
     if (c.strategy != Strategy::ddp)
-        s.per_step_exposed_s = ring_time_s(Collective::all_gather, static_cast<double>(p.total) * 2.0, n, link);
+        s.per_step_exposed_s = ring_time_s(Collective::all_gather, ft.trained * 2.0, n, link);
     s.hidden = red <= ct.layer_backward_s;
     return s;
 }
@@ -178,10 +184,12 @@ double data_exposed_s(const TrainingConfig& c, std::int64_t gpn, double global_t
 }
 
 // A full checkpoint written by every node in parallel, amortized over its interval.
-double checkpoint_amortized_s(const ParameterCounts& p, const TrainingConfig& c, std::int64_t nodes) {
+// Under a frozen base only the trained parameters and their states are saved (PEFT's
+// save_pretrained writes the adapters).
+double checkpoint_amortized_s(const FineTuningPlan& ft, const TrainingConfig& c, std::int64_t nodes) {
     if (c.checkpoint.every_steps <= 0) return 0;
-    const double write_s = static_cast<double>(p.total) * kCheckpointBytes /
-                           (static_cast<double>(nodes) * c.checkpoint.write_gbps_per_node * 1e9);
+    const double write_s =
+        ft.trained * kCheckpointBytes / (static_cast<double>(nodes) * c.checkpoint.write_gbps_per_node * 1e9);
     return write_s / static_cast<double>(c.checkpoint.every_steps);
 }
 
@@ -214,7 +222,7 @@ StepBreakdown estimate_microrun(const ModelSpec& m, const HardwareProfile& hw, c
     return estimate_step(cut, hw, kernels, one);
 }
 
-double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, const Calibration& cal,
+double optimizer_step_s(const FineTuningPlan& ft, const HardwareProfile& hw, const Calibration& cal,
                         const TrainingConfig& c) noexcept {
     std::int64_t ways = 1;
     switch (c.strategy) {
@@ -224,7 +232,7 @@ double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, con
         case Strategy::hsdp: ways = std::min(c.gpus, c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node); break;
         case Strategy::ddp: ways = 1; break;
     }
-    const double local = static_cast<double>(p.total) / static_cast<double>(ways);
+    const double local = ft.trained / static_cast<double>(ways);
     return local * optimizer_traffic_bytes(c) / (hw.hbm_bytes_per_s() * cal.hbm_efficiency);
 }
 
@@ -251,9 +259,10 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     s.tokens_per_micro_batch = t;
     s.tokens_per_step = global;
 
+    const FineTuningPlan ft = plan_fine_tuning(m, p, c);
     const Schedule sch = c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp
-                             ? fsdp_schedule(ct, p, cal, c, gpn)
-                             : replicated_schedule(ct, p, cal, c, gpn);
+                             ? fsdp_schedule(ct, p, ft, cal, c, gpn)
+                             : replicated_schedule(ct, ft, cal, c, gpn);
     // ZeRO-1 keeps full gradients and reduces once, on the last micro-batch; ZeRO-2
     // (DeepSpeed has no no_sync for it) reduces every micro-batch.
     bool every = c.grad_sync == GradSync::every_micro_batch;
@@ -269,11 +278,11 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     s.comm_s = (every ? A * sch.comm_sync_s : (A - 1.0) * sch.comm_nosync_s + sch.comm_sync_s) + sch.per_step_exposed_s;
     s.exposed_comm_s = std::max(0.0, micro - s.compute_s) + sch.per_step_exposed_s;
     s.comm_hidden = sch.hidden;
-    s.optimizer_s = optimizer_step_s(p, hw, cal, c);
+    s.optimizer_s = optimizer_step_s(ft, hw, cal, c);
 
     const double busy = micro + sch.per_step_exposed_s + s.optimizer_s + cal.step_overhead_s;
     s.data_s = data_exposed_s(c, gpn, global, busy);
-    s.checkpoint_s = checkpoint_amortized_s(p, c, s.nodes);
+    s.checkpoint_s = checkpoint_amortized_s(ft, c, s.nodes);
     s.step_time_s = busy + s.data_s + s.checkpoint_s;
     s.tokens_per_s = global / s.step_time_s;
     s.tokens_per_s_per_gpu = s.tokens_per_s / static_cast<double>(n);
@@ -285,6 +294,24 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
         fl.recompute = layer_gemms(m).recomputed_flops() * static_cast<double>(m.num_layers);
     if (m.num_layers > 0)
         fl.recompute *= static_cast<double>(checkpointed_layers(c, m.num_layers)) / static_cast<double>(m.num_layers);
+    if (ft.peft) {
+        // A frozen weight has no weight gradient; the adapters add their own GEMMs (forward
+        // 2·r·(in + out) per token, twice that backward), recomputed with the layer.
+        double adapters = 0;
+        for (int i = 0; i < ft.adapted_count; ++i)
+            adapters += 2.0 * ft.rank *
+                        (ft.adapted[static_cast<std::size_t>(i)].in + ft.adapted[static_cast<std::size_t>(i)].out);
+        adapters *= static_cast<double>(m.num_layers);
+        double frozen_wgrad = 2.0 * static_cast<double>(p.per_layer_matmul) * static_cast<double>(m.num_layers);
+        if (!c.train_embeddings)
+            frozen_wgrad += 2.0 * static_cast<double>(p.matmul_forward - p.per_layer_matmul * m.num_layers);
+        fl.forward += adapters;
+        fl.backward += 2.0 * adapters - frozen_wgrad;
+        fl.model = fl.forward + fl.backward;
+        if (c.activation_checkpointing != Checkpointing::none)
+            fl.recompute += adapters * static_cast<double>(checkpointed_layers(c, m.num_layers)) /
+                            static_cast<double>(m.num_layers);
+    }
     fl.hardware = fl.model + fl.recompute;
     s.mfu = s.tokens_per_s_per_gpu * fl.model / hw.peak_flops();
     s.hfu = s.tokens_per_s_per_gpu * fl.hardware / hw.peak_flops();

@@ -81,6 +81,30 @@ const OptionTable<TrainingConfig>& training_options() {
             boolean<C>("fused_optimizer", &C::fused_optimizer,
                        "the optimizer's fused kernel (torch.optim fused=True, torchtitan's default); not: "
                        "torch.optim's default multi-tensor path, whose AdamW step holds one more state-sized tensor"),
+            choice<C>("fine_tuning", &C::fine_tuning, parse_fine_tuning, {"full", "lora", "qlora", "dora"},
+                      "what is trained: every weight (full), low-rank adapters on a frozen base (lora), on a 4-bit "
+                      "base (qlora), or weight-decomposed adapters (dora); docs/model.md \"Fine-tuning methods\""),
+            integer<C>("lora_rank", &C::lora_rank, "", "rank r of each adapter (PEFT LoraConfig r)", 1, 1 << 20),
+            Option<C>{
+                .name = "lora_targets",
+                .type = OptionType::text,
+                .help = "the decoder layer's projections that get adapters: all-linear (PEFT's, the output "
+                        "layer excluded), attention, mlp, or a comma list of q_proj, k_proj, v_proj, o_proj, "
+                        "gate_proj, up_proj, down_proj",
+                .get = [](const C& c) -> OptionValue { return format_lora_targets(c.lora_targets); },
+                .set = [](C& c,
+                          const OptionValue& v) { c.lora_targets = parse_lora_targets(std::get<std::string>(v)); }},
+            choice<C>("base_weights", &C::base_weights, parse_base_weights,
+                      {"auto", "bf16", "fp8", "nf4", "nf4_double_quant"},
+                      "storage of the frozen base's linear weights under lora, qlora or dora: auto (bf16; for qlora "
+                      "nf4_double_quant), bf16, fp8, or 4-bit NormalFloat (bitsandbytes, torchao) with or without "
+                      "double quantization"),
+            boolean<C>("train_embeddings", &C::train_embeddings,
+                       "under lora, qlora or dora: the token embedding and output head are trained too (PEFT "
+                       "modules_to_save)"),
+            boolean<C>("activation_offloading", &C::activation_offloading,
+                       "saved activations kept in host memory between their forward and backward (torchtune "
+                       "enable_activation_offloading); memory only, its copies taken to hide under compute"),
         }};
     return table;
 }

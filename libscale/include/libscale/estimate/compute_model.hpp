@@ -22,6 +22,7 @@ struct GemmOp {
     bool fp8 = false;                  // operands cast to fp8 (Precision::fp8)
     bool bias = false;                 // backward reduces dY for the bias gradient
     bool selective_recompute = false;  // recomputed by torchtitan's op-level checkpointing
+    bool frozen = false;               // a frozen weight: no wgrad (LoRA's base)
 };
 
 // A decoder layer's matmuls in call order (fused q|k|v or gate|up where the family fuses
@@ -43,6 +44,15 @@ LayerGemms layer_gemms(const ModelSpec& m, bool fp8 = false);
 struct OperationPlan {
     std::array<GemmOp, LayerGemms::kMax> layer_gemms{};
     int layer_gemm_count = 0;
+    // The adapters' GEMMs of one layer (A: in → r, B: r → out per adapted linear), trained.
+    static constexpr int kMaxAdapterGemms = 14;
+    std::array<GemmOp, kMaxAdapterGemms> adapter_gemms{};
+    int adapter_gemm_count = 0;
+    // DoRA's per-forward ΔW = lora_B(lora_A(I)) of each adapted linear: GEMMs of in × r
+    // (inner in) and in × out (inner r).
+    std::array<AdaptedLinear, 7> dora_adapted{};
+    double dora_rank = 0;
+    int dora_count = 0;
     // Memory-bound kernels of one layer: bytes per token and kernels per pass.
     double layer_forward_bytes_per_token = 0;
     double layer_backward_bytes_per_token = 0;
@@ -51,7 +61,8 @@ struct OperationPlan {
     // Bytes per micro-batch independent of tokens: fp8 weight casts.
     double layer_forward_fixed_bytes = 0;
     double layer_backward_fixed_bytes = 0;
-    double copy_out_kernels = 0;  // of layer_forward_kernels: FSDP2's copies, not recomputed
+    double layer_recompute_fixed_bytes = 0;  // a base below bf16 upcast again when recomputed
+    double copy_out_kernels = 0;             // of layer_forward_kernels: FSDP2's copies, not recomputed
     // FSDP2's own copies on the compute stream (docs/model.md "FSDP2's copies"), per micro-
     // batch: a layer's per gather (forward; again in backward when resharded) and per
     // gradient reduction, and the root unit's one gather and one reduction.

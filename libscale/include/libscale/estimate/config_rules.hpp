@@ -38,10 +38,13 @@ enum class ConfigIssue : std::uint8_t {
     attention_span,    // beyond the sequence
     data_pipeline,     // a required input pipeline figure is missing
     checkpoint,        // checkpoint interval without a write bandwidth
+    base_precision,    // fp8 GEMMs on a 4-bit base (it is upcast to bf16)
     fp8_unsupported,   // fp8 linear layers on hardware without fp8 tensor cores
     fp8_all_gather,    // fp8 all-gather without fp8 linear layers, or without FSDP
     checkpoint_every,  // beyond the model's num_layers
     attention_kernel,  // FlashAttention-3 on a GPU before Hopper
+    fine_tuning,       // adapter options on a full fine-tune, or qlora on a base that is not 4-bit
+    lora_targets,      // adapters on no projection the model has
     count_             // not a rule: the number of codes, none included
 };
 inline constexpr int kConfigIssueCount = static_cast<int>(ConfigIssue::count_);

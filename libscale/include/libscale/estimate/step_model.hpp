@@ -81,8 +81,9 @@ StepBreakdown estimate_microrun(const ModelSpec& m, const HardwareProfile& hw, c
                                 const TrainingConfig& c, std::int64_t layers);
 
 // Time of the parts of a step (each a named function of step_model.cpp), exposed for tests.
-// The optimizer's step over the local shard: bytes read and written over HBM.
-double optimizer_step_s(const ParameterCounts& p, const HardwareProfile& hw, const Calibration& cal,
+// The optimizer's step over the local shard of the trained parameters (fine_tuning.hpp):
+// bytes read and written over HBM.
+double optimizer_step_s(const FineTuningPlan& ft, const HardwareProfile& hw, const Calibration& cal,
                         const TrainingConfig& c) noexcept;
 
 // Throws DoesNotFitError with needed vs available GiB and what would make it fit
