@@ -127,6 +127,8 @@ class Comparison(Result):
         super().__init__(dict(projections))
         self.projections: dict[str, Projection] = dict(projections)
         self.prices_source = prices_source
+        # Methods side by side (compare(methods=...)): each record says its fine-tuning method.
+        self._methods = any(name != p.plan.hardware.name for name, p in self.projections.items())
 
     @property
     def hardware_names(self) -> list[str]:
@@ -148,13 +150,14 @@ class Comparison(Result):
         for name, p in self.projections.items():
             price = p.raw.price_per_gpu_hour_usd
             kind = p.plan.calibration.calibration.kind
-            rows += [{"hardware": name, "calibration": kind, "price_per_gpu_hour_usd": price, **r}
+            method = {"fine_tuning": p.plan.config.fine_tuning} if self._methods else {}
+            rows += [{"hardware": name, **method, "calibration": kind, "price_per_gpu_hour_usd": price, **r}
                      for r in p.records()]
         return rows
 
     def to_pandas(self) -> Any:
         rows = self.records()
-        first = ["hardware", "calibration", "price_per_gpu_hour_usd"]
+        first = ["hardware", *(["fine_tuning"] if self._methods else []), "calibration", "price_per_gpu_hour_usd"]
         table = first + [c.key for c in _format.PROJECTION_COLUMNS if c.key in rows[0]]
         return _pandas().DataFrame(rows, columns=table + [k for k in rows[0] if k not in table])
 
@@ -256,16 +259,20 @@ class Comparison(Result):
 
 
 def compare_plans(plans: Sequence[Plan], gpus: int | Sequence[int], *, job: _estimate.Job, prices: PricesLike,
-                  scaling: Scaling, quantiles: bool, samples: int, seed: int | None, require_fit: bool) -> Comparison:
-    """Each plan projected over the same GPU counts and job; prices by hardware name."""
+                  scaling: Scaling, quantiles: bool, samples: int, seed: int | None, require_fit: bool,
+                  labels: Sequence[str] | None = None) -> Comparison:
+    """Each plan projected over the same GPU counts and job; prices by hardware name. labels:
+    each plan's name in the comparison (default: its hardware's name)."""
     table = read_prices(prices)
     the_job = job
-    names = [p.hardware.name for p in plans]
+    hardware = [p.hardware.name for p in plans]
+    names = list(labels) if labels is not None else hardware
     seen: set[str] = set()
     for n in names:
         if n.lower() in seen:
             raise ValueError(f"hardware: {n!r} is given twice")
         seen.add(n.lower())
+    seen = {h.lower() for h in hardware}
     known = {n.lower() for n in _catalog.hardware_names()} | seen
     unknown = sorted(k for k in table if k not in known)
     if unknown:
@@ -275,11 +282,11 @@ def compare_plans(plans: Sequence[Plan], gpus: int | Sequence[int], *, job: _est
         raise ValueError("give prices per hardware (prices=) or one price for every hardware "
                          "(price_per_gpu_hour_usd), not both")
     out: dict[str, Projection] = {}
-    for plan, name in zip(plans, names, strict=True):
+    for plan, name, hw in zip(plans, names, hardware, strict=True):
         job_h = the_job
-        if name.lower() in table:
+        if hw.lower() in table:
             job_h = _spec.make_options("job", dict(_spec.option_values("job", the_job),
-                                                   price_per_gpu_hour_usd=table[name.lower()]))
+                                                   price_per_gpu_hour_usd=table[hw.lower()]))
         out[name] = plan.project(gpus, job=job_h, scaling=scaling, quantiles=quantiles, samples=samples,
                                  seed=seed, require_fit=require_fit)
     source = os.fsdecode(prices) if isinstance(prices, (str, os.PathLike)) else ("given" if prices else None)

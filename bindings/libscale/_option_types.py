@@ -63,6 +63,12 @@ class _TrainingOptionsButGpus(TypedDict, total=False):
     clip_grad_norm: bool
     keep_logits: bool
     fused_optimizer: bool
+    fine_tuning: Literal["full", "lora", "qlora", "dora"]
+    lora_rank: int
+    lora_targets: str
+    base_weights: Literal["auto", "bf16", "fp8", "nf4", "nf4_double_quant"]
+    train_embeddings: bool
+    activation_offloading: bool
     data: DataOptions | _spec.DataPipeline
     checkpoint: CheckpointOptions | _spec.CheckpointPolicy
 

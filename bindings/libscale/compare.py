@@ -35,22 +35,35 @@ def compare(model: ModelLike, hardware: HardwareLike | Sequence[HardwareLike], *
             gpus: int | Sequence[int] = (4, 8, 16), scaling: Scaling = SCALING,
             calibration: CalibrationLike | Mapping[str, CalibrationLike] = None, prices: PricesLike = None,
             quantiles: bool = False, samples: int = SAMPLES, seed: int | None = None, require_fit: bool = False,
+            methods: Sequence[str] | None = None,
             **options: Unpack[CountsAndJobOptions]) -> Comparison:
     """The same job projected on each hardware profile: ``Plan(model, h, ...).project(...)`` per
     hardware. calibration: one for all, or a mapping of hardware name to calibration (a hardware
     not named gets its default). prices: a ``libscale.prices/1`` file or a mapping of hardware
-    name to USD per GPU-hour (else the job's price_per_gpu_hour_usd, else the catalog's)."""
+    name to USD per GPU-hour (else the job's price_per_gpu_hour_usd, else the catalog's).
+    methods: fine-tuning methods side by side (e.g. ``["full", "lora", "qlora"]``), each on
+    every hardware and named "HARDWARE METHOD"; the fine_tuning option is then not given."""
     job, config = _options.split(options, "job")
+    if methods is not None:
+        if "fine_tuning" in config:
+            raise ValueError("give methods= (several fine-tuning methods) or fine_tuning= (one), not both")
+        if isinstance(methods, str) or not methods or len(set(methods)) != len(methods):
+            raise ValueError(f"methods = {methods!r}; give a list of distinct fine-tuning methods, e.g. "
+                             "['full', 'lora', 'qlora']")
     by_name = {str(k).lower(): v for k, v in calibration.items()} if isinstance(calibration, Mapping) else None
     unknown = set(by_name or ())
-    plans = []
+    plans, labels = [], []
     for h in hardware_list(hardware):
         hw = _catalog.hardware(h)
         unknown.discard(hw.name.lower())
         one = by_name.get(hw.name.lower()) if by_name is not None else cast(CalibrationLike, calibration)
-        plans.append(Plan(model, hw, calibration=one, **config))
+        each: list[str | None] = list(methods) if methods is not None else [None]
+        for method in each:
+            extra = {} if method is None else {"fine_tuning": method}
+            plans.append(Plan(model, hw, calibration=one, **config, **extra))  # type: ignore[arg-type]  # the core checks it
+            labels.append(hw.name if method is None else f"{hw.name} {method}")
     if unknown:
         raise ValueError(f"calibration: no compared hardware is named {sorted(unknown)[0]!r}; compared: "
                          f"{', '.join(p.hardware.name for p in plans)}")
     return compare_plans(plans, gpus, job=make_job(job), prices=prices, scaling=scaling, quantiles=quantiles,
-                         samples=samples, seed=seed, require_fit=require_fit)
+                         samples=samples, seed=seed, require_fit=require_fit, labels=labels)

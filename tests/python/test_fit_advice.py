@@ -28,8 +28,12 @@ def test_each_change_fits_and_costs_what_its_own_step_says():
         assert step.memory.total_gib == pytest.approx(change["memory_gib"], rel=1e-12)
         assert change["gpu_hours_ratio"] == pytest.approx(rate / step.tokens_per_s_per_gpu, rel=1e-12)
         assert change["options"] and all(plan.options()[k] != v for k, v in change["options"].items())
-    # the same training first (no caveat), each group cheapest first
-    keys = [(c["caveat"] != "", c["gpu_hours_ratio"]) for c in advice.changes]
+    # the same training first (no caveat), then other recipes, then other methods (LoRA,
+    # QLoRA), each group cheapest first
+    def tier(c):
+        return 2 if "fine_tuning" in c["options"] else int(c["caveat"] != "")
+
+    keys = [(tier(c), c["gpu_hours_ratio"]) for c in advice.changes]
     assert keys == sorted(keys)
     # Checkpointing costs the recompute: never free.
     ckpt = [c for c in advice.changes if c["options"].get("activation_checkpointing") == "full"]

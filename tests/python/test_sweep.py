@@ -128,9 +128,11 @@ def test_training_options_apply_to_every_element():
 
 
 def test_issue_codes_cover_the_new_options():
-    # the codes after 'checkpoint': fp8_unsupported, fp8_all_gather, checkpoint_every, attention_kernel
+    # the codes after 'checkpoint', in the rule table's order
     names = [libscale._core.estimate.issue_name(i) for i in range(libscale._core.estimate.ISSUE_COUNT)]
-    assert names[-4:] == ["fp8_unsupported", "fp8_all_gather", "checkpoint_every", "attention_kernel"]
+    assert names[names.index("checkpoint") + 1:] == ["base_precision", "fp8_unsupported", "fp8_all_gather",
+                                                     "checkpoint_every", "attention_kernel", "fine_tuning",
+                                                     "lora_targets"]
     r = libscale.sweep("qwen3-0.6b", "a100", gpus=[8], attention_kernel="flash3")
     assert libscale._core.estimate.issue_name(int(r.issue[0])) == "attention_kernel"
     assert "Hopper" in r.issue_text()[0]

@@ -387,6 +387,12 @@ class TrainingConfig(metaclass=_Pybind11Type):
     clip_grad_norm: bool
     keep_logits: bool
     fused_optimizer: bool
+    fine_tuning: typing.Literal['full', 'lora', 'qlora', 'dora']
+    lora_rank: int
+    lora_targets: str
+    base_weights: typing.Literal['auto', 'bf16', 'fp8', 'nf4', 'nf4_double_quant']
+    train_embeddings: bool
+    activation_offloading: bool
     data: DataPipeline
     checkpoint: CheckpointPolicy
     _options_group: typing.ClassVar[str]
@@ -425,6 +431,12 @@ class TrainingConfig(metaclass=_Pybind11Type):
         clip_grad_norm: bool = False,
         keep_logits: bool = False,
         fused_optimizer: bool = True,
+        fine_tuning: typing.Literal['full', 'lora', 'qlora', 'dora'] = 'full',
+        lora_rank: int = 8,
+        lora_targets: str = 'all-linear',
+        base_weights: typing.Literal['auto', 'bf16', 'fp8', 'nf4', 'nf4_double_quant'] = 'auto',
+        train_embeddings: bool = False,
+        activation_offloading: bool = False,
         data: DataPipeline | Mapping[str, Any] | None = None,
         checkpoint: CheckpointPolicy | Mapping[str, Any] | None = None,
     ) -> None:

@@ -50,6 +50,9 @@ def add_plan(p: argparse.ArgumentParser) -> None:
     add_job(p)
     add_calibration(p)
     add_prices(p)
+    p.add_argument("--methods", default=None, metavar="LIST",
+                   help="fine-tuning methods side by side, e.g. full,lora,qlora (each on every --hardware; "
+                        "instead of --fine-tuning)")
 
 
 def add_parser(sub: Any) -> None:
@@ -118,7 +121,12 @@ def projection(a: argparse.Namespace, extra: dict[str, Any]) -> Any:
     hardware = hardware_list(a.hardware)
     training = training_values(a, skip=["gpus"])
     job = checked(a, "job")
-    if len(hardware) == 1:
+    methods = None
+    if a.methods is not None:
+        methods = [m.strip() for m in a.methods.split(",")]
+        if any(not m for m in methods):
+            raise CliError(f"--methods: '{a.methods}' has an empty name; give e.g. full,lora,qlora")
+    if len(hardware) == 1 and methods is None:
         if a.prices is not None:
             prices = read_prices(a.prices)
             name = catalog.hardware(hardware[0]).name.lower()
@@ -129,4 +137,5 @@ def projection(a: argparse.Namespace, extra: dict[str, Any]) -> Any:
         plan = Plan(a.model, hardware[0], **calibration_kwargs(a), **training)
         return plan.project(a.gpus, job=job, scaling=a.scaling, require_fit=a.require_fit, **extra)
     return compare(a.model, hardware, gpus=a.gpus, calibration=calibrations(a.calibration, hardware),
-                   prices=a.prices, scaling=a.scaling, require_fit=a.require_fit, **extra, **training, **job)
+                   prices=a.prices, scaling=a.scaling, require_fit=a.require_fit, methods=methods, **extra,
+                   **training, **job)
