@@ -89,3 +89,12 @@ def test_readme_methods_table_is_what_the_command_prints():
     out = subprocess.run([sys.executable, "-m", "libscale", *shlex.split(found.group(1))],
                          capture_output=True, text=True, check=True).stdout
     assert found.group(2).strip() in out
+
+
+def test_report_puts_methods_side_by_side(tmp_path: Path):
+    out = tmp_path / "plan.html"
+    subprocess.run([sys.executable, "-m", "libscale", "report", "--model", "qwen3-8b", "--hardware", "h100",
+                    "--gpus", "1,8", "--seq-len", "4096", "--methods", "full,lora,qlora", "-o", str(out)],
+                   capture_output=True, text=True, check=True)
+    html = out.read_text(encoding="utf-8")
+    assert all(label in html for label in ("h100 full", "h100 lora", "h100 qlora"))

@@ -125,6 +125,7 @@ inline double floor_pos(double x) { return static_cast<double>(static_cast<std::
 // least 16, the tensor-core MMA's width): cuBLAS's heuristics pick narrow tiles for skinny
 // GEMMs such as LoRA's rank-8..64 adapters, rather than a 256-wide tile mostly idle.
 inline double narrow_tile(double tile, double extent) {
+    if (extent >= tile) return tile;
     double t = 16;
     while (t < extent && t < tile) t *= 2;
     return std::min(t, tile);
