@@ -35,7 +35,10 @@ E parse_named(std::string_view field, std::string_view s, const std::pair<const 
     for (const auto& [name, value] : names)
         if (s == name) return value;
     std::string valid;
-    for (const auto& [name, value] : names) valid += (valid.empty() ? "" : ", ") + std::string(name);
+    for (const auto& [name, value] : names) {
+        if (!valid.empty()) valid += ", ";
+        valid += name;
+    }
     throw std::invalid_argument(std::string(field) + " = '" + std::string(s) + "'; valid: " + valid);
 }
 
@@ -92,7 +95,11 @@ std::string format_lora_targets(std::uint8_t targets) {
     if (targets == lora_target::all) return "all-linear";
     std::string out;
     for (const char* name : {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"})
-        if ((targets & parse_lora_targets(name)) != 0) out += (out.empty() ? "" : ",") + std::string(name);
+        if ((targets & parse_lora_targets(name)) != 0) {
+            // Appended piecewise: "" + std::string(...) trips GCC 12's -Wrestrict at -O3.
+            if (!out.empty()) out += ',';
+            out += name;
+        }
     return out;
 }
 
