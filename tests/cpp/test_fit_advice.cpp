@@ -47,10 +47,13 @@ TEST(FitAdvice, EveryChangeFitsAndCostsWhatItsOwnEstimateSays) {
         EXPECT_REL(f.memory_gib, s.memory.total_gib);
         EXPECT_REL(f.step_time_s, s.step_time_s);
         EXPECT_REL(f.gpu_hours_ratio, rate / s.tokens_per_s_per_gpu);
-        if (i > 0) {  // the same training first, cheapest first; then recipe changes, cheapest first
+        if (i > 0) {  // the same training first, then recipe changes, then other methods; cheapest first in each
             const FitChange& prev = a.changes[i - 1];
-            EXPECT_LE(prev.caveat.empty() ? 0 : 1, f.caveat.empty() ? 0 : 1);
-            if (prev.caveat.empty() == f.caveat.empty()) {
+            const auto tier = [&](const FitChange& x) {
+                return x.config.fine_tuning != k.c.fine_tuning ? 2 : x.caveat.empty() ? 0 : 1;
+            };
+            EXPECT_LE(tier(prev), tier(f));
+            if (tier(prev) == tier(f)) {
                 EXPECT_LE(prev.gpu_hours_ratio, f.gpu_hours_ratio);
             }
         }
