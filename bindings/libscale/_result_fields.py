@@ -693,6 +693,11 @@ class ValidationFields:
         return self._raw.configurations
 
     @property
+    def fine_tuning_methods(self) -> calibrate.ErrorSummary:
+        """(d) other fine-tuning methods or adapters"""
+        return self._raw.fine_tuning_methods
+
+    @property
     def default_count(self) -> int:
         return self._raw.default_count
 

@@ -46,7 +46,9 @@ class Validation(Result, ValidationFields):
         out = []
         for label, s in (("(a) other GPU counts", r.gpu_counts), ("(b) other model sizes", r.model_sizes),
                          ("(c) other sequence length / batch / checkpointing / precision / kernels",
-                          r.configurations)):
+                          r.configurations),
+                         ("(d) another fine-tuning method (full, LoRA, QLoRA, DoRA) or adapters",
+                          r.fine_tuning_methods)):
             # An empty category's errors are NaN in the core (undefined): None here, "–" in text.
             out.append({"category": label, "rows": s.count,
                         "median_abs_error_pct": None if math.isnan(s.median_abs) else 100 * s.median_abs,
@@ -129,7 +131,8 @@ class Validation(Result, ValidationFields):
         r = self._report
         return (f"Validation(series={len(r.series)}, rows={len(r.rows)}, "
                 f"a={100 * r.gpu_counts.median_abs:.1f}%, b={100 * r.model_sizes.median_abs:.1f}%, "
-                f"c={100 * r.configurations.median_abs:.1f}%, default=x{r.default_ratio_median:.2f})")
+                f"c={100 * r.configurations.median_abs:.1f}%, d={100 * r.fine_tuning_methods.median_abs:.1f}%, "
+                f"default=x{r.default_ratio_median:.2f})")
 
     def _repr_html_(self) -> str:
         import html

@@ -98,3 +98,25 @@ def test_report_puts_methods_side_by_side(tmp_path: Path):
                    capture_output=True, text=True, check=True)
     html = out.read_text(encoding="utf-8")
     assert all(label in html for label in ("h100 full", "h100 lora", "h100 qlora"))
+
+
+def test_validation_sorts_another_method_into_its_own_category(tmp_path: Path):
+    # Two rows of one series, the second trained by LoRA: its own category (d), and the
+    # model's own times at a framework efficiency of 0.8 are predicted almost exactly.
+    import json
+
+    cal = libscale.default_calibration("h100")
+    cal.framework_efficiency = 0.8
+    base = dict(kind="step", model="llama-3.1-8b", hardware="h100", gpus=8, gpus_per_node=8, seq_len=4096,
+                micro_batch=1, grad_accum=1, activation_checkpointing="full", strategy="fsdp", series="s")
+    records = []
+    for extra in ({}, {"fine_tuning": "lora", "lora_rank": 16}):
+        s = libscale.estimate_step("llama-3.1-8b", "h100", gpus=8, gpus_per_node=8, seq_len=4096, micro_batch=1,
+                                   activation_checkpointing="full", calibration=cal, **extra)
+        records.append(dict(base, **extra, step_time_s=s.step_time_s))
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"schema": "libscale.measurements/2", "records": records}))
+    v = libscale.validate(path)
+    assert [r["category"] for r in v.rows()] == ["x", "d"]
+    assert abs(v.rows()[1]["calibrated_error"]) < 0.02
+    assert v.summary()[3]["rows"] == 1

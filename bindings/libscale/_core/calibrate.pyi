@@ -854,6 +854,10 @@ class ValidationReport(metaclass=_Pybind11Type):
         """(c) other configurations"""
 
     @property
+    def fine_tuning_methods(self) -> ErrorSummary:
+        """(d) other fine-tuning methods or adapters"""
+
+    @property
     def default_count(self) -> int: ...
 
     @property

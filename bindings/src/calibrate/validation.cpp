@@ -65,6 +65,7 @@ void register_calibrate_validation(py::module_& m) {
                field("gpu_counts", &V::gpu_counts, "(a) other GPU counts"),
                field("model_sizes", &V::model_sizes, "(b) other models"),
                field("configurations", &V::configurations, "(c) other configurations"),
+               field("fine_tuning_methods", &V::fine_tuning_methods, "(d) other fine-tuning methods or adapters"),
                field("default_count", &V::default_count), field("default_ratio_median", &V::default_ratio_median),
                field("default_ratio_min", &V::default_ratio_min), field("default_ratio_max", &V::default_ratio_max),
                field("default_inside_p10_p90", &V::default_inside_p10_p90,

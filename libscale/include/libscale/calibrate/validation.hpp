@@ -5,7 +5,9 @@
 //   (a) only the GPU count (and the global batch with it),
 //   (b) the model,
 //   (c) the same model with another sequence length, micro-batch, checkpointing,
-//       precision, attention kernel, compilation or optimizer.
+//       precision, attention kernel, compilation or optimizer,
+//   (d) the same model trained by another fine-tuning method (full, LoRA, QLoRA, DoRA)
+//       or with other adapters (docs/model.md section 8).
 // Also the uncalibrated default's ratio for every row, and whether each published run
 // is estimated to fit in memory (a run that ran must not be refused). docs/model.md
 // "Validation" gives the protocol; README.md shows the table.
@@ -28,7 +30,7 @@ struct ValidationRow {
     std::size_t record = 0;  // index among the file's step records
     std::string model, hardware;
     TrainingConfig config;
-    char category = 'x';  // 'x': the calibration row; 'a', 'b', 'c' as above
+    char category = 'x';  // 'x': the calibration row; 'a', 'b', 'c', 'd' as above
     double measured_tokens_per_s_per_gpu = 0;
     double default_ratio = 0;  // default calibration's tokens/s over the measured
     // The measured tokens/s lies within the default's P10–P90 (its spread, sampled as any
@@ -63,8 +65,8 @@ struct ErrorSummary {
 struct ValidationReport {
     std::vector<ValidationRow> rows;
     std::vector<ValidationSeries> series;
-    std::vector<std::string> excluded;                     // "file record N: reason"
-    ErrorSummary gpu_counts, model_sizes, configurations;  // (a), (b), (c)
+    std::vector<std::string> excluded;                                          // "file record N: reason"
+    ErrorSummary gpu_counts, model_sizes, configurations, fine_tuning_methods;  // (a), (b), (c), (d)
     std::size_t default_count = 0;
     double default_ratio_median = 0, default_ratio_min = 0, default_ratio_max = 0;
     std::size_t default_inside_p10_p90 = 0;  // rows whose measured value is inside it (80 % if honest)
