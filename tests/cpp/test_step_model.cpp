@@ -731,6 +731,67 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
          },
          ConfigIssue::lora_targets,
          {"lora_targets = ''", "all-linear"}},
+        {"pipeline parallel",
+         [](TrainingConfig& c) { c.pipeline_parallel = 2; },
+         ConfigIssue::pipeline_parallel,
+         {"pipeline_parallel = 2", "not modelled", "valid: 1"}},
+        {"tensor parallel under ddp",
+         [](TrainingConfig& c) {
+             c.tensor_parallel = 2;
+             c.strategy = Strategy::ddp;
+         },
+         ConfigIssue::parallel_strategy,
+         {"tensor_parallel = 2", "strategy = 'ddp'", "'fsdp' or 'hsdp'"}},
+        {"tensor parallel with adapters",
+         [](TrainingConfig& c) {
+             c.tensor_parallel = 2;
+             c.fine_tuning = FineTuning::lora;
+         },
+         ConfigIssue::parallel_strategy,
+         {"fine_tuning = 'lora'", "not modelled"}},
+        {"degrees beyond the GPUs",
+         [](TrainingConfig& c) { c.tensor_parallel = 4; },
+         ConfigIssue::parallel_degrees,
+         {"= 4 does not divide gpus = 2"}},
+        {"degrees beyond an HSDP node",
+         [](TrainingConfig& c) {
+             c.strategy = Strategy::hsdp;
+             c.gpus = 16;
+             c.tensor_parallel = 2;
+             c.context_parallel = 8;
+             c.seq_len = 992;
+             c.global_batch_tokens = 0;
+         },
+         ConfigIssue::parallel_degrees,
+         {"= 16 does not divide the 8 GPUs of a node"}},
+        {"tensor parallel across nodes",
+         [](TrainingConfig& c) {
+             c.gpus = 6;
+             c.tensor_parallel = 3;
+         },
+         ConfigIssue::tensor_parallel_node,
+         {"tensor_parallel = 3", "8 GPUs", "valid: 1, 2, 4, 8"}},
+        {"tensor parallel splitting heads",
+         [](TrainingConfig& c) {
+             c.gpus = 4;
+             c.tensor_parallel = 4;
+         },
+         ConfigIssue::tensor_parallel_model,
+         {"num_heads = 10", "valid: 1, 2, 5, 10"}},
+        {"context parallel chunks",
+         [](TrainingConfig& c) {
+             c.context_parallel = 2;
+             c.seq_len = 1002;
+         },
+         ConfigIssue::parallel_seq_len,
+         {"seq_len = 1002", "multiple of 4", "nearest valid: 1000"}},
+        {"context parallel with eager attention",
+         [](TrainingConfig& c) {
+             c.context_parallel = 2;
+             c.attention_kernel = AttentionKernel::eager;
+         },
+         ConfigIssue::parallel_seq_len,
+         {"'eager'", "flash2"}},
         {"fp8 GEMMs on a 4-bit base",
          [](TrainingConfig& c) {
              c.fine_tuning = FineTuning::qlora;

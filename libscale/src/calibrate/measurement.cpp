@@ -201,27 +201,33 @@ StepRun parse_step(const Record& r) {
     c.gpus_per_node = r.integer_or("gpus_per_node", 0, 0);
     c.seq_len = r.integer("seq_len", 1);
     c.micro_batch = r.integer("micro_batch", 1);
+    for (const auto& o : training_options().options)
+        if (!is_batch_option(o.name)) r.option(training_options(), c, o);
+    // Ranks with distinct micro-batches: the GPUs over the tensor- and context-parallel ones.
+    const std::int64_t model_parallel = c.tensor_parallel * c.context_parallel;
+    if (c.gpus % model_parallel != 0)
+        r.fail("field 'gpus' = " + std::to_string(c.gpus) +
+               " is not a multiple of tensor_parallel × context_parallel = " + std::to_string(model_parallel));
+    const std::int64_t dp = c.gpus / model_parallel;
+    const char* unit =
+        model_parallel == 1 ? "gpus × micro_batch × seq_len" : "data-parallel ranks × micro_batch × seq_len";
     const double per_accum =
-        static_cast<double>(c.gpus) * static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
-    if (per_accum > 9e15) r.fail("gpus × micro_batch × seq_len overflows a token count");
-    const std::int64_t tokens_per_accum = c.gpus * c.micro_batch * c.seq_len;
+        static_cast<double>(dp) * static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
+    if (per_accum > 9e15) r.fail(std::string(unit) + " overflows a token count");
+    const std::int64_t tokens_per_accum = dp * c.micro_batch * c.seq_len;
     if (r.has("global_batch_tokens")) {
         c.global_batch_tokens = r.integer("global_batch_tokens", 1);
         if (c.global_batch_tokens % tokens_per_accum != 0)
             r.fail("field 'global_batch_tokens' = " + std::to_string(c.global_batch_tokens) +
-                   "; expected a multiple of gpus × micro_batch × seq_len = " + std::to_string(tokens_per_accum));
+                   "; expected a multiple of " + unit + " = " + std::to_string(tokens_per_accum));
         if (r.has("grad_accum") && r.integer("grad_accum", 1) * tokens_per_accum != c.global_batch_tokens)
-            r.fail(
-                "fields 'grad_accum' and 'global_batch_tokens' disagree: gpus × micro_batch × seq_len × "
-                "grad_accum = " +
-                std::to_string(r.integer("grad_accum", 1) * tokens_per_accum) + " tokens");
+            r.fail(std::string("fields 'grad_accum' and 'global_batch_tokens' disagree: ") + unit +
+                   " × grad_accum = " + std::to_string(r.integer("grad_accum", 1) * tokens_per_accum) + " tokens");
     } else {
         const std::int64_t accum = r.integer_or("grad_accum", 1, 1);
         if (static_cast<double>(accum) * per_accum > 9e15) r.fail("field 'grad_accum': the global batch overflows");
         c.global_batch_tokens = accum * tokens_per_accum;
     }
-    for (const auto& o : training_options().options)
-        if (!is_batch_option(o.name)) r.option(training_options(), c, o);
     if (r.has("model_overrides")) {
         const json& o = r.need("model_overrides");
         if (!o.is_object()) r.bad("model_overrides", o, "an object of config.json keys and values");
@@ -282,7 +288,7 @@ StepRun parse_step(const Record& r) {
 StepRun parse_microrun(const Record& r) {
     StepRun s = parse_step(r);
     s.layers = r.integer("layers", 1);
-    if (s.config.global_batch_tokens != s.config.gpus * s.config.micro_batch * s.config.seq_len)
+    if (s.config.global_batch_tokens != data_parallel_size(s.config) * s.config.micro_batch * s.config.seq_len)
         r.fail("a step micro-run runs one micro-batch per GPU: give no grad_accum, or grad_accum = 1");
     return s;
 }

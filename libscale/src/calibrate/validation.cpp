@@ -30,12 +30,23 @@ ErrorSummary summarize(std::vector<double> errors) {
 // What differs from the calibration row decides the category.
 char category_of(const StepRun& row, const StepRun& ref) {
     // A model cut to other dimensions (model_overrides: fewer layers) is another size.
-    if (row.model != ref.model || row.model_overrides != ref.model_overrides) return 'b';
+    // (A longer max_position_embeddings, for a run past the config's positions, changes no size.)
+    const auto sizes = [](nlohmann::json o) {
+        if (o.is_object()) o.erase("max_position_embeddings");
+        return o.is_object() && o.empty() ? nlohmann::json() : o;
+    };
+    if (row.model != ref.model || sizes(row.model_overrides) != sizes(ref.model_overrides)) return 'b';
     // Another fine-tuning method (full, LoRA, QLoRA, DoRA) or its adapters: trains other
     // parameters, whatever else differs.
     for (const char* name : {"fine_tuning", "lora_rank", "lora_targets", "base_weights", "train_embeddings"}) {
         const auto& o = find_option(training_options(), name);
         if (o.get(row.config) != o.get(ref.config)) return 'd';
+    }
+    // Another device mesh: tensor, sequence or context parallel degrees (and with them the
+    // collectives on each layer's critical path), whatever else differs.
+    for (const char* name : {"tensor_parallel", "sequence_parallel", "context_parallel"}) {
+        const auto& o = find_option(training_options(), name);
+        if (o.get(row.config) != o.get(ref.config)) return 'e';
     }
     // Any training option other than the GPU count and the global batch (which strong
     // scaling changes with it) makes the row a different configuration; so does another
@@ -52,7 +63,7 @@ char category_of(const StepRun& row, const StepRun& ref) {
 
 ValidationReport validate(const std::vector<NamedMeasurements>& files, const FitOptions& options) {
     ValidationReport out;
-    std::vector<double> by_category[4], ratios, memory_errors, allocated_errors, reserved_errors;
+    std::vector<double> by_category[5], ratios, memory_errors, allocated_errors, reserved_errors;
     for (const NamedMeasurements& file : files) {
         // Series in the file's order; each keeps its rows in table order.
         std::vector<std::string> order;
@@ -152,6 +163,7 @@ ValidationReport validate(const std::vector<NamedMeasurements>& files, const Fit
     out.model_sizes = summarize(by_category[1]);
     out.configurations = summarize(by_category[2]);
     out.fine_tuning_methods = summarize(by_category[3]);
+    out.parallel_layouts = summarize(by_category[4]);
     out.default_count = ratios.size();
     if (!ratios.empty()) {
         std::sort(ratios.begin(), ratios.end());

@@ -2,6 +2,8 @@
 // derived in docs/model.md "Compute").
 #include "libscale/estimate/compute_model.hpp"
 
+#include "libscale/spec/parallelism.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <ostream>
@@ -293,7 +295,10 @@ double LayerGemms::recomputed_flops() const {
     return flops;
 }
 
-OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
+namespace {
+
+// One tensor-parallel rank's plan: `m` and `p` are its slice (tensor_parallel_slice).
+OperationPlan plan_rank_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
     OperationPlan o;
     const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
     const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
@@ -322,6 +327,11 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
     // tensors and write one. torch.compile fuses each chain into one kernel and the
     // residual add into the norm that follows it.
     const EagerOrCompiled& k = c.torch_compile ? kCompiled : kEager;
+    // Sequence parallel: each tensor-parallel rank normalizes and adds the residuals of
+    // 1/tp of the tokens (Korthikanti et al., arXiv 2205.05198 §4.2.2); without it every
+    // rank repeats them on all tokens. Attention's and the MLP's elementwise work is on the
+    // rank's heads and intermediate slice already.
+    const double sp = c.tensor_parallel > 1 && c.sequence_parallel ? 1.0 / static_cast<double>(c.tensor_parallel) : 1.0;
     const double norms = static_cast<double>(m.norms_per_layer);
     const bool qk = m.qk_norm != QkNorm::none, rope = m.positions == Positions::rope;
     const bool gated = m.mlp == MlpKind::gated, rms = m.norm == NormKind::rms;
@@ -366,12 +376,11 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
         gated_b = 18;
         loss_f = 14, loss_b = 22;  // components/loss.py: cross_entropy(pred.float()), as transformers
     }
-    o.layer_forward_bytes_per_token = norms * norm_f * d + (qk ? norm_f * qkv_width : 0) +
-                                      (rope ? rope_f * qkv_width : 0) +
-                                      (gated ? k.gated_forward : k.plain_forward) * f + residual_f * d;
-    o.layer_backward_bytes_per_token = norms * norm_b * d + (qk ? norm_b * qkv_width : 0) +
-                                       (rope ? rope_b * qkv_width : 0) + (gated ? gated_b : k.plain_backward) * f +
-                                       residual_b * d;
+    o.layer_forward_bytes_per_token = sp * (norms * norm_f * d + residual_f * d) + (qk ? norm_f * qkv_width : 0) +
+                                      (rope ? rope_f * qkv_width : 0) + (gated ? k.gated_forward : k.plain_forward) * f;
+    o.layer_backward_bytes_per_token = sp * (norms * norm_b * d + residual_b * d) + (qk ? norm_b * qkv_width : 0) +
+                                       (rope ? rope_b * qkv_width : 0) + (gated ? gated_b : k.plain_backward) * f;
+    o.recompute_skipped_bytes_per_token *= sp;
     o.layer_forward_kernels = norms * norm_kf + (qk ? 2 * norm_kf : 0) + (rope ? 2 * rope_kf : 0) +
                               (gated ? k.gated_kernels : 1) + residual_kf + 1;  // + attention
     o.layer_backward_kernels = norms * norm_kb + (qk ? 2 * norm_kb : 0) + (rope ? 2 * rope_kb : 0) +
@@ -428,7 +437,8 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
             o.fsdp_layer_backward_bytes = c.reshard_after_forward ? copy_out : 0.0;
             if (c.reshard_after_forward) o.layer_backward_kernels += 1;
         } else {
-            const bool one_gpu = c.gpus == 1;
+            // One GPU in the shard group (the only data-parallel rank of a tensor-parallel group).
+            const bool one_gpu = c.gpus == std::max<std::int64_t>(c.tensor_parallel, 1);
             // Cast and reduce only what is trained (all of it in a full fine-tune).
             const double layer = ft.trained_per_layer, root = ft.trained_root;
             // Per parameter: the one-GPU cast of fp32 shards, and a reduction's chunk_cat (and its
@@ -467,9 +477,9 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
     o.loss_forward_bytes_per_token = (eager ? loss_f : 6) * V / rate;
     o.loss_backward_bytes_per_token = (eager ? loss_b : 0) * V / rate;
     o.head_forward_bytes_per_token =
-        ((m.final_norm ? norm_f * d : 0) + (softcap ? kAct * 2 * V : 0)) / rate + o.loss_forward_bytes_per_token;
+        ((m.final_norm ? sp * norm_f * d : 0) + (softcap ? kAct * 2 * V : 0)) / rate + o.loss_forward_bytes_per_token;
     o.head_backward_bytes_per_token =
-        ((m.final_norm ? norm_b * d : 0) + (softcap ? kAct * 3 * V : 0) + (m.lm_head_bias ? kAct * V : 0)) / rate +
+        ((m.final_norm ? sp * norm_b * d : 0) + (softcap ? kAct * 3 * V : 0) + (m.lm_head_bias ? kAct * V : 0)) / rate +
         o.loss_backward_bytes_per_token;
     const double head_gemms = m.embed_proj_dim > 0 ? 2 : 1;
     o.head_forward_kernels = (m.final_norm ? norm_kf : 0) + (softcap ? 1 : 0) + (eager ? 3 : 1) + head_gemms;
@@ -491,6 +501,21 @@ OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, cons
         o.embed_backward_fixed_bytes = 0;
         o.embed_backward_kernels = 0;
     }
+    return o;
+}
+
+}  // namespace
+
+OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
+    OperationPlan o;
+    if (c.tensor_parallel > 1) {
+        const ModelSpec slice = tensor_parallel_slice(m, c.tensor_parallel);
+        o = plan_rank_operations(slice, count_parameters(slice), c);
+    } else {
+        o = plan_rank_operations(m, p, c);
+    }
+    // Ring attention over context-parallel ranks runs each block on a chunk of the sequence.
+    o.attention_chunks = static_cast<double>(std::max<std::int64_t>(c.context_parallel, 1));
     return o;
 }
 
@@ -539,8 +564,8 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
     const Span full = windowed(span, 0), local = windowed(span, o.window);
     const auto attention = [&](bool backward) {
         const auto one = [&](const Span& s) {
-            return attention_time_s(hw, cal, t, o.attention_width, o.head_dim, s.keys, s.length, backward,
-                                    o.attention_kernel);
+            return attention_time_s(hw, cal, t, o.attention_width, o.head_dim, s.keys, s.length / o.attention_chunks,
+                                    backward, o.attention_kernel);
         };
         return L > 0 ? (global_layers * one(full) + window_layers * one(local)) / L : 0.0;
     };
@@ -581,6 +606,8 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
     const double dev_b = g_bwd + a_bwd + m_bwd + recompute;
     const double host_f = o.layer_forward_kernels * cal.kernel_overhead_s + cal.layer_overhead_s;
     const double host_b = (o.layer_backward_kernels + recompute_kernels) * cal.kernel_overhead_s + cal.layer_overhead_s;
+    out.layer_attention_forward_s = a_fwd;
+    out.layer_attention_backward_s = a_bwd + recompute_attention;
     out.layer_forward_s = std::max(dev_f, host_f);
     out.layer_backward_s = std::max(dev_b, host_b);
 
@@ -614,8 +641,7 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
 
 ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                            const Calibration& cal, const TrainingConfig& c) noexcept {
-    return compute_times(plan_operations(m, p, c), hw, cal,
-                         static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len), attention_span(c));
+    return compute_times(plan_operations(m, p, c), hw, cal, rank_tokens(c), attention_span(c));
 }
 
 double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k, bool fp8) noexcept {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -53,6 +54,19 @@ void explain_range(std::ostream& os, std::string_view name, std::int64_t value) 
     }
 }
 
+// The batch unit's name: "gpus × ..." when every GPU is a data-parallel rank.
+const char* batch_unit_name(const TrainingConfig& c) {
+    return c.tensor_parallel * c.context_parallel == 1 ? "gpus × micro_batch × seq_len"
+                                                       : "data-parallel ranks × micro_batch × seq_len";
+}
+
+// The sequence length's divisor under sequence and context parallel (1 without them).
+std::int64_t seq_len_divisor(const TrainingConfig& c) {
+    // Degrees below 1 are the option table's error (validate_config); here they divide nothing.
+    const std::int64_t sp = c.tensor_parallel > 1 && c.sequence_parallel ? c.tensor_parallel : 1;
+    return sp * (c.context_parallel > 1 ? 2 * c.context_parallel : 1);
+}
+
 using R = const RuleInput&;
 
 constexpr std::array kRules{
@@ -86,6 +100,115 @@ constexpr std::array kRules{
                       << " GPUs; HSDP replicates whole nodes, so use a multiple of " << gpn << " (e.g. "
                       << (g / gpn) * gpn << " or " << (g / gpn + 1) * gpn << ")";
                }},
+    ConfigRule{ConfigIssue::pipeline_parallel, "pipeline_parallel", "pipeline parallelism is not modelled",
+               [](R r) noexcept { return r.config.pipeline_parallel != 1; },
+               [](std::ostream& os, R r) {
+                   os << "pipeline_parallel = " << r.config.pipeline_parallel
+                      << ": pipeline parallelism (its schedules and bubbles) is not modelled; valid: 1. Split a "
+                         "model that does not fit with tensor_parallel (inside a node) or context_parallel";
+               }},
+    ConfigRule{ConfigIssue::parallel_strategy, "parallel_strategy",
+               "tensor or context parallel needs strategy fsdp or hsdp and a full fine-tune",
+               [](R r) noexcept {
+                   const TrainingConfig& c = r.config;
+                   if (c.tensor_parallel == 1 && c.context_parallel == 1) return false;
+                   return (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp) ||
+                          c.fine_tuning != FineTuning::full;
+               },
+               [](std::ostream& os, R r) {
+                   const TrainingConfig& c = r.config;
+                   os << "tensor_parallel = " << c.tensor_parallel << ", context_parallel = " << c.context_parallel;
+                   if (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp)
+                       os << " with strategy = '" << to_string(c.strategy)
+                          << "': libscale composes them with FSDP or HSDP only (torchtitan's 2-D and 3-D layouts); "
+                             "use strategy 'fsdp' or 'hsdp', or tensor_parallel = context_parallel = 1";
+                   else
+                       os << " with fine_tuning = '" << to_string(c.fine_tuning)
+                          << "': adapters under tensor or context parallel are not modelled; use fine_tuning = "
+                             "'full', or tensor_parallel = context_parallel = 1";
+               }},
+    ConfigRule{ConfigIssue::parallel_degrees, "parallel_degrees",
+               "tensor_parallel × context_parallel must divide gpus (with HSDP, a node's GPUs)",
+               [](R r) noexcept {
+                   const TrainingConfig& c = r.config;
+                   const std::int64_t model = c.tensor_parallel * c.context_parallel;
+                   if (model <= 1) return false;  // below 1: the option table's error
+                   if (c.gpus % model != 0) return true;
+                   return c.strategy == Strategy::hsdp && std::min(c.gpus, gpus_per_node(r)) % model != 0;
+               },
+               [](std::ostream& os, R r) {
+                   const TrainingConfig& c = r.config;
+                   const std::int64_t model = c.tensor_parallel * c.context_parallel;
+                   os << "tensor_parallel × context_parallel = " << c.tensor_parallel << " × " << c.context_parallel
+                      << " = " << model;
+                   if (c.gpus % model != 0)
+                       os << " does not divide gpus = " << c.gpus
+                          << "; gpus must be data-parallel ranks × context_parallel × tensor_parallel (e.g. "
+                          << std::max<std::int64_t>(c.gpus / model, 1) * model << ")";
+                   else
+                       os << " does not divide the " << std::min(c.gpus, gpus_per_node(r))
+                          << " GPUs of a node that HSDP shards over; use degrees whose product divides it, or "
+                             "strategy 'fsdp'";
+               }},
+    ConfigRule{
+        ConfigIssue::tensor_parallel_node, "tensor_parallel_node",
+        "tensor_parallel must divide gpus_per_node (tensor parallel stays inside a node)",
+        [](R r) noexcept { return r.config.tensor_parallel > 1 && gpus_per_node(r) % r.config.tensor_parallel != 0; },
+        [](std::ostream& os, R r) {
+            const std::int64_t gpn = gpus_per_node(r);
+            os << "tensor_parallel = " << r.config.tensor_parallel << " does not divide the " << gpn << " GPUs of a "
+               << r.hardware.name
+               << " node; tensor parallel runs collectives in every layer and stays on a node's NVLink: "
+                  "valid: ";
+            for (std::int64_t d = 1, first = 1; d <= gpn; ++d)
+                if (gpn % d == 0) os << (first-- > 0 ? "" : ", ") << d;
+        }},
+    ConfigRule{ConfigIssue::tensor_parallel_model, "tensor_parallel_model",
+               "tensor_parallel must divide the model's heads, key/value heads and MLP width",
+               [](R r) noexcept {
+                   const std::int64_t tp = r.config.tensor_parallel;
+                   const ModelSpec& m = r.model;
+                   return tp > 1 &&
+                          (m.num_heads % tp != 0 || m.num_kv_heads % tp != 0 || m.intermediate_size % tp != 0);
+               },
+               [](std::ostream& os, R r) {
+                   const std::int64_t tp = r.config.tensor_parallel;
+                   const ModelSpec& m = r.model;
+                   os << "tensor_parallel = " << tp << " does not divide " << m.name << "'s ";
+                   if (m.num_heads % tp != 0) os << "num_heads = " << m.num_heads;
+                   else if (m.num_kv_heads % tp != 0) os << "num_kv_heads = " << m.num_kv_heads;
+                   else os << "intermediate_size = " << m.intermediate_size;
+                   os << " (each rank holds whole heads and an equal share of the MLP); valid: ";
+                   const std::int64_t g = std::gcd(std::gcd(m.num_heads, m.num_kv_heads), m.intermediate_size);
+                   for (std::int64_t d = 1, first = 1; d <= g && d <= 1024; ++d)
+                       if (g % d == 0) os << (first-- > 0 ? "" : ", ") << d;
+               }},
+    // torchtitan's ParallelDims.seq_len_divisor (v0.2.2 distributed/parallel_dims.py):
+    // sequence parallel shards each sequence over tp, context parallel's head-tail load
+    // balancer cuts it into 2 × cp chunks (PyTorch _context_parallel/_load_balancer.py).
+    ConfigRule{ConfigIssue::parallel_seq_len, "parallel_seq_len",
+               "seq_len must be a multiple of 2 × context_parallel (× tensor_parallel with sequence parallel); "
+               "context parallel needs a fused attention kernel",
+               [](R r) noexcept {
+                   const TrainingConfig& c = r.config;
+                   return c.seq_len % seq_len_divisor(c) != 0 ||
+                          (c.context_parallel > 1 && c.attention_kernel == AttentionKernel::eager);
+               },
+               [](std::ostream& os, R r) {
+                   const TrainingConfig& c = r.config;
+                   const std::int64_t div = seq_len_divisor(c);
+                   if (c.seq_len % div == 0)
+                       os << "context_parallel = " << c.context_parallel
+                          << " with attention_kernel = 'eager': ring attention runs a fused kernel per block "
+                             "(PyTorch context_parallel supports flash, efficient and cuDNN attention); use flash2, "
+                             "flash3 or cudnn";
+                   else
+                       os << "seq_len = " << c.seq_len << " is not a multiple of " << div
+                          << " (2 × context_parallel chunks per sequence, a rank taking one from each end for causal "
+                             "load balance, each split over tensor_parallel ranks by sequence parallel); nearest "
+                             "valid: "
+                          << std::max<std::int64_t>(c.seq_len / div, 1) * div;
+               }},
     ConfigRule{ConfigIssue::seq_len_too_long, "seq_len_too_long", "seq_len exceeds the model's max_position_embeddings",
                [](R r) noexcept { return r.config.seq_len > r.model.max_position_embeddings; },
                [](std::ostream& os, R r) {
@@ -94,30 +217,32 @@ constexpr std::array kRules{
                       << r.model.max_position_embeddings;
                }},
     ConfigRule{ConfigIssue::batch_overflow, "batch_overflow",
-               "gpus × micro_batch × seq_len overflows a 64-bit token count",
+               "data-parallel ranks × micro_batch × seq_len overflows a 64-bit token count",
                [](R r) noexcept {
                    std::int64_t unit = 0;
-                   return __builtin_mul_overflow(r.config.gpus, r.config.micro_batch, &unit) ||
+                   return __builtin_mul_overflow(data_parallel_size(r.config), r.config.micro_batch, &unit) ||
                           __builtin_mul_overflow(unit, r.config.seq_len, &unit);
                },
                [](std::ostream& os, R r) {
-                   os << "gpus × micro_batch × seq_len = " << r.config.gpus << " × " << r.config.micro_batch << " × "
-                      << r.config.seq_len << " overflows a 64-bit token count; use realistic values";
+                   os << batch_unit_name(r.config) << " = " << data_parallel_size(r.config) << " × "
+                      << r.config.micro_batch << " × " << r.config.seq_len
+                      << " overflows a 64-bit token count; use realistic values";
                }},
     ConfigRule{ConfigIssue::global_batch, "global_batch",
-               "global_batch_tokens is not a multiple of gpus × micro_batch × seq_len",
+               "global_batch_tokens is not a multiple of data-parallel ranks × micro_batch × seq_len",
                [](R r) noexcept {
                    const TrainingConfig& c = r.config;
                    return c.global_batch_tokens != 0 &&
-                          !is_positive_multiple(c.global_batch_tokens, c.gpus * c.micro_batch * c.seq_len);
+                          !is_positive_multiple(c.global_batch_tokens,
+                                                data_parallel_size(c) * c.micro_batch * c.seq_len);
                },
                [](std::ostream& os, R r) {
                    const TrainingConfig& c = r.config;
-                   const std::int64_t unit = c.gpus * c.micro_batch * c.seq_len;
+                   const std::int64_t unit = data_parallel_size(c) * c.micro_batch * c.seq_len;
                    const std::int64_t lo = std::max<std::int64_t>(unit, c.global_batch_tokens / unit * unit);
-                   os << "global_batch_tokens = " << c.global_batch_tokens
-                      << " is not a positive multiple of gpus × micro_batch × seq_len = " << c.gpus << " × "
-                      << c.micro_batch << " × " << c.seq_len << " = " << unit << "; nearest valid: " << lo;
+                   os << "global_batch_tokens = " << c.global_batch_tokens << " is not a positive multiple of "
+                      << batch_unit_name(c) << " = " << data_parallel_size(c) << " × " << c.micro_batch << " × "
+                      << c.seq_len << " = " << unit << "; nearest valid: " << lo;
                    if (lo < c.global_batch_tokens) os << " or " << lo + unit;
                }},
     ConfigRule{ConfigIssue::reduce_bytes, "reduce_bytes", "reduce_bytes must be 2 or 4",

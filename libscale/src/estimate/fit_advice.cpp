@@ -76,7 +76,8 @@ public:
 
     // The global batch of c in tokens (unset: one micro-batch per GPU).
     std::int64_t global_tokens() const {
-        return c_.global_batch_tokens > 0 ? c_.global_batch_tokens : c_.gpus * c_.micro_batch * c_.seq_len;
+        return c_.global_batch_tokens > 0 ? c_.global_batch_tokens
+                                          : data_parallel_size(c_) * c_.micro_batch * c_.seq_len;
     }
 
     const ModelSpec& m_;
@@ -298,15 +299,17 @@ void add_more_gpus(const Advisor& a, std::vector<FitChange>& out, double rate) {
         x.strategy = Strategy::fsdp;
         x.fp8_all_gather = c.fp8_all_gather && c.strategy == Strategy::hsdp;
         std::int64_t unit = 0;  // tokens per micro-batch step; past 2^63 so is every larger count
-        if (__builtin_mul_overflow(g, c.micro_batch, &unit) || __builtin_mul_overflow(unit, c.seq_len, &unit)) break;
+        if (__builtin_mul_overflow(data_parallel_size(x), c.micro_batch, &unit) ||
+            __builtin_mul_overflow(unit, c.seq_len, &unit))
+            break;
         const bool keeps_batch = a.global_tokens() % unit == 0;
         x.global_batch_tokens = keeps_batch ? a.global_tokens() : 0;
         std::string change = "gpus=" + std::to_string(g);
         if (c.strategy != Strategy::fsdp) change += ", strategy='fsdp'";
         if (a.offer(out, rate, change, x,
-                    keeps_batch
-                        ? ""
-                        : "a larger global batch (" + std::to_string(unit) + " tokens, one micro-batch per GPU)"))
+                    keeps_batch ? ""
+                                : "a larger global batch (" + std::to_string(unit) + " tokens, one micro-batch per " +
+                                      (data_parallel_size(x) == g ? "GPU)" : "data-parallel rank)")))
             break;
     }
 }

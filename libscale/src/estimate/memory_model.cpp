@@ -1,6 +1,7 @@
 #include "libscale/estimate/memory_model.hpp"
 
 #include "libscale/estimate/compute_model.hpp"
+#include "libscale/spec/parallelism.hpp"
 
 #include <algorithm>
 #include <array>
@@ -23,7 +24,7 @@ struct Sharding {
 
 Sharding sharding_of(Strategy s, std::int64_t n, std::int64_t shard_group) {
     switch (s) {
-        case Strategy::fsdp: return {n, n, n};
+        case Strategy::fsdp: return {shard_group, shard_group, shard_group};
         case Strategy::hsdp: return {shard_group, shard_group, shard_group};
         case Strategy::ddp: return {1, 1, 1};
         case Strategy::zero1: return {1, 1, n};
@@ -33,20 +34,24 @@ Sharding sharding_of(Strategy s, std::int64_t n, std::int64_t shard_group) {
 }
 
 // Elements saved per token per decoder layer for backward, as the generic (torchtitan-like)
-// model code keeps them: fused norms save their bf16 input.
-double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac) {
+// model code keeps them: fused norms save their bf16 input. sp: the share of the tokens a
+// tensor-parallel rank holds of what sequence parallel splits (the block's input, the
+// norms' inputs); the tensors the matmuls save (their all-gathered input, q, k, v, the MLP's
+// intermediates) are whole on every rank: DTensor's gather is an ordinary op whose output
+// autograd saves for the weight gradient (m is the rank's slice).
+double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac, double sp = 1) {
     const double d = static_cast<double>(m.hidden_size);
     const double f = static_cast<double>(m.intermediate_size);
     const double q = static_cast<double>(m.q_width());
     const double kv = static_cast<double>(m.kv_width());
     const bool gated = m.mlp == MlpKind::gated;
     switch (ac) {
-        case Checkpointing::full: return d;  // the block's input
+        case Checkpointing::full: return sp * d;  // the block's input
         case Checkpointing::selective:
             // torchtitan op-level SAC keeps the block input, attention's output and the
             // output of every matmul it does not recompute (layer_gemms: in a Llama layer
             // q, v, w1, w2; fused layouts keep other tensors).
-            return d + q + layer_gemms(m).kept_outputs();
+            return sp * d + q + layer_gemms(m).kept_outputs();
         case Checkpointing::none: break;
     }
     // Each norm's input and the normalized tensors the projections read (one when a
@@ -55,7 +60,8 @@ double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac) {
     // inputs where the model has them.
     const double norms = static_cast<double>(m.norms_per_layer);
     const double normed = m.parallel_block && m.norms_per_layer == 1 ? 1 : 2;
-    return (norms + normed) * d + 2 * q + 2 * kv + (gated ? 4 * f : 2 * f) + (m.qk_norm != QkNorm::none ? q + kv : 0);
+    return (sp * norms + normed) * d + 2 * q + 2 * kv + (gated ? 4 * f : 2 * f) +
+           (m.qk_norm != QkNorm::none ? q + kv : 0);
 }
 
 // Bytes per token that one decoder layer and the code around the layers keep, by the
@@ -96,7 +102,7 @@ double adapter_saved_bytes(const ModelSpec& m, const FineTuningPlan& ft, const T
     return bytes;
 }
 
-TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTuningPlan& ft) {
+TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTuningPlan& ft, double sp) {
     const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
     const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
     const double s = static_cast<double>(c.seq_len), h = static_cast<double>(m.num_heads);
@@ -109,8 +115,8 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTu
     // the next matmul saves; a fused norm saves its bf16 input (2 B) and the output (2 B).
     const double rms_extra = hf && m.norm == NormKind::rms ? 4.0 : 0.0;
     TokenBytes b;
-    double full = kActivationBytes * saved_elements_per_layer(m, Checkpointing::none) +
-                  rms_extra * d * static_cast<double>(m.norms_per_layer);
+    double full = kActivationBytes * saved_elements_per_layer(m, Checkpointing::none, sp) +
+                  rms_extra * sp * d * static_cast<double>(m.norms_per_layer);
     if (m.qk_norm != QkNorm::none) full += rms_extra * (q + kv);
     // Eager attention keeps its h × s probabilities: bf16 for matmul(probs, v); transformers
     // also keeps softmax's fp32 result (`softmax(..., dtype=torch.float32)`).
@@ -122,13 +128,16 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTu
     const double ckpt = static_cast<double>(checkpointed_layers(c, m.num_layers));
     const double kept = c.activation_checkpointing == Checkpointing::none
                             ? full
-                            : kActivationBytes * saved_elements_per_layer(m, c.activation_checkpointing) +
+                            : kActivationBytes * saved_elements_per_layer(m, c.activation_checkpointing, sp) +
                                   (c.activation_checkpointing == Checkpointing::selective ? adapters : 0.0);
     b.saved = L > 0 ? (ckpt * kept + (L - ckpt) * full) / L : 0.0;
     // Offloaded activations leave one layer's saved tensors on the GPU (the layer whose
     // copy to or from the host is in flight); the mean layer's share is 1/L of them.
     if (c.activation_offloading && L > 0) b.saved /= L;
-    b.outside = (m.final_norm ? 2 * kActivationBytes : kActivationBytes) * d + (m.final_norm ? rms_extra * d : 0.0);
+    // The final norm's input (split by sequence parallel) and its output, gathered whole for
+    // the output projection.
+    b.outside =
+        (m.final_norm ? (1 + sp) * kActivationBytes : kActivationBytes) * d + (m.final_norm ? rms_extra * sp * d : 0.0);
     // Backward of a layer: the incoming and outgoing gradients (2 × 2d) and the larger of
     // the MLP's (gated: the product's, the activation's and up's gradients, 3f; plain 2f)
     // and attention's (dq, dk, dv in bf16 and the fp32 dq accumulator of flash backward).
@@ -138,7 +147,9 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTu
     // (bf16, 2 + 2 B each); transformers' fp32 softmax casts the former to fp32 first
     // (+4 B, the bf16 one freed).
     if (eager_attention) attention += h * s * (hf ? 6.0 : 4.0);
-    b.transient = 2 * kActivationBytes * d + std::max(mlp, attention);
+    // Ring attention's keys and values of the block in flight and of the next (bf16).
+    if (c.context_parallel > 1) attention += 2 * 2 * kActivationBytes * kv;
+    b.transient = 2 * kActivationBytes * sp * d + std::max(mlp, attention);
     return b;
 }
 
@@ -232,8 +243,15 @@ struct Alive {
 
 }  // namespace
 
-MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+MemoryBreakdown estimate_memory(const ModelSpec& whole, const ParameterCounts& whole_counts, const HardwareProfile& hw,
                                 const Calibration& cal, const TrainingConfig& c, std::int64_t shard_group) noexcept {
+    // Under tensor parallel, what one rank holds (spec/parallelism.hpp).
+    const bool tp = c.tensor_parallel > 1;
+    const ModelSpec slice = tp ? tensor_parallel_slice(whole, c.tensor_parallel) : ModelSpec{};
+    const ParameterCounts slice_counts = tp ? count_parameters(slice) : ParameterCounts{};
+    const ModelSpec& m = tp ? slice : whole;
+    const ParameterCounts& p = tp ? slice_counts : whole_counts;
+    const double sp = tp && c.sequence_parallel ? 1.0 / static_cast<double>(c.tensor_parallel) : 1.0;
     MemoryBreakdown mem;
     const std::int64_t n = c.gpus;
     const Sharding sh = sharding_of(c.strategy, n, shard_group);
@@ -245,12 +263,12 @@ MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, co
     // A base stored below bf16 is upcast one linear at a time (bitsandbytes dequantize_4bit,
     // torchao NF4Tensor): the largest bf16 copy is alive in forward and again in backward.
     const double upcast = 2.0 * ft.largest_quantized;
-    const double t = static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
+    const double t = rank_tokens(c);  // this GPU's tokens of a micro-batch
     const double L = static_cast<double>(m.num_layers);
     const double V = static_cast<double>(m.vocab_size);
-    const TokenBytes tb = token_bytes(m, c, ft);
-    const double tokens_per_micro_step =
-        static_cast<double>(n) * static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
+    const TokenBytes tb = token_bytes(m, c, ft, sp);
+    const double tokens_per_micro_step = static_cast<double>(data_parallel_size(c)) *
+                                         static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len);
     const bool accumulates =
         c.global_batch_tokens > 0 && static_cast<double>(c.global_batch_tokens) > tokens_per_micro_step;
     // The model's output (transformers returns the logits with the loss) held by the

@@ -81,9 +81,15 @@ TrainingConfig config_at(const TrainingConfig& base, std::int64_t smallest, std:
     TrainingConfig c = base;
     c.gpus = gpus;
     const std::int64_t unit = base.micro_batch * base.seq_len;
+    // Counts of data-parallel ranks: each tensor × context-parallel group shares a micro-batch
+    // (a count the degrees do not divide is validation's error, named at that count).
+    const std::int64_t model = std::max<std::int64_t>(base.tensor_parallel * base.context_parallel, 1);
+    const auto ranks = [&](std::int64_t g) { return g % model == 0 ? g / model : g; };
     if (scaling == Scaling::strong) {
-        c.global_batch_tokens = base.global_batch_tokens > 0 ? base.global_batch_tokens : shared * unit;
+        c.global_batch_tokens = base.global_batch_tokens > 0 ? base.global_batch_tokens : ranks(shared) * unit;
     } else {
+        gpus = ranks(gpus);
+        smallest = ranks(smallest);
         // A reference batch that does not divide is reported by validation at the smallest count.
         const std::int64_t global_ref = base.global_batch_tokens > 0 ? base.global_batch_tokens : smallest * unit;
         const std::int64_t unit_ref = smallest * unit;

@@ -12,6 +12,7 @@
 #include "libscale/estimate/fit_advice.hpp"
 #include "libscale/io/error.hpp"
 #include "libscale/spec/flops.hpp"
+#include "libscale/spec/parallelism.hpp"
 
 namespace libscale {
 
@@ -59,13 +60,14 @@ double backward_s(const ComputeTimes& ct, double prefetch, double after, double 
 // the previous layer) and, with reshard_after_forward, again in backward; its gradients
 // reduce-scattered after its backward; HSDP all-reduces the shard across replicas.
 Schedule fsdp_schedule(const ComputeTimes& ct, const ParameterCounts& p, const FineTuningPlan& ft,
-                       const Calibration& cal, const TrainingConfig& c, std::int64_t gpn) {
+                       const Calibration& cal, const TrainingConfig& c, std::int64_t gpn, const DeviceMesh& mesh) {
     Schedule s;
-    const std::int64_t n = c.gpus;
     const double L = ct.layers;
-    s.shard_group = c.strategy == Strategy::hsdp ? std::min(n, gpn) : n;
-    const std::int64_t replicas = n / s.shard_group;
-    const LinkLevel link = ring_link(s.shard_group, gpn, cal);
+    // FSDP shards over the data- and context-parallel ranks; a node holds gpn / tp of them
+    // (its other GPUs are the same ranks' tensor-parallel peers, each in a group of its own).
+    s.shard_group = mesh.shard_group();
+    const std::int64_t replicas = mesh.dp_replicate;
+    const LinkLevel link = ring_link(s.shard_group, std::max<std::int64_t>(gpn / mesh.tp, 1), cal);
     // Gathered: every parameter (a frozen base in its stored dtype); reduced: the trained ones.
     const double layer = ft.trained_per_layer, root = ft.trained_root;
     // fp8 all-gather moves the layer's matmul weights in one byte instead of two.
@@ -107,6 +109,84 @@ Schedule fsdp_schedule(const ComputeTimes& ct, const ParameterCounts& p, const F
     // and reductions under layer compute.
     s.hidden = ag <= cf && ag_back <= ct.head_backward_s && ag_back + rs <= cb;
     return s;
+}
+
+// Tensor- and context-parallel collectives of one micro-batch (docs/model.md "Tensor and
+// context parallel"), as the time they add to a layer's passes and to the head's, and
+// their whole time, hidden or not.
+struct ModelParallelTimes {
+    double layer_forward_s = 0, layer_backward_s = 0;
+    double head_forward_s = 0, head_backward_s = 0;
+    double comm_s = 0;
+};
+
+// Tensor parallel (pytorch/torchtitan v0.2.2 73a0e697, models/llama3/infra/parallelize.py
+// apply_tp: q, k, v, w1, w3 column-wise, wo and w2 row-wise, the norms SequenceParallel;
+// Megatron-LM's f and g operators, Shoeybi et al. arXiv 1909.08053 §3): each layer's
+// attention and MLP all-gather their input over the tensor-parallel ranks and reduce-
+// scatter their output, in forward and, transposed, in backward; without sequence parallel
+// each pair is one all-reduce of the same bytes (Korthikanti et al. arXiv 2205.05198
+// §4.2.2). The activations are the rank's tokens at the whole hidden size in bf16; fp8
+// (torchao's tensorwise Float8ColwiseParallel) all-gathers them in fp8. They run between
+// the layer's matmuls, on its critical path: torchtitan overlaps them only under async
+// tensor parallel, which is not modelled. Full checkpointing runs them again in the
+// recomputed forward; torchtitan's op-level policy saves the reduce-scatters' outputs and
+// repeats only the all-gathers. The root adds a pair: the embedding's output reduce-
+// scattered to the sequence shards and the final norm's gathered for the vocabulary-
+// parallel output projection (loss_parallel's all-reduces of per-token scalars and the
+// norms' weight-gradient all-reduces are too small to count).
+// Context parallel (torch/distributed/tensor/experimental/_context_parallel/_attention.py
+// @09b101c5, its default rotate method, which torchtitan v0.2.2 trains with): each
+// attention call all-gathers the ranks' keys and values (bf16) while the local block
+// computes, then runs a block per rank; backward all-gathers them again beside the local
+// block and passes the keys' and values' gradients around the ring in fp32, one hop after
+// each block (cp hops). The time beyond the attention it overlaps is exposed.
+ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& rank, const ComputeTimes& ct,
+                                        const Calibration& cal, const TrainingConfig& c, std::int64_t gpn,
+                                        const DeviceMesh& mesh) {
+    ModelParallelTimes out;
+    const double t = rank_tokens(c), L = ct.layers;
+    const double share =
+        m.num_layers > 0 ? static_cast<double>(checkpointed_layers(c, m.num_layers)) / static_cast<double>(m.num_layers)
+                         : 0.0;
+    const bool full = c.activation_checkpointing == Checkpointing::full;
+    if (mesh.tp > 1) {
+        const LinkLevel link = ring_link(mesh.tp, gpn, cal);
+        const double act = 2.0 * t * static_cast<double>(m.hidden_size);
+        double pair = 0, recompute = 0;  // a gather and a reduction; the recomputed forward's
+        if (c.sequence_parallel) {
+            const double gathered = c.precision == Precision::fp8 ? act / 2 : act;
+            const double ag = ring_time_s(Collective::all_gather, gathered, mesh.tp, link);
+            pair = ag + ring_time_s(Collective::reduce_scatter, act, mesh.tp, link);
+            recompute = full ? 2 * pair : 2 * ag;
+        } else {
+            pair = ring_time_s(Collective::all_reduce, act, mesh.tp, link);
+            recompute = 2 * pair;
+        }
+        if (c.activation_checkpointing == Checkpointing::none) recompute = 0;
+        out.layer_forward_s += 2 * pair;
+        out.layer_backward_s += 2 * pair + share * recompute;
+        out.head_forward_s += pair;
+        out.head_backward_s += pair;
+        out.comm_s += L * (4 * pair + share * recompute) + 2 * pair;
+    }
+    if (mesh.cp > 1) {
+        // The group strides over the tensor-parallel ranks: a node holds gpn / tp of it.
+        const double cp = static_cast<double>(mesh.cp);
+        const LinkLevel link = ring_link(mesh.cp, std::max<std::int64_t>(gpn / mesh.tp, 1), cal);
+        const double kv = 2.0 * t * static_cast<double>(rank.kv_width());  // a rank's keys and values
+        const double gather = ring_time_s(Collective::all_gather, 2.0 * kv * cp, mesh.cp, link);
+        const double hops = cp * (link.alpha_s + 4.0 * kv / link.busbw_bytes_per_s);
+        const double a_f = ct.layer_attention_forward_s, a_b = ct.layer_attention_backward_s;
+        const double local = 1.0 / cp;  // the share of the blocks that is the rank's own
+        const double fwd = std::max(0.0, gather - local * a_f);
+        const double bwd = std::max(0.0, gather - local * a_b) + std::max(0.0, hops - (1.0 - local) * a_b) +
+                           (full ? share * fwd : 0.0);
+        out.layer_forward_s += fwd;
+        out.layer_backward_s += bwd;
+        out.comm_s += L * (gather * (full ? 2.0 + share : 2.0) + hops);
+    }
+    return out;
 }
 
 // DDP, ZeRO-1, ZeRO-2: gradients reduced in buckets as backward produces them
@@ -188,8 +268,10 @@ double data_exposed_s(const TrainingConfig& c, std::int64_t gpn, double global_t
 // save_pretrained writes the adapters).
 double checkpoint_amortized_s(const FineTuningPlan& ft, const TrainingConfig& c, std::int64_t nodes) {
     if (c.checkpoint.every_steps <= 0) return 0;
+    // ft is one tensor-parallel rank's slice: the checkpoint holds all of them.
+    const double trained = ft.trained * static_cast<double>(std::max<std::int64_t>(c.tensor_parallel, 1));
     const double write_s =
-        ft.trained * kCheckpointBytes / (static_cast<double>(nodes) * c.checkpoint.write_gbps_per_node * 1e9);
+        trained * kCheckpointBytes / (static_cast<double>(nodes) * c.checkpoint.write_gbps_per_node * 1e9);
     return write_s / static_cast<double>(c.checkpoint.every_steps);
 }
 
@@ -224,14 +306,19 @@ StepBreakdown estimate_microrun(const ModelSpec& m, const HardwareProfile& hw, c
 
 double optimizer_step_s(const FineTuningPlan& ft, const HardwareProfile& hw, const Calibration& cal,
                         const TrainingConfig& c) noexcept {
+    // The shard group: a tensor-parallel rank's slice (ft) sharded over the others.
+    const std::int64_t tp = std::max<std::int64_t>(c.tensor_parallel, 1);
     std::int64_t ways = 1;
     switch (c.strategy) {
         case Strategy::fsdp:
         case Strategy::zero1:
-        case Strategy::zero2: ways = c.gpus; break;
-        case Strategy::hsdp: ways = std::min(c.gpus, c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node); break;
+        case Strategy::zero2: ways = c.gpus / tp; break;
+        case Strategy::hsdp:
+            ways = std::min(c.gpus, c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node) / tp;
+            break;
         case Strategy::ddp: ways = 1; break;
     }
+    ways = std::max<std::int64_t>(ways, 1);
     const double local = ft.trained / static_cast<double>(ways);
     return local * optimizer_traffic_bytes(c) / (hw.hbm_bytes_per_s() * cal.hbm_efficiency);
 }
@@ -247,22 +334,46 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     StepBreakdown s;
     const std::int64_t n = c.gpus;
     const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
+    const DeviceMesh mesh = device_mesh(c, gpn);
+    // A data-parallel rank's micro-batch; its tensor- and context-parallel GPUs share it.
     const double t = static_cast<double>(c.micro_batch * c.seq_len);
-    const double global =
-        c.global_batch_tokens > 0 ? static_cast<double>(c.global_batch_tokens) : t * static_cast<double>(n);
-    const std::int64_t accum = static_cast<std::int64_t>(std::llround(global / (t * static_cast<double>(n))));
+    const double dp = static_cast<double>(mesh.data_parallel());
+    const double global = c.global_batch_tokens > 0 ? static_cast<double>(c.global_batch_tokens) : t * dp;
+    const std::int64_t accum = static_cast<std::int64_t>(std::llround(global / (t * dp)));
     const double A = static_cast<double>(accum);
     s.gpus = n;
     s.gpus_per_node = gpn;
     s.nodes = (n + gpn - 1) / gpn;
+    s.data_parallel = mesh.data_parallel();
+    s.tensor_parallel = mesh.tp;
+    s.context_parallel = mesh.cp;
     s.grad_accum = accum;
     s.tokens_per_micro_batch = t;
     s.tokens_per_step = global;
 
-    const FineTuningPlan ft = plan_fine_tuning(m, p, c);
+    // What one tensor-parallel rank holds; the whole model without tensor parallel.
+    ModelSpec slice;
+    ParameterCounts slice_counts;
+    if (mesh.tp > 1) {
+        slice = tensor_parallel_slice(m, mesh.tp);
+        slice_counts = count_parameters(slice);
+    }
+    const ModelSpec& mr = mesh.tp > 1 ? slice : m;
+    const ParameterCounts& pr = mesh.tp > 1 ? slice_counts : p;
+    const FineTuningPlan ft = plan_fine_tuning(mr, pr, c);
+    // The passes' wall times with the tensor- and context-parallel collectives in them.
+    ComputeTimes wall = ct;
+    ModelParallelTimes mp;
+    if (mesh.tp > 1 || mesh.cp > 1) {
+        mp = model_parallel_times(m, mr, ct, cal, c, gpn, mesh);
+        wall.layer_forward_s += mp.layer_forward_s;
+        wall.layer_backward_s += mp.layer_backward_s;
+        wall.head_forward_s += mp.head_forward_s;
+        wall.head_backward_s += mp.head_backward_s;
+    }
     const Schedule sch = c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp
-                             ? fsdp_schedule(ct, p, ft, cal, c, gpn)
-                             : replicated_schedule(ct, ft, cal, c, gpn);
+                             ? fsdp_schedule(wall, pr, ft, cal, c, gpn, mesh)
+                             : replicated_schedule(wall, ft, cal, c, gpn);
     // ZeRO-1 keeps full gradients and reduces once, on the last micro-batch; ZeRO-2
     // (DeepSpeed has no no_sync for it) reduces every micro-batch.
     bool every = c.grad_sync == GradSync::every_micro_batch;
@@ -275,7 +386,9 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     s.attention_s = A * ct.attention_s;
     s.memory_bound_s = A * ct.memory_s;
     s.host_wait_s = A * ct.host_wait_s;
-    s.comm_s = (every ? A * sch.comm_sync_s : (A - 1.0) * sch.comm_nosync_s + sch.comm_sync_s) + sch.per_step_exposed_s;
+    s.comm_s = (every ? A * sch.comm_sync_s : (A - 1.0) * sch.comm_nosync_s + sch.comm_sync_s) +
+               sch.per_step_exposed_s + A * mp.comm_s;
+    s.model_parallel_comm_s = A * mp.comm_s;
     s.exposed_comm_s = std::max(0.0, micro - s.compute_s) + sch.per_step_exposed_s;
     s.comm_hidden = sch.hidden;
     s.optimizer_s = optimizer_step_s(ft, hw, cal, c);

@@ -13,16 +13,18 @@ const OptionTable<TrainingConfig>& training_options() {
     static const OptionTable<C> table{
         "training",
         {
-            integer<C>("gpus", &C::gpus, "GPUs", "GPUs in the job (data-parallel world size)", 1,
+            integer<C>("gpus", &C::gpus, "GPUs",
+                       "GPUs in the job: data-parallel ranks × context_parallel × tensor_parallel", 1,
                        static_cast<double>(kMaxGpus)),
             optional_count<C>("gpus_per_node", &C::gpus_per_node, "GPUs", "GPUs per node (not set: the hardware's)", 1,
                               static_cast<double>(kMaxGpusPerNode)),
             integer<C>("seq_len", &C::seq_len, "tokens", "sequence length", 1, 1LL << 40),
             integer<C>("micro_batch", &C::micro_batch, "sequences", "sequences per micro-batch per GPU", 1, 1LL << 40),
-            optional_count<C>("global_batch_tokens", &C::global_batch_tokens, "tokens",
-                              "tokens per optimizer step, kept fixed in strong scaling (not set: one micro-batch per "
-                              "GPU; in a projection over several GPU counts, on each of their least common multiple)",
-                              1, 9.2e18),
+            optional_count<C>(
+                "global_batch_tokens", &C::global_batch_tokens, "tokens",
+                "tokens per optimizer step, kept fixed in strong scaling (not set: one micro-batch per "
+                "data-parallel rank; in a projection over several GPU counts, on each of their least common multiple)",
+                1, 9.2e18),
             choice<C>("strategy", &C::strategy, parse_strategy,
                       {"fsdp", "hsdp", "ddp", "zero1", "zero2", "zero3", "full_shard", "hybrid_shard"},
                       "data-parallel sharding: fsdp (= zero3, full_shard), hsdp (= hybrid_shard: shard in a node, "
@@ -105,6 +107,20 @@ const OptionTable<TrainingConfig>& training_options() {
             boolean<C>("activation_offloading", &C::activation_offloading,
                        "saved activations kept in host memory between their forward and backward (torchtune "
                        "enable_activation_offloading); memory only, its copies taken to hide under compute"),
+            integer<C>("tensor_parallel", &C::tensor_parallel, "GPUs",
+                       "tensor-parallel degree: each decoder layer's matmuls split column- then row-wise over this "
+                       "many GPUs of one node, FSDP or HSDP over the rest (torchtitan tensor_parallel_degree)",
+                       1, 1 << 16),
+            boolean<C>("sequence_parallel", &C::sequence_parallel,
+                       "with tensor_parallel > 1: norms and residuals split by tokens, the layer's collectives "
+                       "all-gather and reduce-scatter its activations instead of all-reducing them (Megatron-LM "
+                       "sequence_parallel; torchtitan always)"),
+            integer<C>("context_parallel", &C::context_parallel, "GPUs",
+                       "context-parallel degree: each sequence split over this many GPUs, ring attention "
+                       "exchanging keys and values (PyTorch context_parallel; torchtitan context_parallel_degree)",
+                       1, 1 << 16),
+            integer<C>("pipeline_parallel", &C::pipeline_parallel, "GPUs",
+                       "pipeline-parallel degree: not modelled (its schedules and bubbles), 1 only", 1, 1 << 16),
         }};
     return table;
 }

@@ -30,7 +30,7 @@ struct ValidationRow {
     std::size_t record = 0;  // index among the file's step records
     std::string model, hardware;
     TrainingConfig config;
-    char category = 'x';  // 'x': the calibration row; 'a', 'b', 'c', 'd' as above
+    char category = 'x';  // 'x': the calibration row; 'a' to 'e' as above
     double measured_tokens_per_s_per_gpu = 0;
     double default_ratio = 0;  // default calibration's tokens/s over the measured
     // The measured tokens/s lies within the default's P10–P90 (its spread, sampled as any
@@ -67,6 +67,7 @@ struct ValidationReport {
     std::vector<ValidationSeries> series;
     std::vector<std::string> excluded;                                          // "file record N: reason"
     ErrorSummary gpu_counts, model_sizes, configurations, fine_tuning_methods;  // (a), (b), (c), (d)
+    ErrorSummary parallel_layouts;  // (e) tensor, sequence or context parallel degrees
     std::size_t default_count = 0;
     double default_ratio_median = 0, default_ratio_min = 0, default_ratio_max = 0;
     std::size_t default_inside_p10_p90 = 0;  // rows whose measured value is inside it (80 % if honest)

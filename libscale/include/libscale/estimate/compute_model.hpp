@@ -80,6 +80,8 @@ struct OperationPlan {
     double window = 0;  // 0: none
     double window_layers = 0;
     double layers = 0;
+    // Context parallel: each attention call runs on 1/cp of the sequence (the rate's length).
+    double attention_chunks = 1;
     // Output head: optional OPT project_out, the output projection, then norms and loss.
     GemmOp head_gemm;
     GemmOp project_gemm;                      // n = 0: absent
@@ -101,6 +103,8 @@ struct OperationPlan {
     AttentionKernel attention_kernel = AttentionKernel::flash2;
 };
 
+// m and p: the whole model; under tensor parallel the plan is one rank's (its slice,
+// spec/parallelism.hpp), under context parallel its attention runs on sequence chunks.
 OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c);
 
 // Time of one micro-batch's compute, by part. Each pass of a layer (and the head and the
@@ -114,6 +118,10 @@ struct ComputeTimes {
     double head_backward_s = 0;
     double embed_forward_s = 0;
     double embed_backward_s = 0;
+    // Of a layer's passes: its attention kernels (forward; backward with what is recomputed),
+    // which context parallel's key/value exchange runs under.
+    double layer_attention_forward_s = 0;
+    double layer_attention_backward_s = 0;
     // Device time of one micro-batch by kind (all layers, head and embedding).
     double gemm_s = 0;
     double attention_s = 0;
@@ -125,7 +133,8 @@ struct ComputeTimes {
     double micro_batch_s() const;  // L·(forward + backward) + head + embedding
 };
 
-// t: tokens per micro-batch per GPU; span: mean attended keys per query (seq/2 causal).
+// t: tokens per micro-batch per GPU (rank_tokens); span: mean attended keys per query
+// (seq/2 causal, the whole sequence's under context parallel).
 ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, const Calibration& cal, double t,
                            double span) noexcept;
 ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,

@@ -26,14 +26,20 @@ namespace libscale {
 // none, each other value the rule of that position in config_rules() (plus one).
 enum class ConfigIssue : std::uint8_t {
     none,
-    gpus,              // option range (sweep-varied)
-    gpus_per_node,     // option range (sweep-varied)
-    seq_len,           // option range (sweep-varied)
-    micro_batch,       // option range (sweep-varied)
-    whole_nodes,       // HSDP across nodes needs a multiple of gpus_per_node
+    gpus,                   // option range (sweep-varied)
+    gpus_per_node,          // option range (sweep-varied)
+    seq_len,                // option range (sweep-varied)
+    micro_batch,            // option range (sweep-varied)
+    whole_nodes,            // HSDP across nodes needs a multiple of gpus_per_node
+    pipeline_parallel,      // pipeline parallelism is not modelled
+    parallel_strategy,      // tensor or context parallel without FSDP/HSDP, or with adapters
+    parallel_degrees,       // tensor × context parallel does not divide gpus (or HSDP's node)
+    tensor_parallel_node,   // tensor parallel wider than a node
+    tensor_parallel_model,  // heads, key/value heads or the MLP width not divisible by it
+    parallel_seq_len,  // seq_len not a multiple of 2 × cp (× tp with sequence parallel), or eager attention under cp
     seq_len_too_long,  // beyond the model's max_position_embeddings
-    batch_overflow,    // gpus × micro_batch × seq_len overflows a 64-bit token count
-    global_batch,      // not a positive multiple of gpus × micro_batch × seq_len
+    batch_overflow,    // data-parallel ranks × micro_batch × seq_len overflows a 64-bit token count
+    global_batch,      // not a positive multiple of data-parallel ranks × micro_batch × seq_len
     reduce_bytes,      // not 2 or 4 (a C++ caller's field; the option is reduce_dtype)
     attention_span,    // beyond the sequence
     data_pipeline,     // a required input pipeline figure is missing

@@ -75,8 +75,9 @@ struct MemoryBreakdown {
 // second moment depends on the matrix shapes, hence the model.
 double optimizer_bytes_per_parameter(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c);
 
-// Memory per GPU of configuration c (validated by the caller). shard_group: GPUs that
-// share one copy of the sharded state (N for FSDP, the node for HSDP).
+// Memory per GPU of configuration c (validated by the caller). m and p: the whole model
+// (under tensor parallel a rank holds its slice, spec/parallelism.hpp). shard_group: GPUs
+// that share one copy of the sharded state (DeviceMesh::shard_group for FSDP and HSDP).
 MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                                 const Calibration& cal, const TrainingConfig& c, std::int64_t shard_group) noexcept;
 

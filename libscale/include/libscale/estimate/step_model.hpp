@@ -23,18 +23,24 @@ struct StepBreakdown {
     // configuration the step was resolved to
     std::int64_t gpus = 0;
     std::int64_t gpus_per_node = 0;
-    std::int64_t nodes = 0;             // nodes the GPUs span (the last may be partial)
+    std::int64_t nodes = 0;  // nodes the GPUs span (the last may be partial)
+    // The device mesh (spec/parallelism.hpp): ranks holding distinct micro-batches, and the
+    // tensor- and context-parallel GPUs of each.
+    std::int64_t data_parallel = 0;
+    std::int64_t tensor_parallel = 1;
+    std::int64_t context_parallel = 1;
     std::int64_t grad_accum = 0;        // micro-batches per step, A
-    double tokens_per_micro_batch = 0;  // per GPU, t
-    double tokens_per_step = 0;         // global batch, B = N·t·A
+    double tokens_per_micro_batch = 0;  // per data-parallel rank (per GPU without TP or CP), t
+    double tokens_per_step = 0;         // global batch, B = data_parallel·t·A
     // time per step, seconds
-    double compute_s = 0;       // all GPU compute (forward, backward, recompute)
-    double gemm_s = 0;          // of which GEMMs,
-    double attention_s = 0;     // fused attention,
-    double memory_bound_s = 0;  // memory-bound kernels,
-    double host_wait_s = 0;     // and the GPU waiting on the host
-    double comm_s = 0;          // all collectives, hidden or not
-    double exposed_comm_s = 0;  // collective time not hidden under compute
+    double compute_s = 0;              // all GPU compute (forward, backward, recompute)
+    double gemm_s = 0;                 // of which GEMMs,
+    double attention_s = 0;            // fused attention,
+    double memory_bound_s = 0;         // memory-bound kernels,
+    double host_wait_s = 0;            // and the GPU waiting on the host
+    double comm_s = 0;                 // all collectives, hidden or not
+    double exposed_comm_s = 0;         // collective time not hidden under compute
+    double model_parallel_comm_s = 0;  // of comm_s: tensor- and context-parallel collectives
     double optimizer_s = 0;
     double data_s = 0;        // input pipeline time not hidden by prefetch
     double checkpoint_s = 0;  // checkpoint write, amortized per step

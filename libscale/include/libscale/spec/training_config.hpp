@@ -148,6 +148,19 @@ struct TrainingConfig {
     // its copies are taken to hide under compute (torchtune's own table measured -0.11 %
     // tokens/s for it on a Llama 3.2 3B, README "Optimization flags").
     bool activation_offloading = false;
+    // Model parallelism inside the data-parallel ranks (docs/model.md "Tensor and context
+    // parallel"): gpus = data-parallel ranks × context_parallel × tensor_parallel, FSDP or
+    // HSDP sharding over the data- and context-parallel ranks, as torchtitan's device mesh
+    // does (dp_replicate, dp_shard, cp, tp). Tensor parallel splits each decoder layer's
+    // matmuls column- then row-wise over GPUs of one node (Shoeybi et al., arXiv 1909.08053);
+    // sequence parallel splits the norms and residuals by tokens between them (Korthikanti
+    // et al., arXiv 2205.05198). Context parallel splits each sequence, ring attention
+    // exchanging keys and values (Liu et al., arXiv 2310.01889; PyTorch context_parallel).
+    std::int64_t tensor_parallel = 1;
+    bool sequence_parallel = true;
+    std::int64_t context_parallel = 1;
+    // Pipeline parallelism is not modelled (its schedules and bubbles): 1 only, a rule says so.
+    std::int64_t pipeline_parallel = 1;
     DataPipeline data;
     CheckpointPolicy checkpoint;
 };
@@ -157,6 +170,12 @@ struct TrainingConfig {
 std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layers) noexcept;
 // Keys a query attends on average: attention_span_tokens, or seq_len/2 for a causal sequence.
 double attention_span(const TrainingConfig& c) noexcept;
+// Ranks that hold distinct micro-batches: gpus / (tensor_parallel × context_parallel)
+// (at least 1; the parallel_degrees rule checks that the degrees divide gpus).
+std::int64_t data_parallel_size(const TrainingConfig& c) noexcept;
+// Tokens of a micro-batch each GPU computes: micro_batch × seq_len of its data-parallel
+// rank, split over the context-parallel ranks (tensor-parallel ranks share all of them).
+double rank_tokens(const TrainingConfig& c) noexcept;
 
 // gpus, gpus_per_node, seq_len, micro_batch, global_batch_tokens: the options that size a
 // step's batch, which a step record spells its own way (grad_accum, 0 GPUs per node) and a
