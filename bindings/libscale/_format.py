@@ -290,8 +290,14 @@ def projection_header(d: Mapping[str, Any]) -> str:
             # The default depends on the counts asked for; say so, or "--gpus 8" and
             # "--gpus 8,64" give two 8-GPU rows without a word why.
             shared = batch / (cfg["seq_len"] * cfg["micro_batch"])
-            batch_text += (f" by default: one micro-batch on each of {shared:,.0f} GPUs, the least common multiple "
-                           "of the counts (set global_batch_tokens to fix it)")
+            model_parallel = (cfg.get("tensor_parallel") or 1) * (cfg.get("context_parallel") or 1)
+            if model_parallel > 1:
+                batch_text += (f" by default: one micro-batch on each of {shared:,.0f} data-parallel ranks "
+                               f"({model_parallel} GPUs each) of {shared * model_parallel:,.0f} GPUs, the least "
+                               "common multiple of the counts (set global_batch_tokens to fix it)")
+            else:
+                batch_text += (f" by default: one micro-batch on each of {shared:,.0f} GPUs, the least common "
+                               "multiple of the counts (set global_batch_tokens to fix it)")
         parts.append(f"global batch {batch_text} (seq len {cfg['seq_len']:,}, "
                      f"micro-batch {cfg['micro_batch']})")
         parts.append(f"activation checkpointing {cfg['activation_checkpointing']}")

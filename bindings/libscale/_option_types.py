@@ -69,6 +69,10 @@ class _TrainingOptionsButGpus(TypedDict, total=False):
     base_weights: Literal["auto", "bf16", "fp8", "nf4", "nf4_double_quant"]
     train_embeddings: bool
     activation_offloading: bool
+    tensor_parallel: int
+    sequence_parallel: bool
+    context_parallel: int
+    pipeline_parallel: int
     data: DataOptions | _spec.DataPipeline
     checkpoint: CheckpointOptions | _spec.CheckpointPolicy
 

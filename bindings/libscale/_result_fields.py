@@ -48,13 +48,28 @@ class StepFields:
         return self._raw.nodes
 
     @property
+    def data_parallel(self) -> int:
+        """ranks holding distinct micro-batches: gpus / (tensor_parallel × context_parallel)"""
+        return self._raw.data_parallel
+
+    @property
+    def tensor_parallel(self) -> int:
+        """tensor-parallel GPUs of each rank (GPUs)"""
+        return self._raw.tensor_parallel
+
+    @property
+    def context_parallel(self) -> int:
+        """context-parallel GPUs of each rank (GPUs)"""
+        return self._raw.context_parallel
+
+    @property
     def grad_accum(self) -> int:
         """micro-batches per step (0 in a sweep: not valid)"""
         return self._raw.grad_accum
 
     @property
     def tokens_per_micro_batch(self) -> float:
-        """tokens of one micro-batch on one GPU (tokens)"""
+        """tokens of one micro-batch of a data-parallel rank (one GPU without tensor or context parallel) ..."""
         return self._raw.tokens_per_micro_batch
 
     @property
@@ -96,6 +111,11 @@ class StepFields:
     def exposed_comm_s(self) -> float:
         """collective time not hidden under compute (s)"""
         return self._raw.exposed_comm_s
+
+    @property
+    def model_parallel_comm_s(self) -> float:
+        """of comm_s: tensor- and context-parallel collectives (on the critical path unless hidden under ..."""
+        return self._raw.model_parallel_comm_s
 
     @property
     def optimizer_s(self) -> float:
@@ -696,6 +716,11 @@ class ValidationFields:
     def fine_tuning_methods(self) -> calibrate.ErrorSummary:
         """(d) other fine-tuning methods or adapters"""
         return self._raw.fine_tuning_methods
+
+    @property
+    def parallel_layouts(self) -> calibrate.ErrorSummary:
+        """(e) other tensor, sequence or context parallel degrees"""
+        return self._raw.parallel_layouts
 
     @property
     def default_count(self) -> int:

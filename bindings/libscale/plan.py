@@ -166,6 +166,14 @@ class Plan:
     def config(self) -> _spec.TrainingConfig:
         return self._scenario.config
 
+    @property
+    def mesh(self) -> _spec.DeviceMesh:
+        """How the GPUs split: HSDP replicas × FSDP shards × context- × tensor-parallel ranks
+        (``str(plan.mesh)``: "dp_shard 32 × tp 8")."""
+        config = self._scenario.config
+        gpn = config.gpus_per_node or self._scenario.hardware.gpus_per_node
+        return _spec.device_mesh(config, gpn)
+
     def options(self) -> dict[str, Any]:
         """The training options as given or defaulted (None: not set)."""
         return _spec.option_values("training", self._scenario.config)

@@ -188,6 +188,7 @@ class Step(_OfPlan, Result, StepFields):
     def _rows(self) -> list[dict[str, Any]]:
         d = self.fields()
         rows = [{"what": label, "value": fmt(d[key])} for key, label, fmt in _format.STEP_FIELDS]
+        rows.insert(0, {"what": "device mesh", "value": str(self.plan.mesh)})
         rows.append({"what": "memory available GiB", "value": _format.fixed(1)(d["memory"]["available_gib"])})
         rows.append({"what": "fits", "value": _format.fit_text(d["memory"])})
         return rows

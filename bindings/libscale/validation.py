@@ -48,7 +48,8 @@ class Validation(Result, ValidationFields):
                          ("(c) other sequence length / batch / checkpointing / precision / kernels",
                           r.configurations),
                          ("(d) another fine-tuning method (full, LoRA, QLoRA, DoRA) or adapters",
-                          r.fine_tuning_methods)):
+                          r.fine_tuning_methods),
+                         ("(e) another tensor, sequence or context parallel layout", r.parallel_layouts)):
             # An empty category's errors are NaN in the core (undefined): None here, "–" in text.
             out.append({"category": label, "rows": s.count,
                         "median_abs_error_pct": None if math.isnan(s.median_abs) else 100 * s.median_abs,
@@ -132,6 +133,7 @@ class Validation(Result, ValidationFields):
         return (f"Validation(series={len(r.series)}, rows={len(r.rows)}, "
                 f"a={100 * r.gpu_counts.median_abs:.1f}%, b={100 * r.model_sizes.median_abs:.1f}%, "
                 f"c={100 * r.configurations.median_abs:.1f}%, d={100 * r.fine_tuning_methods.median_abs:.1f}%, "
+                f"e={100 * r.parallel_layouts.median_abs:.1f}%, "
                 f"default=x{r.default_ratio_median:.2f})")
 
     def _repr_html_(self) -> str:

@@ -35,8 +35,12 @@ def _fail_one_line(out) -> None:
 def _predicted_step_s(record: dict, calibration) -> float:
     options = {k: record[k] for k in ("gpus", "seq_len", "micro_batch", "global_batch_tokens", "strategy",
                                       "activation_checkpointing", "reduce_dtype", "precision", "torch_compile",
-                                      "attention_kernel", "optimizer", "grad_sync", "reshard_after_forward")}
-    return libscale.estimate_step(record["model"], record["hardware"], gpus_per_node=record["gpus_per_node"] or None,
+                                      "attention_kernel", "optimizer", "grad_sync", "reshard_after_forward",
+                                      "tensor_parallel", "sequence_parallel", "context_parallel")}
+    model = record["model"]
+    if record.get("model_overrides"):   # the 262,144-token row raises max_position_embeddings
+        model = libscale._core.io.find_model(model, record["model_overrides"])
+    return libscale.estimate_step(model, record["hardware"], gpus_per_node=record["gpus_per_node"] or None,
                                   calibration=calibration, **options).step_time_s
 
 

@@ -306,12 +306,13 @@ def test_residuals_per_record(fitted, tmp_path):
     bars = [p for p in ax.patches if p.get_gid() == "residuals:bars"]
     np.testing.assert_allclose([b.get_width() for b in bars], res, rtol=1e-12)
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert len(labels) == fitted.records_used == 7
+    assert len(labels) == fitted.records_used == 11
     # the file's step records by what tells them apart: GPUs, precision, compile...
     # labelled by kind and index in the measurements
     assert [lab.split(":")[0] for lab in labels] == [f"step #{i}" for i in fitted.record_indices]
-    assert labels[0] == "step #0: 8 GPUs, seq 8,192, mb 2, AC selective, bf16, eager"
-    assert labels[6].startswith("step #6: 8 GPUs, seq 32,768, mb 1, AC full, fp8, compile")
+    assert labels[0] == "step #0: llama-3.1-8b, 8 GPUs, seq 8,192, mb 2, TP 1, CP 1, AC selective, bf16, eager"
+    assert labels[-1] == "step #10: llama-3.1-70b, 256 GPUs, seq 8,192, mb 16, TP 8, CP 1, AC full, fp8, compile"
+    assert labels[6].startswith("step #6: llama-3.1-8b, 8 GPUs, seq 32,768, mb 1, TP 1, CP 1, AC full, fp8, compile")
     # each record's leave-one-out error, a hollow diamond on its bar
     each = 100 * fitted.loo_relative_errors
     finite = np.isfinite(each)

@@ -199,7 +199,7 @@ def test_wrappers_hold_the_compiled_result_and_nothing_is_patched_onto_it():
 def test_fit_result_reads_through_and_records_what_it_wrote(tmp_path):
     r = libscale.fit(MEASUREMENTS)
     assert r.hardware.name == "h100" and r.sources == [str(MEASUREMENTS)] and r.notes == []
-    assert r.records_used == 7 and r.coefficients[0].name == "gemm.eta_max"   # the compiled fields
+    assert r.records_used == 11 and r.coefficients[0].name == "gemm.eta_max"   # the compiled fields
     assert r.calibration.hardware == "h100" and r.output == "" and "wrote" not in r.text()
     r.write(tmp_path / "cal.json", provenance={"command": "test"})
     d = r.to_dict()

@@ -858,6 +858,10 @@ class ValidationReport(metaclass=_Pybind11Type):
         """(d) other fine-tuning methods or adapters"""
 
     @property
+    def parallel_layouts(self) -> ErrorSummary:
+        """(e) other tensor, sequence or context parallel degrees"""
+
+    @property
     def default_count(self) -> int: ...
 
     @property

@@ -183,12 +183,24 @@ class StepBreakdown(metaclass=_Pybind11Type):
         """nodes the GPUs span (the last may be partial)"""
 
     @property
+    def data_parallel(self) -> int:
+        """ranks holding distinct micro-batches: gpus / (tensor_parallel × context_parallel)"""
+
+    @property
+    def tensor_parallel(self) -> int:
+        """tensor-parallel GPUs of each rank (GPUs)"""
+
+    @property
+    def context_parallel(self) -> int:
+        """context-parallel GPUs of each rank (GPUs)"""
+
+    @property
     def grad_accum(self) -> int:
         """micro-batches per step (0 in a sweep: not valid)"""
 
     @property
     def tokens_per_micro_batch(self) -> float:
-        """tokens of one micro-batch on one GPU (tokens)"""
+        """tokens of one micro-batch of a data-parallel rank (one GPU without tensor or context parallel) (tokens)"""
 
     @property
     def tokens_per_step(self) -> float:
@@ -221,6 +233,11 @@ class StepBreakdown(metaclass=_Pybind11Type):
     @property
     def exposed_comm_s(self) -> float:
         """collective time not hidden under compute (s)"""
+
+    @property
+    def model_parallel_comm_s(self) -> float:
+        """of comm_s: tensor- and context-parallel collectives (on the critical path unless hidden under attention) (s)
+        """
 
     @property
     def optimizer_s(self) -> float:

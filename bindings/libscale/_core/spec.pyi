@@ -393,6 +393,10 @@ class TrainingConfig(metaclass=_Pybind11Type):
     base_weights: typing.Literal['auto', 'bf16', 'fp8', 'nf4', 'nf4_double_quant']
     train_embeddings: bool
     activation_offloading: bool
+    tensor_parallel: int
+    sequence_parallel: bool
+    context_parallel: int
+    pipeline_parallel: int
     data: DataPipeline
     checkpoint: CheckpointPolicy
     _options_group: typing.ClassVar[str]
@@ -437,6 +441,10 @@ class TrainingConfig(metaclass=_Pybind11Type):
         base_weights: typing.Literal['auto', 'bf16', 'fp8', 'nf4', 'nf4_double_quant'] = 'auto',
         train_embeddings: bool = False,
         activation_offloading: bool = False,
+        tensor_parallel: int = 1,
+        sequence_parallel: bool = True,
+        context_parallel: int = 1,
+        pipeline_parallel: int = 1,
         data: DataPipeline | Mapping[str, Any] | None = None,
         checkpoint: CheckpointPolicy | Mapping[str, Any] | None = None,
     ) -> None:
@@ -451,6 +459,46 @@ class TrainingConfig(metaclass=_Pybind11Type):
 
     def __deepcopy__(self, memo: dict[int, typing.Any]) -> TrainingConfig: ...
 
+class DeviceMesh(metaclass=_Pybind11Type):
+    """How a run's GPUs split (torchtitan's ParallelDims): HSDP replicas × FSDP shards × context-parallel ×
+    tensor-parallel ranks.
+    """
+
+    @property
+    def dp_replicate(self) -> int:
+        """HSDP replicas (DDP and ZeRO: every rank)"""
+
+    @property
+    def dp_shard(self) -> int:
+        """FSDP shards of a replica that hold distinct batches"""
+
+    @property
+    def cp(self) -> int:
+        """context-parallel ranks of a sequence"""
+
+    @property
+    def tp(self) -> int:
+        """tensor-parallel ranks of a layer, inside one node"""
+
+    @property
+    def shard_group(self) -> int:
+        """GPUs each FSDP all-gather and reduce-scatter spans: dp_shard × cp"""
+
+    @property
+    def data_parallel(self) -> int:
+        """ranks holding distinct micro-batches: dp_replicate × dp_shard"""
+
+    @property
+    def gpus(self) -> int:
+        """dp_replicate × dp_shard × cp × tp"""
+
+    def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
+        """No constructor: made by the core only (TypeError)."""
+
+    def __str__(self) -> str: ...
+
+    def __repr__(self) -> str: ...
+
 def causal_attention_span(seq_len: int) -> float:
     """Mean attended span of a causal full sequence (tokens)."""
 
@@ -461,6 +509,11 @@ def check_option(group: str, name: str, value: typing.Any) -> typing.Any:
 
 def count_parameters(model: ModelSpec) -> ParameterCounts:
     """Exact parameter counts of a ModelSpec."""
+
+def device_mesh(config: TrainingConfig, gpus_per_node: int) -> DeviceMesh:
+    """The device mesh of a configuration that keeps the parallel rules; HSDP shards inside a node of gpus_per_node
+    GPUs.
+    """
 
 def flops_per_token(
     model: ModelSpec,

@@ -23,12 +23,14 @@ def _mib(b: float) -> str:
 
 def _step_labels(steps: Sequence[Any]) -> list[str]:
     """Each step record by what tells it apart from the others (model, GPUs, sequence length,
-    micro-batch, checkpointing, precision, compile)."""
+    micro-batch, tensor and context parallel degrees, checkpointing, precision, compile)."""
     fields: list[tuple[str, Any]] = [
         ("model", lambda s: str(s.model)),
         ("gpus", lambda s: f"{s.config.gpus:,} GPUs"),
         ("seq_len", lambda s: f"seq {s.config.seq_len:,}"),
         ("micro_batch", lambda s: f"mb {s.config.micro_batch}"),
+        ("tensor_parallel", lambda s: f"TP {s.config.tensor_parallel}"),
+        ("context_parallel", lambda s: f"CP {s.config.context_parallel}"),
         ("activation_checkpointing", lambda s: f"AC {s.config.activation_checkpointing}"),
         ("precision", lambda s: str(s.config.precision)),
         ("torch_compile", lambda s: "compile" if s.config.torch_compile else "eager"),

@@ -60,21 +60,23 @@ void register_calibrate_validation(py::module_& m) {
     py::class_<ValidationReport> report(m, "ValidationReport", "Every series calibrated on its first row.");
     def_fields(
         report,
-        fields(field("rows", &V::rows), field("series", &V::series),
-               field("excluded", &V::excluded, "'file record N: reason'"),
-               field("gpu_counts", &V::gpu_counts, "(a) other GPU counts"),
-               field("model_sizes", &V::model_sizes, "(b) other models"),
-               field("configurations", &V::configurations, "(c) other configurations"),
-               field("fine_tuning_methods", &V::fine_tuning_methods, "(d) other fine-tuning methods or adapters"),
-               field("default_count", &V::default_count), field("default_ratio_median", &V::default_ratio_median),
-               field("default_ratio_min", &V::default_ratio_min), field("default_ratio_max", &V::default_ratio_max),
-               field("default_inside_p10_p90", &V::default_inside_p10_p90,
-                     "rows whose measured tokens/s lies within the default's P10-P90"),
-               field("not_fitting", &V::not_fitting, "published runs estimated not to fit (should be 0)"),
-               field("memory", &V::memory, "peak memory against every published figure, like with like"),
-               field("memory_allocated", &V::memory_allocated,
-                     "peak memory against the figures of max_memory_allocated (or active)"),
-               field("memory_reserved", &V::memory_reserved, "peak memory against the figures of max_memory_reserved")),
+        fields(
+            field("rows", &V::rows), field("series", &V::series),
+            field("excluded", &V::excluded, "'file record N: reason'"),
+            field("gpu_counts", &V::gpu_counts, "(a) other GPU counts"),
+            field("model_sizes", &V::model_sizes, "(b) other models"),
+            field("configurations", &V::configurations, "(c) other configurations"),
+            field("fine_tuning_methods", &V::fine_tuning_methods, "(d) other fine-tuning methods or adapters"),
+            field("parallel_layouts", &V::parallel_layouts, "(e) other tensor, sequence or context parallel degrees"),
+            field("default_count", &V::default_count), field("default_ratio_median", &V::default_ratio_median),
+            field("default_ratio_min", &V::default_ratio_min), field("default_ratio_max", &V::default_ratio_max),
+            field("default_inside_p10_p90", &V::default_inside_p10_p90,
+                  "rows whose measured tokens/s lies within the default's P10-P90"),
+            field("not_fitting", &V::not_fitting, "published runs estimated not to fit (should be 0)"),
+            field("memory", &V::memory, "peak memory against every published figure, like with like"),
+            field("memory_allocated", &V::memory_allocated,
+                  "peak memory against the figures of max_memory_allocated (or active)"),
+            field("memory_reserved", &V::memory_reserved, "peak memory against the figures of max_memory_reserved")),
         Access::read_only);
 
     m.def(

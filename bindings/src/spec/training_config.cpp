@@ -4,6 +4,7 @@
 #include "libscale/spec/training_config.hpp"
 #include "../common.hpp"
 #include "../option_fields.hpp"
+#include "libscale/spec/parallelism.hpp"
 
 namespace libscale_py {
 
@@ -31,6 +32,24 @@ void register_spec_training_config(py::module_& m) {
     cfg.def_property_readonly(
         "reduce_bytes", [](const TrainingConfig& c) { return c.reduce_bytes; },
         "reduce_dtype's bytes per gradient element: 2 (bf16) or 4 (fp32)");
+
+    py::class_<DeviceMesh>(m, "DeviceMesh",
+                           "How a run's GPUs split (torchtitan's ParallelDims): HSDP replicas × FSDP shards × "
+                           "context-parallel × tensor-parallel ranks.")
+        .def_readonly("dp_replicate", &DeviceMesh::dp_replicate, "HSDP replicas (DDP and ZeRO: every rank)")
+        .def_readonly("dp_shard", &DeviceMesh::dp_shard, "FSDP shards of a replica that hold distinct batches")
+        .def_readonly("cp", &DeviceMesh::cp, "context-parallel ranks of a sequence")
+        .def_readonly("tp", &DeviceMesh::tp, "tensor-parallel ranks of a layer, inside one node")
+        .def_property_readonly("shard_group", &DeviceMesh::shard_group,
+                               "GPUs each FSDP all-gather and reduce-scatter spans: dp_shard × cp")
+        .def_property_readonly("data_parallel", &DeviceMesh::data_parallel,
+                               "ranks holding distinct micro-batches: dp_replicate × dp_shard")
+        .def_property_readonly("gpus", &DeviceMesh::gpus, "dp_replicate × dp_shard × cp × tp")
+        .def("__str__", [](const DeviceMesh& d) { return format_mesh(d); })
+        .def("__repr__", [](const DeviceMesh& d) { return "DeviceMesh(" + format_mesh(d) + ")"; });
+    m.def("device_mesh", &device_mesh, py::arg("config"), py::arg("gpus_per_node"),
+          "The device mesh of a configuration that keeps the parallel rules; HSDP shards inside a node of "
+          "gpus_per_node GPUs.");
 }
 
 }  // namespace libscale_py

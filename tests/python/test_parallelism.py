@@ -1,0 +1,114 @@
+"""Tensor, sequence and context parallel from Python and the CLI: the options reach the
+core, the mesh is printed, bad layouts are refused with the rule's one line, measurement
+records batch over data-parallel ranks, and validation sorts another layout into its own
+category."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import libscale
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_readme_layouts_table_is_what_the_example_prints():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"## Tensor and context parallel.*?```python\n(.*?)```\n\n```text\n(.*?)\n```", readme,
+                      flags=re.S)
+    assert found, "README lacks the layouts example and its output"
+    out = subprocess.run([sys.executable, "-c", found.group(1)], capture_output=True, text=True, check=True,
+                         cwd=ROOT).stdout
+    assert out.strip() == found.group(2).strip()
+
+
+def test_mesh_and_step_say_the_layout():
+    plan = libscale.Plan("llama-3.1-70b", "h100", gpus=256, tensor_parallel=8, micro_batch=16)
+    assert str(plan.mesh) == "dp_shard 32 × tp 8"
+    assert (plan.mesh.dp_shard, plan.mesh.tp, plan.mesh.cp, plan.mesh.shard_group) == (32, 8, 1, 32)
+    step = plan.step()
+    assert step.text().splitlines()[2].split() == ["device", "mesh", "dp_shard", "32", "×", "tp", "8"]
+    assert (step.data_parallel, step.tensor_parallel, step.context_parallel) == (32, 8, 1)
+    assert step.tokens_per_step == 32 * 16 * 8192
+    assert 0 < step.model_parallel_comm_s <= step.comm_s
+    # HSDP: a node's 8 GPUs are 2 data shards × 2 context × 2 tensor ranks, replicated over nodes
+    hsdp = libscale.Plan("llama-3.1-8b", "h100", gpus=32, strategy="hsdp", tensor_parallel=2, context_parallel=2)
+    assert str(hsdp.mesh) == "dp_replicate 4 × dp_shard 2 × cp 2 × tp 2"
+    assert hsdp.step().data_parallel == 8
+
+
+def test_tensor_parallel_trades_throughput_for_memory():
+    one = libscale.estimate_step("llama-3.1-8b", "h100", gpus=8, seq_len=8192, global_batch_tokens=65536)
+    tp = libscale.estimate_step("llama-3.1-8b", "h100", gpus=8, seq_len=8192, global_batch_tokens=65536,
+                                tensor_parallel=4)
+    assert tp.grad_accum == 4 * one.grad_accum            # 2 data-parallel ranks instead of 8
+    assert tp.memory.activations_gib < one.memory.activations_gib
+    assert tp.tokens_per_s_per_gpu < one.tokens_per_s_per_gpu
+    # MFU counts the whole model's FLOPs per token on either layout
+    assert tp.mfu / tp.tokens_per_s_per_gpu == pytest.approx(one.mfu / one.tokens_per_s_per_gpu, rel=1e-12)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--tensor-parallel", "16"], "tensor_parallel = 16 does not divide the 8 GPUs of a h100 node"),
+    (["--tensor-parallel", "3", "--gpus", "12"], "valid: 1, 2, 4, 8"),
+    (["--tensor-parallel", "8", "--gpus", "12"], "does not divide gpus = 12"),
+    (["--context-parallel", "3", "--gpus", "6"], "is not a multiple of 6"),
+    (["--pipeline-parallel", "4"], "pipeline parallelism (its schedules and bubbles) is not modelled"),
+    (["--tensor-parallel", "2", "--strategy", "ddp"], "libscale composes them with FSDP or HSDP only"),
+    (["--tensor-parallel", "0"], "tensor_parallel"),
+])
+def test_cli_refuses_a_layout_in_one_line(args: list[str], message: str):
+    out = subprocess.run([sys.executable, "-m", "libscale", "project", "--model", "llama-3.1-8b", "--hardware",
+                          "h100", *(["--gpus", "16"] if "--gpus" not in args else []), *args],
+                         capture_output=True, text=True)
+    assert out.returncode == 2, out.stdout
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("libscale: error: ") and message in lines[0], out.stderr
+
+
+def test_sweep_flags_layouts_the_rules_refuse():
+    names = [libscale._core.estimate.issue_name(i) for i in range(libscale._core.estimate.ISSUE_COUNT)]
+    start = names.index("whole_nodes") + 1
+    assert names[start:start + 6] == ["pipeline_parallel", "parallel_strategy", "parallel_degrees",
+                                      "tensor_parallel_node", "tensor_parallel_model", "parallel_seq_len"]
+    r = libscale.sweep("llama-3.1-8b", "h100", gpus=[8, 12, 16], tensor_parallel=8)
+    assert [libscale._core.estimate.issue_name(int(c)) for c in r.issue] == ["none", "parallel_degrees", "none"]
+    one = libscale.estimate_step("llama-3.1-8b", "h100", gpus=16, tensor_parallel=8)
+    assert r.step_time_s[2] == one.step_time_s and np.isnan(r.step_time_s[1])
+
+
+def test_measurement_batches_over_data_parallel_ranks(tmp_path: Path):
+    rec = dict(kind="step", model="llama-3.1-8b", hardware="h100", gpus=16, gpus_per_node=8, seq_len=8192,
+               micro_batch=2, tensor_parallel=8, tokens_per_s_per_gpu=1000.0)
+    m = libscale.read_measurements([rec]).to_json()["records"][0]
+    assert m["global_batch_tokens"] == 2 * 2 * 8192               # 2 data-parallel ranks × 2 sequences
+    assert m["step_time_s"] == pytest.approx(2 * 2 * 8192 / (1000.0 * 16))
+    with pytest.raises(ValueError, match="is not a multiple of tensor_parallel × context_parallel = 8"):
+        libscale.read_measurements([dict(rec, gpus=12)])
+
+
+def test_validation_sorts_another_layout_into_its_own_category(tmp_path: Path):
+    # Rows of one series at the same calibration, the second and third with context and
+    # tensor parallel: category (e), predicted as the model predicts them.
+    cal = libscale.default_calibration("h100")
+    cal.framework_efficiency = 0.8
+    base = dict(kind="step", model="llama-3.1-8b", hardware="h100", gpus=8, gpus_per_node=8, seq_len=16384,
+                micro_batch=1, grad_accum=1, activation_checkpointing="full", strategy="fsdp", series="s")
+    records = []
+    for extra in ({}, {"context_parallel": 2}, {"tensor_parallel": 2}):
+        s = libscale.estimate_step("llama-3.1-8b", "h100", gpus=8, gpus_per_node=8, seq_len=16384, micro_batch=1,
+                                   activation_checkpointing="full", calibration=cal, **extra)
+        records.append(dict(base, **extra, step_time_s=s.step_time_s))
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"schema": "libscale.measurements/2", "records": records}))
+    v = libscale.validate(path)
+    assert [r["category"] for r in v.rows()] == ["x", "e", "e"]
+    assert all(abs(r["calibrated_error"]) < 0.02 for r in v.rows())
+    assert v.summary()[4]["rows"] == 2 and v.summary()[4]["category"].startswith("(e)")
