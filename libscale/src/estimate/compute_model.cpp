@@ -504,16 +504,16 @@ OperationPlan plan_rank_operations(const ModelSpec& m, const ParameterCounts& p,
     return o;
 }
 
+OperationPlan plan_slice_operations(const ModelSpec& m, const TrainingConfig& c) {
+    const ModelSpec slice = tensor_parallel_slice(m, c.tensor_parallel);
+    return plan_rank_operations(slice, count_parameters(slice), c);
+}
+
 }  // namespace
 
 OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
-    OperationPlan o;
-    if (c.tensor_parallel > 1) {
-        const ModelSpec slice = tensor_parallel_slice(m, c.tensor_parallel);
-        o = plan_rank_operations(slice, count_parameters(slice), c);
-    } else {
-        o = plan_rank_operations(m, p, c);
-    }
+    // Built in place either way (the plan is kilobytes: a copy would cost as much as the step).
+    OperationPlan o = c.tensor_parallel > 1 ? plan_slice_operations(m, c) : plan_rank_operations(m, p, c);
     // Ring attention over context-parallel ranks runs each block on a chunk of the sequence.
     o.attention_chunks = static_cast<double>(std::max<std::int64_t>(c.context_parallel, 1));
     return o;

@@ -24,7 +24,7 @@ struct Sharding {
 
 Sharding sharding_of(Strategy s, std::int64_t n, std::int64_t shard_group) {
     switch (s) {
-        case Strategy::fsdp: return {shard_group, shard_group, shard_group};
+        case Strategy::fsdp:  // over the data- and context-parallel ranks (DeviceMesh::shard_group)
         case Strategy::hsdp: return {shard_group, shard_group, shard_group};
         case Strategy::ddp: return {1, 1, 1};
         case Strategy::zero1: return {1, 1, n};
@@ -243,15 +243,13 @@ struct Alive {
 
 }  // namespace
 
-MemoryBreakdown estimate_memory(const ModelSpec& whole, const ParameterCounts& whole_counts, const HardwareProfile& hw,
-                                const Calibration& cal, const TrainingConfig& c, std::int64_t shard_group) noexcept {
-    // Under tensor parallel, what one rank holds (spec/parallelism.hpp).
-    const bool tp = c.tensor_parallel > 1;
-    const ModelSpec slice = tp ? tensor_parallel_slice(whole, c.tensor_parallel) : ModelSpec{};
-    const ParameterCounts slice_counts = tp ? count_parameters(slice) : ParameterCounts{};
-    const ModelSpec& m = tp ? slice : whole;
-    const ParameterCounts& p = tp ? slice_counts : whole_counts;
-    const double sp = tp && c.sequence_parallel ? 1.0 / static_cast<double>(c.tensor_parallel) : 1.0;
+namespace {
+
+// The memory of one GPU holding model m (the whole model, or one tensor-parallel rank's
+// slice); sp: the share of the tokens sequence parallel leaves each rank of what it splits.
+MemoryBreakdown memory_of(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                          const Calibration& cal, const TrainingConfig& c, std::int64_t shard_group,
+                          double sp) noexcept {
     MemoryBreakdown mem;
     const std::int64_t n = c.gpus;
     const Sharding sh = sharding_of(c.strategy, n, shard_group);
@@ -439,6 +437,17 @@ MemoryBreakdown estimate_memory(const ModelSpec& whole, const ParameterCounts& w
     else mem.status = FitStatus::does_not_fit;
     mem.fits = mem.status == FitStatus::fits;
     return mem;
+}
+
+}  // namespace
+
+MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                                const Calibration& cal, const TrainingConfig& c, std::int64_t shard_group) noexcept {
+    if (c.tensor_parallel <= 1) return memory_of(m, p, hw, cal, c, shard_group, 1.0);
+    // Under tensor parallel, what one rank holds (spec/parallelism.hpp).
+    const ModelSpec slice = tensor_parallel_slice(m, c.tensor_parallel);
+    const double sp = c.sequence_parallel ? 1.0 / static_cast<double>(c.tensor_parallel) : 1.0;
+    return memory_of(slice, count_parameters(slice), hw, cal, c, shard_group, sp);
 }
 
 double memory_of_kind(const MemoryBreakdown& mem, std::string_view kind) noexcept {

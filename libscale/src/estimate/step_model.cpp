@@ -328,9 +328,13 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     return estimate_step_unchecked(m, p, hw, cal, c, compute_times(m, p, hw, cal, c));
 }
 
-StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
-                                      const Calibration& cal, const TrainingConfig& c,
-                                      const ComputeTimes& ct) noexcept {
+namespace {
+
+// The step of model m (counts p) whose GPUs each hold mr (counts pr): the model itself, or
+// one tensor-parallel rank's slice of it (spec/parallelism.hpp).
+StepBreakdown compose_step(const ModelSpec& m, const ParameterCounts& p, const ModelSpec& mr, const ParameterCounts& pr,
+                           const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c,
+                           const ComputeTimes& ct) noexcept {
     StepBreakdown s;
     const std::int64_t n = c.gpus;
     const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
@@ -351,15 +355,6 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     s.tokens_per_micro_batch = t;
     s.tokens_per_step = global;
 
-    // What one tensor-parallel rank holds; the whole model without tensor parallel.
-    ModelSpec slice;
-    ParameterCounts slice_counts;
-    if (mesh.tp > 1) {
-        slice = tensor_parallel_slice(m, mesh.tp);
-        slice_counts = count_parameters(slice);
-    }
-    const ModelSpec& mr = mesh.tp > 1 ? slice : m;
-    const ParameterCounts& pr = mesh.tp > 1 ? slice_counts : p;
     const FineTuningPlan ft = plan_fine_tuning(mr, pr, c);
     // The passes' wall times with the tensor- and context-parallel collectives in them.
     ComputeTimes wall = ct;
@@ -431,6 +426,16 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     s.energy_per_step_j = energy_j(s, cal);
     s.memory = estimate_memory(m, p, hw, cal, c, sch.shard_group);
     return s;
+}
+
+}  // namespace
+
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                                      const Calibration& cal, const TrainingConfig& c,
+                                      const ComputeTimes& ct) noexcept {
+    if (c.tensor_parallel <= 1) return compose_step(m, p, m, p, hw, cal, c, ct);
+    const ModelSpec slice = tensor_parallel_slice(m, c.tensor_parallel);
+    return compose_step(m, p, slice, count_parameters(slice), hw, cal, c, ct);
 }
 
 void validate_calibration_for(const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c) {

@@ -100,17 +100,6 @@ std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layer
     return num_layers / std::max<std::int64_t>(c.checkpoint_every, 1);
 }
 
-std::int64_t data_parallel_size(const TrainingConfig& c) noexcept {
-    const std::int64_t model =
-        std::max<std::int64_t>(c.tensor_parallel, 1) * std::max<std::int64_t>(c.context_parallel, 1);
-    return std::max<std::int64_t>(c.gpus / model, 1);
-}
-
-double rank_tokens(const TrainingConfig& c) noexcept {
-    return static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len) /
-           static_cast<double>(std::max<std::int64_t>(c.context_parallel, 1));
-}
-
 bool is_batch_option(std::string_view name) noexcept {
     return name == "gpus" || name == "gpus_per_node" || name == "seq_len" || name == "micro_batch" ||
            name == "global_batch_tokens";

@@ -172,10 +172,17 @@ std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layer
 double attention_span(const TrainingConfig& c) noexcept;
 // Ranks that hold distinct micro-batches: gpus / (tensor_parallel × context_parallel)
 // (at least 1; the parallel_degrees rule checks that the degrees divide gpus).
-std::int64_t data_parallel_size(const TrainingConfig& c) noexcept;
+inline std::int64_t data_parallel_size(const TrainingConfig& c) noexcept {
+    const std::int64_t model =
+        (c.tensor_parallel > 1 ? c.tensor_parallel : 1) * (c.context_parallel > 1 ? c.context_parallel : 1);
+    return c.gpus / model > 1 ? c.gpus / model : 1;
+}
 // Tokens of a micro-batch each GPU computes: micro_batch × seq_len of its data-parallel
 // rank, split over the context-parallel ranks (tensor-parallel ranks share all of them).
-double rank_tokens(const TrainingConfig& c) noexcept;
+inline double rank_tokens(const TrainingConfig& c) noexcept {
+    return static_cast<double>(c.micro_batch) * static_cast<double>(c.seq_len) /
+           static_cast<double>(c.context_parallel > 1 ? c.context_parallel : 1);
+}
 
 // gpus, gpus_per_node, seq_len, micro_batch, global_batch_tokens: the options that size a
 // step's batch, which a step record spells its own way (grad_accum, 0 GPUs per node) and a
