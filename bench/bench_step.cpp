@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "libscale/estimate/compute_model.hpp"
+#include "libscale/estimate/layouts.hpp"
 #include "libscale/estimate/projection.hpp"
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/io/catalog.hpp"
@@ -54,7 +55,48 @@ void BM_EstimateStepUnchecked(benchmark::State& state) {
 }
 BENCHMARK(BM_EstimateStepUnchecked);
 
-// The same with the micro-batch's compute timed once (what sweeps and projections over GPU
+// BM_EstimateStepUnchecked with tensor parallel 2 and context parallel 2 (one rank's model slice and its
+// parameter counts are made per estimate).
+void BM_EstimateStepTensorContextParallel(benchmark::State& state) {
+    const Setup& s = setup();
+    TrainingConfig c = s.c;
+    c.tensor_parallel = 2;
+    c.context_parallel = 2;
+    const std::int64_t counts[] = {4, 8, 16, 32};
+    std::size_t i = 0;
+    for (auto _ : state) {
+        c.gpus = counts[i++ & 3];
+        benchmark::DoNotOptimize(c);
+        StepBreakdown r = estimate_step_unchecked(s.m, s.p, s.hw, s.cal, c);
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateStepTensorContextParallel);
+
+// Every layout of Llama 3.1 70B on 256 H100s at 4 Mi tokens (864 tried; no intervals):
+// items/s = layouts per second.
+void BM_RankLayouts(benchmark::State& state) {
+    static const Scenario scenario = [] {
+        TrainingConfig c;
+        c.gpus = 256;
+        c.seq_len = 8192;
+        c.global_batch_tokens = 4'194'304;
+        return make_scenario(find_model("llama-3.1-70b"), find_hardware("h100"), c);
+    }();
+    LayoutSearch search;
+    search.intervals = 0;
+    std::int64_t tried = 0;
+    for (auto _ : state) {
+        LayoutRanking r = rank_layouts(scenario, search);
+        tried = r.tried;
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetItemsProcessed(state.iterations() * tried);
+}
+BENCHMARK(BM_RankLayouts)->Unit(benchmark::kMillisecond);
+
+// BM_EstimateStepUnchecked with the micro-batch's compute timed once (what sweeps and projections over GPU
 // counts do): the step composition, communication, optimizer and memory per estimate.
 void BM_EstimateStepTimedCompute(benchmark::State& state) {
     const Setup& s = setup();

@@ -100,8 +100,9 @@ from .compare import Comparison, compare, read_prices
 from .fit_advice import FitAdvice
 from .fit_result import FitResult, Measurements
 from .gate_result import GateResult, PackResult
-from .plan import Plan, estimate_step, fit_advice, project, solve_budget, solve_deadline, sweep
+from .plan import Plan, estimate_step, fit_advice, layouts, project, solve_budget, solve_deadline, sweep
 from .results import (
+    Layouts,
     Projection,
     Solution,
     Step,
@@ -145,6 +146,8 @@ __all__ = [
     "sweep",
     "solve_deadline",
     "solve_budget",
+    "layouts",
+    "Layouts",
     "compare",
     "Comparison",
     "read_prices",

@@ -31,7 +31,7 @@ from ._core import spec as _spec
 from ._option_types import CountsAndJobOptions, TrainingOptions
 from .catalog import CalibrationLike, HardwareLike, ModelLike
 from .fit_advice import FitAdvice
-from .results import Projection, Solution, Step, Sweep
+from .results import Layouts, Projection, Solution, Step, Sweep
 
 __all__ = ["Plan", "DEFAULT_CANDIDATES", "SCALING", "SAMPLES", "Scaling", "estimate_step", "project", "sweep",
            "solve_deadline", "solve_budget", "make_job"]
@@ -296,6 +296,22 @@ class Plan:
         return compare_plans(plans, gpus, job=make_job(job), prices=prices, scaling=scaling, quantiles=quantiles,
                              samples=samples, seed=seed, require_fit=require_fit)
 
+    def layouts(self, *, strategies: Sequence[str] = ("fsdp", "hsdp"), tensor_parallel: Sequence[int] = (),
+                context_parallel: Sequence[int] = (), micro_batch: Sequence[int] = (1, 2, 4, 8),
+                activation_checkpointing: Sequence[str] = ("none", "selective", "full"), intervals: int = 10,
+                samples: int = SAMPLES) -> Layouts:
+        """Every layout of the plan's GPUs at its global batch (FSDP or HSDP, tensor- and
+        context-parallel degrees, micro-batch, checkpointing; the plan's other options as
+        they are), those that fit ranked fastest first; at this GPU count the fastest is also
+        the cheapest. Empty degree lists: 1 and each power of two up to the node (tensor) or
+        the GPU count (context); the rules drop what does not divide. The first ``intervals``
+        rows carry their tokens/s P10–P90 (``samples`` draws each)."""
+        options = _estimate.UncertaintyOptions(samples=samples)
+        raw = _estimate.rank_layouts(self._scenario, [str(x) for x in strategies], [int(x) for x in tensor_parallel],
+                                     [int(x) for x in context_parallel], [int(x) for x in micro_batch],
+                                     [str(x) for x in activation_checkpointing], int(intervals), options)
+        return Layouts(raw, self)
+
     def sweep(self, *, threads: int = 0, **axes: Any) -> Sweep:
         """Step estimates over arrays of gpus, gpus_per_node, micro_batch, seq_len and
         global_batch_tokens, broadcast together (numpy rules), one per element in C++ with
@@ -359,6 +375,22 @@ def estimate_step(model: ModelLike, hardware: HardwareLike, *,
                   **config: Unpack[TrainingOptions]) -> Step:
     """One optimizer step: ``Plan(model, hardware, calibration=..., **config).step()``."""
     return Plan(model, hardware, calibration=calibration, **config).step(require_fit=require_fit)
+
+
+@_options.with_options_doc("training")
+def layouts(model: ModelLike, hardware: HardwareLike, *, calibration: CalibrationLike = None,
+            strategies: Sequence[str] = ("fsdp", "hsdp"), tensor_parallel: Sequence[int] = (),
+            context_parallel: Sequence[int] = (), micro_batch: Sequence[int] = (1, 2, 4, 8),
+            activation_checkpointing: Sequence[str] = ("none", "selective", "full"), intervals: int = 10,
+            **config: Any) -> Layouts:
+    """The layouts of a run that fit, fastest first: ``Plan(model, hardware, ...).layouts(...)``.
+    The searched lists replace the plan's own micro_batch and activation_checkpointing;
+    ``config`` gives the GPU count, sequence length, global batch and every other option."""
+    if "strategy" in config:
+        raise TypeError("layouts() searches the strategy: give the candidates as strategies=[...], not strategy=")
+    return Plan(model, hardware, calibration=calibration, **config).layouts(
+        strategies=strategies, tensor_parallel=tensor_parallel, context_parallel=context_parallel,
+        micro_batch=micro_batch, activation_checkpointing=activation_checkpointing, intervals=intervals)
 
 
 @_options.with_options_doc("training")

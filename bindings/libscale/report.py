@@ -381,6 +381,39 @@ def _memory_section(projs: Mapping[str, Projection]) -> str:
     return "".join(parts)
 
 
+#: Layouts the report lists per hardware.
+_MAX_LAYOUTS = 5
+
+
+def _layouts_section(projs: Mapping[str, Projection]) -> str:
+    """At the largest GPU count and its global batch: the fastest layouts that fit (FSDP or
+    HSDP, tensor and context parallel, micro-batch, checkpointing), as `libscale layouts`."""
+    from .results import _LAYOUT_COLUMNS
+
+    parts = ["<section id=\"layouts\"><h2>Layouts at the largest count</h2>",
+             "<p class=\"note\">Every layout of the largest GPU count at the same global batch: FSDP or HSDP, "
+             "tensor- and context-parallel degrees, micro-batch and activation checkpointing, the other options as "
+             "given; the fastest that fit, which at one GPU count also cost the fewest GPU-hours (docs/model.md 9; "
+             "<code>libscale layouts</code> lists them all).</p>"]
+    # Intervals only where the projection has them too (a report without quantiles has none).
+    intervals = _has_quantiles(projs)
+    columns = [c for c in _LAYOUT_COLUMNS if intervals or c.key != "interval"]
+    for hw, p in projs.items():
+        rows = p.rows_dicts()
+        if not rows:
+            continue
+        last = rows[-1]
+        plan = p.plan.with_(gpus=last["gpus"], global_batch_tokens=int(last["tokens_per_step"]))
+        layouts = plan.layouts(intervals=_MAX_LAYOUTS if intervals else 0)
+        if len(projs) > 1:
+            parts.append(f"<h3>{_e(hw)}</h3>")
+        parts.append(f"<p>{_e(layouts.summary())}</p>")
+        if len(layouts):
+            parts.append(_table(columns, layouts._table_rows(_MAX_LAYOUTS), "num"))
+    parts.append("</section>")
+    return "".join(parts)
+
+
 def _notes(lines: Iterable[str]) -> str:
     items = "".join(f"<li>{_e(line)}</li>" for line in lines if line)
     return f"<ul class=\"notes\">{items}</ul>" if items else ""
@@ -776,6 +809,7 @@ def html_report(result: Result, *, title: str | None = None, command: str | None
     out.append("</section>\n")
     out.append(_projection_tables(result) + "\n")
     out.append(_memory_section(projs) + "\n")
+    out.append(_layouts_section(projs) + "\n")
     out.append("<section id=\"assumptions\"><h2>Assumptions</h2>")
     out.append("<p class=\"note\">What the numbers above rest on. A projection is an estimate of a model: a "
                "calibration to your own runs (<code>libscale fit</code>) is what makes it yours.</p>")

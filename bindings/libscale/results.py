@@ -484,6 +484,110 @@ class Solution(_OfPlan, Result, SolutionFields):
         return repr(self._raw)
 
 
+# --- layouts --------------------------------------------------------------------------------
+
+
+def _layout_record(row: Any) -> dict[str, Any]:
+    """One layout as a flat row: its mesh and options, the step's figures and its interval."""
+    c, q = row.config, row.tokens_per_s
+    out: dict[str, Any] = {"mesh": str(row.mesh), "strategy": c.strategy, "tensor_parallel": c.tensor_parallel,
+                           "context_parallel": c.context_parallel, "micro_batch": c.micro_batch,
+                           "activation_checkpointing": c.activation_checkpointing}
+    step = _flat_row(struct_to_dict(row.step))
+    for k in ("grad_accum", "step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "exposed_comm_s",
+              "model_parallel_comm_s", "memory_gib", "fits"):
+        out[k] = step[k]
+    has = q.p90 > 0
+    out["tokens_per_s_p10"] = q.p10 if has else None
+    out["tokens_per_s_p90"] = q.p90 if has else None
+    return out
+
+
+_LAYOUT_COLUMNS = [
+    _format.Column("rank", "#", _format.integer),
+    _format.Column("mesh", "mesh", _format.text, "<"),
+    _format.Column("micro_batch", "mb", _format.integer),
+    _format.Column("activation_checkpointing", "AC", _format.text, "<"),
+    _format.Column("grad_accum", "grad accum", _format.integer),
+    _format.Column("step_time_s", "step s", _format.fixed(3)),
+    _format.Column("tokens_per_s_per_gpu", "tokens/s/GPU", _format.fixed(0)),
+    _format.Column("interval", "P10–P90", _format.text),
+    _format.Column("mfu", "MFU %", _format.percent(1)),
+    _format.Column("model_parallel_comm_s", "TP/CP comm s", _format.fixed(3)),
+    _format.Column("memory_gib", "memory GiB", _format.fixed(1)),
+]
+
+
+class Layouts(_OfPlan, Result):
+    """The layouts of a plan's GPUs that fit, fastest first (at a fixed GPU count also the
+    fewest GPU-hours): FSDP or HSDP, tensor- and context-parallel degrees, micro-batch and
+    checkpointing, each at the plan's global batch (``rows``; ``fastest`` the first)."""
+
+    SCHEMA = "libscale.layouts/1"
+
+    def __init__(self, raw: _estimate.LayoutRanking, plan: Plan) -> None:
+        super().__init__(raw)
+        self.plan = plan
+
+    @property
+    def fastest(self) -> Plan | None:
+        """The first layout as a plan (None when none fits)."""
+        if not self._raw.rows:
+            return None
+        c = self._raw.rows[0].config
+        return self.plan.with_(strategy=c.strategy, tensor_parallel=c.tensor_parallel,
+                               context_parallel=c.context_parallel, micro_batch=c.micro_batch,
+                               activation_checkpointing=c.activation_checkpointing,
+                               global_batch_tokens=c.global_batch_tokens)
+
+    def __len__(self) -> int:
+        """The number of layouts that fit."""
+        return len(self._raw.rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        r = self._raw
+        return {"schema": self.SCHEMA, **_context(self.plan), "global_batch_tokens": r.global_batch_tokens,
+                "tried": r.tried, "invalid": r.invalid, "not_fitting": r.not_fitting, "rows": self.records()}
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(rank=i + 1, **_layout_record(row)) for i, row in enumerate(self._raw.rows)]
+
+    def _table_rows(self, top: int | None) -> list[dict[str, Any]]:
+        rows = self.records()[:top]
+        gpus = self.plan.config.gpus
+        for row in rows:  # the interval per GPU, as the column beside it
+            lo, hi = row["tokens_per_s_p10"], row["tokens_per_s_p90"]
+            row["interval"] = "" if lo is None else f"{lo / gpus:,.0f}–{hi / gpus:,.0f}"
+        return rows
+
+    def summary(self) -> str:
+        r = self._raw
+        m, c = self.plan.model, self.plan.config
+        head = (f"{m.name} on {c.gpus:,} × {self.plan.hardware.name}, seq len {c.seq_len:,}, global batch "
+                f"{r.global_batch_tokens:,} tokens: {r.tried:,} layouts tried, {r.invalid:,} invalid, "
+                f"{r.not_fitting:,} do not fit, {len(r.rows):,} fit")
+        if not r.rows:
+            return head + "; none fits (more GPUs, a shorter sequence or a smaller global batch)"
+        best = r.rows[0]
+        return (head + f"; fastest: {best.mesh}, micro-batch {best.config.micro_batch}, checkpointing "
+                f"{best.config.activation_checkpointing} ({best.step.tokens_per_s_per_gpu:,.0f} tokens/s/GPU)")
+
+    def text(self, top: int | None = 20) -> str:
+        """The summary and the first ``top`` layouts (None: all)."""
+        parts = [self.summary()]
+        if self._raw.rows:
+            parts += ["", _format.text_table(_LAYOUT_COLUMNS, self._table_rows(top))]
+            if top is not None and len(self._raw.rows) > top:
+                parts.append(f"(+{len(self._raw.rows) - top:,} more; records() or --format csv lists all)")
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        return _format.html_table(_LAYOUT_COLUMNS, self._table_rows(20), caption=self.summary())
+
+    def __repr__(self) -> str:
+        return repr(self._raw)
+
+
 # --- a sweep --------------------------------------------------------------------------------
 
 

@@ -72,6 +72,7 @@ void register_estimate_projection(py::module_& estimate);
 void register_estimate_sweep(py::module_& estimate);
 void register_estimate_uncertainty(py::module_& estimate);
 void register_estimate_scenario(py::module_& estimate);
+void register_estimate_layouts(py::module_& estimate);
 
 // libscale._core.gate
 void register_gate_packing(py::module_& gate);

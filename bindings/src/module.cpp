@@ -70,6 +70,7 @@ PYBIND11_MODULE(_core, m) {
     b::register_estimate_uncertainty(estimate);
     b::register_estimate_scenario(estimate);
     b::register_estimate_sweep(estimate);
+    b::register_estimate_layouts(estimate);
 
     py::module_ gate = m.def_submodule("gate", "Sequence packing as trainers do it and the pre-launch packing gate.");
     b::register_gate_packing(gate);

@@ -7,6 +7,7 @@
 
 #include "libscale/estimate/compute_model.hpp"
 #include "libscale/estimate/config_rules.hpp"
+#include "libscale/estimate/layouts.hpp"
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/io/catalog.hpp"
 #include "libscale/spec/parallelism.hpp"
@@ -160,6 +161,43 @@ TEST(ParallelRules, LayoutsTorchtitanRuns) {
     c.seq_len = 8200;  // not a multiple of 8 × 2 × 2
     EXPECT_EQ(check_config(m, hw, c), ConfigIssue::parallel_seq_len);
     EXPECT_NE(test::error_of([&] { validate_config(m, hw, c); }).find("nearest valid: 8192"), std::string::npos);
+}
+
+TEST(Layouts, RankedFastestFirstAndEachAsEstimated) {
+    Scenario s{test::tiny_model(), test::tiny_hardware(), {}, test::tiny_config()};
+    s.calibration.calibration = test::tiny_calibration();
+    s.config.gpus = 8;
+    s.config.global_batch_tokens = 16000;
+    LayoutSearch search;
+    search.intervals = 2;
+    search.uncertainty.samples = 50;
+    const LayoutRanking r = rank_layouts(s, search);
+    // 8 GPUs fill one node: HSDP is FSDP there and is not tried again. tp and cp in 1, 2,
+    // 4, 8; micro-batch 1, 2, 4, 8; three checkpointing modes.
+    EXPECT_EQ(r.tried, 4 * 4 * 4 * 3);
+    EXPECT_EQ(r.global_batch_tokens, 16000);
+    EXPECT_EQ(r.tried, r.invalid + r.not_fitting + static_cast<std::int64_t>(r.rows.size()));
+    ASSERT_FALSE(r.rows.empty());
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
+        const LayoutRow& row = r.rows[i];
+        EXPECT_TRUE(row.step.memory.fits);
+        EXPECT_NE(row.config.tensor_parallel, 4);  // 10 heads: tp 4 and 8 break a rule
+        EXPECT_NE(row.config.tensor_parallel, 8);
+        EXPECT_EQ(row.step.tokens_per_step, 16000);
+        if (i > 0) EXPECT_GE(r.rows[i - 1].step.tokens_per_s, row.step.tokens_per_s);
+        EXPECT_EQ(estimate_step(s.model, s.hardware, s.coefficients(), row.config).step_time_s, row.step.step_time_s);
+        EXPECT_EQ(row.mesh.gpus(), 8);
+    }
+    // The leading rows carry an interval; a fitted calibration without covariance has
+    // none to draw from, so it collapses on the estimate.
+    EXPECT_NEAR(r.rows[0].tokens_per_s.p50, r.rows[0].step.tokens_per_s, 1e-6 * r.rows[0].step.tokens_per_s);
+    if (r.rows.size() > 2) EXPECT_EQ(r.rows[2].tokens_per_s.p90, 0);
+    LayoutSearch bad;
+    bad.strategies = {Strategy::ddp};
+    EXPECT_NE(test::error_of([&] { (void)rank_layouts(s, bad); }).find("valid: fsdp, hsdp"), std::string::npos);
+    bad = {};
+    bad.micro_batch = {0};
+    EXPECT_NE(test::error_of([&] { (void)rank_layouts(s, bad); }).find("micro_batch contains 0"), std::string::npos);
 }
 
 }  // namespace

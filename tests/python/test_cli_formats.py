@@ -39,6 +39,8 @@ def commands(tmp: Path) -> dict[str, tuple[list[str], str, int]]:
         "project": (["project", *SMALL, "--gpus", "1,8"], "libscale.projection/1", 0),
         "sweep": (["sweep", *SMALL, "--gpus", "4,8", "--micro-batch", "1,2"], "libscale.sweep/1", 0),
         "solve": (["solve", *SMALL, "--gpus", "1,8", "--deadline-h", "1000"], "libscale.solution/1", 0),
+        "layouts": (["layouts", *SMALL, "--gpus", "16", "--intervals", "2", "--samples", "50"],
+                    "libscale.layouts/1", 0),
         "memory": (["memory", "--model", "qwen3-32b", "--hardware", "h100", "--gpus", "4", "--seq-len", "4096"],
                    "libscale.fit_advice/1", 1),  # does not fit: CSV has a row per change
         "gate": (["gate", "--lengths", str(lengths), "--world-size", "4", "--seq-len", "1024"], "libscale.gate/1", 0),

@@ -5,6 +5,7 @@ category."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -112,3 +113,59 @@ def test_validation_sorts_another_layout_into_its_own_category(tmp_path: Path):
     assert [r["category"] for r in v.rows()] == ["x", "e", "e"]
     assert all(abs(r["calibrated_error"]) < 0.02 for r in v.rows())
     assert v.summary()[4]["rows"] == 2 and v.summary()[4]["category"].startswith("(e)")
+
+
+def test_layouts_rank_what_fits_and_name_the_fastest():
+    r = libscale.layouts("llama-3.1-70b", "h100", gpus=64, seq_len=8192, global_batch_tokens=1_048_576,
+                         micro_batch=[1, 2], intervals=3)
+    rows = r.records()
+    assert len(r) == len(rows) > 0 and r.raw.tried == r.raw.invalid + r.raw.not_fitting + len(rows)
+    assert [x["rank"] for x in rows] == list(range(1, len(rows) + 1))
+    assert all(a["tokens_per_s"] >= b["tokens_per_s"] for a, b in itertools.pairwise(rows))
+    assert all(x["fits"] and x["micro_batch"] in (1, 2) for x in rows)
+    assert rows[0]["tokens_per_s_p10"] < rows[0]["tokens_per_s"] < rows[0]["tokens_per_s_p90"]
+    assert rows[3]["tokens_per_s_p10"] is None
+    best = r.fastest
+    assert best is not None and str(best.mesh) == rows[0]["mesh"]
+    assert best.step().tokens_per_s == pytest.approx(rows[0]["tokens_per_s"], rel=1e-12)
+    text = r.text(top=3)
+    assert "layouts tried" in text and "(+" in text and rows[0]["mesh"] in text
+    with pytest.raises(TypeError, match="strategies="):
+        libscale.layouts("llama-3.1-8b", "h100", gpus=8, strategy="hsdp")
+    with pytest.raises(ValueError, match="valid: fsdp, hsdp"):
+        libscale.Plan("llama-3.1-8b", "h100", gpus=8).layouts(strategies=["ddp"])
+
+
+def test_layouts_cli_table_and_exit_status(capsys: pytest.CaptureFixture[str]):
+    from libscale import cli
+
+    status = cli.main(["layouts", "--model", "llama-3.1-8b", "--hardware", "h100", "--gpus", "8", "--seq-len",
+                       "131072", "--torch-compile", "--top", "3", "--intervals", "1", "--samples", "50"])
+    out = capsys.readouterr().out
+    assert status == 0 and "fastest: " in out and len([ln for ln in out.splitlines() if ln[:2].strip().isdigit()]) == 3
+    assert cli.main(["layouts", "--model", "llama-3.1-70b", "--hardware", "h100", "--gpus", "1"]) == 1
+    assert "none fits" in capsys.readouterr().out
+
+
+def test_readme_layouts_command_prints_the_table_shown():
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"\$ libscale (layouts [^\n]*)\n```\n\n```text\n(.*?)\n```", readme, flags=re.S)
+    assert found, "README lacks the layouts command and its table"
+    out = subprocess.run([sys.executable, "-m", "libscale", *shlex.split(found.group(1))], capture_output=True,
+                         text=True, check=True, cwd=ROOT).stdout
+    assert out.strip() == found.group(2).strip()
+
+
+def test_report_lists_the_layouts_of_the_largest_count():
+    import html
+
+    from libscale import report
+
+    p = libscale.project("llama-3.1-8b", "h100", gpus=[8, 16], seq_len=8192)
+    page = report.html_report(p)
+    section = html.unescape(page.split('<section id="layouts">')[1].split("</section>")[0])
+    best = p.plan.with_(gpus=16, global_batch_tokens=int(p.rows_dicts()[-1]["tokens_per_step"])).layouts(intervals=0)
+    assert best.summary() in section
+    assert "<table" in section and str(best.raw.rows[0].mesh) in section

@@ -394,6 +394,10 @@ def _targets() -> list[Target]:
         if fn == "sweep":
             params += [("gpus", "array~"), ("seq_len", "array~"), ("threads", "scalar")]
         add(Target(fn, _fn(getattr(L, fn)), _a("qwen3-0.6b", "h100"), _k(**extra), params=_p(*params)))
+    add(Target("layouts", _fn(L.layouts), _a("qwen3-0.6b", "h100"), _k(gpus=2, micro_batch=[1], intervals=1),
+               params=_p((0, "name"), (1, "name"), ("calibration", "object"), ("micro_batch", "array~"),
+                         ("tensor_parallel", "array~"), ("context_parallel", "array~"), ("strategies", "text~"),
+                         ("activation_checkpointing", "text~"), ("intervals", "scalar"), ("seq_len", "option"))))
     add(Target("compare", _fn(L.compare), _a("qwen3-0.6b", ["h100", "h200"]), _k(gpus=[1, 2]),
                params=_p((1, "array~"), (1, "text~"), ("gpus", "array~"), ("prices", "mapping"), ("prices", "text"),
                          ("calibration", "mapping"), ("tokens", "scalar"))))
@@ -409,6 +413,9 @@ def _targets() -> list[Target]:
                params=_p((0, "scalar"), ("gpus", "array~"), ("job", "mapping~"))))
     add(Target("Plan.solve_budget", _method("plan", "solve_budget"), kwargs=_k(gpus=[1, 2], max_gpu_hours=1e6),
                params=_p(("max_gpu_hours", "scalar"), ("max_cost_usd", "scalar"), ("gpus", "array~"))))
+    add(Target("Plan.layouts", _method("plan", "layouts"), kwargs=_k(micro_batch=[1], intervals=1, samples=20),
+               params=_p(("micro_batch", "array~"), ("strategies", "text~"), ("intervals", "scalar"),
+                         ("samples", "scalar"))))
     add(Target("Plan.compare", _method("plan", "compare"), _a(["h100"]), _k(gpus=[1, 2]),
                params=_p((0, "array"), (0, "text~"), ("gpus", "array~"), ("prices", "mapping~"),
                          ("calibration", "mapping"))))
@@ -465,7 +472,7 @@ def _targets() -> list[Target]:
     add(Target("measurements.counts_text", _method("measurements", "counts_text")))
     # result classes built by hand from wrong parts
     for cls_name in ("Step", "ProjectionResult", "GateResult", "PackResult", "TriageResult", "Validation",
-                     "Comparison", "Measurements", "SolutionResult", "Sweep", "FitResult", "FitAdvice"):
+                     "Comparison", "Measurements", "SolutionResult", "Sweep", "FitResult", "FitAdvice", "Layouts"):
         add(Target(f"{cls_name}()", _fn(getattr(L, cls_name)), params=_p((0, "object"), (0, "mapping")),
                    valid_call=False))
     # calibration

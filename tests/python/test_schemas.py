@@ -73,8 +73,8 @@ def test_names_tags_and_paths():
             schemas.load(bad)
 
 
-OUTPUT_TAGS = ["projection", "sweep", "solution", "fit_advice", "gate", "fit", "validation", "triage", "models",
-               "hardware_list", "watch_event", "pack", "calibration_report", "comparison"]
+OUTPUT_TAGS = ["projection", "sweep", "solution", "layouts", "fit_advice", "gate", "fit", "validation", "triage",
+               "models", "hardware_list", "watch_event", "pack", "calibration_report", "comparison"]
 FILE_FORMATS = ["calibration-2", "calibration-1", "measurements-2", "hardware-1", "hf_config", "power_bands",
                 "lengths_record", "prices-1"]
 
@@ -636,6 +636,10 @@ def _commands(tmp: Path) -> dict[str, tuple[str, list[str], int]]:
                             "--global-batch-tokens", "65536"], 0),
         "solve deadline": ("solution", ["solve", *small, "--gpus", "1,8", "--deadline-h", "1000"], 0),
         "solve budget, none": ("solution", ["solve", *small, "--gpus", "1,8", "--max-gpu-hours", "0.001"], 1),
+        "layouts": ("layouts", ["layouts", *small, "--gpus", "16", "--seq-len", "8192", "--intervals", "2",
+                                "--samples", "50"], 0),
+        "layouts, none fits": ("layouts", ["layouts", "--model", "llama-3.1-70b", "--hardware", "h100", "--gpus",
+                                           "2", "--micro-batch", "1"], 1),
         "memory, fits": ("fit_advice", ["memory", *small, "--gpus", "8"], 0),
         "memory, does not fit": ("fit_advice", ["memory", "--model", "qwen3-32b", "--hardware", "h100", "--gpus", "4",
                                                 "--seq-len", "4096"], 1),

@@ -639,6 +639,68 @@ class Scenario(metaclass=_Pybind11Type):
         hardware), configuration.
         """
 
+class LayoutRow(metaclass=_Pybind11Type):
+    """One layout that fits: its configuration, mesh and step."""
+    _fields: typing.ClassVar[tuple[str, ...]]
+
+    @property
+    def config(self) -> spec.TrainingConfig: ...
+
+    @property
+    def mesh(self) -> spec.DeviceMesh: ...
+
+    @property
+    def step(self) -> StepBreakdown: ...
+
+    @property
+    def tokens_per_s(self) -> Quantiles:
+        """P10 / P50 / P90 of tokens/s for the leading rows (zeros past LayoutSearch.intervals)"""
+
+    def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
+        """No constructor: made by the core only (TypeError)."""
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+    def __repr__(self) -> str: ...
+
+    def __copy__(self) -> LayoutRow: ...
+
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> LayoutRow: ...
+
+class LayoutRanking(metaclass=_Pybind11Type):
+    """The layouts that fit, fastest first, and what was tried."""
+    _fields: typing.ClassVar[tuple[str, ...]]
+
+    @property
+    def rows(self) -> list[LayoutRow]: ...
+
+    @property
+    def tried(self) -> int: ...
+
+    @property
+    def invalid(self) -> int:
+        """layouts that break a configuration rule"""
+
+    @property
+    def not_fitting(self) -> int:
+        """valid layouts that do not fit ('uncertain' included)"""
+
+    @property
+    def global_batch_tokens(self) -> int: ...
+
+    def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
+        """No constructor: made by the core only (TypeError)."""
+
+    def to_dict(self) -> dict[str, typing.Any]:
+        """The fields in declaration order, then derived properties; nested structs as dicts."""
+
+    def __repr__(self) -> str: ...
+
+    def __copy__(self) -> LayoutRanking: ...
+
+    def __deepcopy__(self, memo: dict[int, typing.Any]) -> LayoutRanking: ...
+
 def attention_time_s(
     hardware: spec.HardwareProfile,
     calibration: calibrate.Calibration | None,
@@ -766,6 +828,21 @@ def projection_quantiles(
     options: UncertaintyOptions = ...,
 ) -> list[RowQuantiles]:
     """P10 / P50 / P90 of each projected figure per GPU count, drawn from the calibration's covariance."""
+
+def rank_layouts(
+    scenario: Scenario,
+    strategies: collections.abc.Sequence[str],
+    tensor_parallel: collections.abc.Sequence[int],
+    context_parallel: collections.abc.Sequence[int],
+    micro_batch: collections.abc.Sequence[int],
+    checkpointing: collections.abc.Sequence[str],
+    intervals: int = 10,
+    uncertainty: UncertaintyOptions = ...,
+) -> LayoutRanking:
+    """Every layout of the scenario's GPUs (strategies × tensor_parallel × context_parallel × micro_batch ×
+    checkpointing; empty degree lists: 1 and powers of two up to the node / the GPU count) at its global batch: those
+    that fit, fastest first, the first `intervals` with their tokens/s P10-P90.
+    """
 
 @typing.overload
 def require_fit(

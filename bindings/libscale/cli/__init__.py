@@ -25,6 +25,7 @@ from . import (
     fit,
     gate,
     hardware,
+    layouts,
     memory,
     models,
     project,
@@ -41,7 +42,8 @@ from ._common import PROG, CliError, Parser, fail
 __all__ = ["PROG", "CliError", "build_parser", "command_name", "main"]
 
 #: The subcommands in the order `libscale --help` lists them.
-COMMANDS = (project, report, sweep, solve, memory, gate, models, hardware, triage, watch, fit, validate, trainer_steps)
+COMMANDS = (project, report, sweep, solve, layouts, memory, gate, models, hardware, triage, watch, fit, validate,
+            trainer_steps)
 
 
 def command_name(command: ModuleType) -> str:

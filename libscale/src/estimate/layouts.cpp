@@ -1,0 +1,116 @@
+#include "libscale/estimate/layouts.hpp"
+
+#include <algorithm>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+#include "libscale/estimate/config_rules.hpp"
+#include "libscale/estimate/projection.hpp"
+
+namespace libscale {
+
+namespace {
+
+std::vector<std::int64_t> powers_of_two(std::int64_t limit) {
+    std::vector<std::int64_t> out;
+    for (std::int64_t v = 1; v <= limit; v *= 2) out.push_back(v);
+    return out;
+}
+
+void check_degrees(const char* list, const std::vector<std::int64_t>& values) {
+    if (values.empty()) return;
+    for (const std::int64_t v : values)
+        if (v < 1 || v > (1 << 16))
+            throw std::invalid_argument(std::string(list) + " contains " + std::to_string(v) +
+                                        "; valid: integers in [1, 65536]");
+}
+
+}  // namespace
+
+LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
+    s.validate();
+    check_degrees("tensor_parallel", search.tensor_parallel);
+    check_degrees("context_parallel", search.context_parallel);
+    check_degrees("micro_batch", search.micro_batch);
+    if (search.strategies.empty()) throw std::invalid_argument("strategies is empty; give fsdp, hsdp or both");
+    for (const Strategy st : search.strategies)
+        if (st != Strategy::fsdp && st != Strategy::hsdp)
+            throw std::invalid_argument(std::string("strategies contains '") + to_string(st) +
+                                        "'; valid: fsdp, hsdp (tensor and context parallel compose with them)");
+    if (search.micro_batch.empty()) throw std::invalid_argument("micro_batch is empty; give at least one");
+    if (search.checkpointing.empty()) throw std::invalid_argument("checkpointing is empty; give at least one");
+    if (search.intervals < 0)
+        throw std::invalid_argument("intervals = " + std::to_string(search.intervals) + "; it must be >= 0");
+
+    const TrainingConfig& base = s.config;
+    const std::int64_t gpn = base.gpus_per_node > 0 ? base.gpus_per_node : s.hardware.gpus_per_node;
+    const std::vector<std::int64_t> tps =
+        search.tensor_parallel.empty() ? powers_of_two(std::min(gpn, base.gpus)) : search.tensor_parallel;
+    const std::vector<std::int64_t> cps =
+        search.context_parallel.empty() ? powers_of_two(base.gpus) : search.context_parallel;
+
+    LayoutRanking out;
+    // The global batch every layout trains: the scenario's, or one micro-batch on each of its
+    // own data-parallel ranks.
+    out.global_batch_tokens = base.global_batch_tokens > 0 ? base.global_batch_tokens
+                                                           : data_parallel_size(base) * base.micro_batch * base.seq_len;
+    const ParameterCounts p = count_parameters(s.model);
+    const Calibration& cal = s.coefficients();
+    for (const Strategy strategy : search.strategies) {
+        // HSDP within one node is FSDP.
+        if (strategy == Strategy::hsdp && base.gpus <= gpn) continue;
+        for (const std::int64_t tp : tps)
+            for (const std::int64_t cp : cps)
+                for (const std::int64_t mb : search.micro_batch)
+                    for (const Checkpointing ac : search.checkpointing) {
+                        TrainingConfig c = base;
+                        c.strategy = strategy;
+                        c.tensor_parallel = tp;
+                        c.context_parallel = cp;
+                        c.micro_batch = mb;
+                        c.activation_checkpointing = ac;
+                        c.global_batch_tokens = out.global_batch_tokens;
+                        ++out.tried;
+                        if (check_config(s.model, s.hardware, c) != ConfigIssue::none) {
+                            ++out.invalid;
+                            continue;
+                        }
+                        const StepBreakdown step = estimate_step_unchecked(s.model, p, s.hardware, cal, c);
+                        if (!step.memory.fits) {
+                            ++out.not_fitting;
+                            continue;
+                        }
+                        out.rows.push_back({c, device_mesh(c, gpn), step, {}});
+                    }
+    }
+    std::stable_sort(out.rows.begin(), out.rows.end(), [](const LayoutRow& a, const LayoutRow& b) {
+        if (a.step.tokens_per_s != b.step.tokens_per_s) return a.step.tokens_per_s > b.step.tokens_per_s;
+        return a.step.memory.total_gib < b.step.memory.total_gib;
+    });
+    const std::size_t n = std::min(out.rows.size(), static_cast<std::size_t>(search.intervals));
+    for (std::size_t i = 0; i < n; ++i) {
+        LayoutRow& row = out.rows[i];
+        const Scenario one{s.model, s.hardware, s.calibration, row.config};
+        row.tokens_per_s = projection_quantiles(one, {row.config.gpus}, Scaling::strong, Job{}, search.uncertainty)
+                               .front()
+                               .tokens_per_s;
+    }
+    return out;
+}
+
+std::ostream& operator<<(std::ostream& os, const LayoutRow& r) {
+    return os << "LayoutRow(mesh='" << format_mesh(r.mesh) << "', micro_batch=" << r.config.micro_batch
+              << ", activation_checkpointing='" << to_string(r.config.activation_checkpointing)
+              << "', tokens_per_s_per_gpu=" << r.step.tokens_per_s_per_gpu << ", memory_gib=" << r.step.memory.total_gib
+              << ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const LayoutRanking& r) {
+    os << "LayoutRanking(fitting=" << r.rows.size() << ", tried=" << r.tried << ", invalid=" << r.invalid
+       << ", not_fitting=" << r.not_fitting;
+    if (!r.rows.empty()) os << ", fastest=" << r.rows.front();
+    return os << ")";
+}
+
+}  // namespace libscale
