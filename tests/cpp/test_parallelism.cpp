@@ -39,7 +39,9 @@ TEST(DeviceMesh, DegreesOfEachStrategy) {
     EXPECT_EQ(mesh.shard_group(), 4);  // FSDP shards over the data- and context-parallel ranks
     EXPECT_EQ(mesh.data_parallel(), 16);
     EXPECT_EQ(format_mesh(mesh), "dp_replicate 8 × dp_shard 2 × cp 2 × tp 2");
-    EXPECT_EQ(format_mesh(device_mesh(TrainingConfig{.gpus = 1}, 8)), "1 GPU");
+    TrainingConfig one;
+    one.gpus = 1;
+    EXPECT_EQ(format_mesh(device_mesh(one, 8)), "1 GPU");
 }
 
 TEST(TensorParallelSlice, Llama70bOverEightRanks) {
@@ -184,14 +186,18 @@ TEST(Layouts, RankedFastestFirstAndEachAsEstimated) {
         EXPECT_NE(row.config.tensor_parallel, 4);  // 10 heads: tp 4 and 8 break a rule
         EXPECT_NE(row.config.tensor_parallel, 8);
         EXPECT_EQ(row.step.tokens_per_step, 16000);
-        if (i > 0) EXPECT_GE(r.rows[i - 1].step.tokens_per_s, row.step.tokens_per_s);
+        if (i > 0) {
+            EXPECT_GE(r.rows[i - 1].step.tokens_per_s, row.step.tokens_per_s);
+        }
         EXPECT_EQ(estimate_step(s.model, s.hardware, s.coefficients(), row.config).step_time_s, row.step.step_time_s);
         EXPECT_EQ(row.mesh.gpus(), 8);
     }
     // The leading rows carry an interval; a fitted calibration without covariance has
     // none to draw from, so it collapses on the estimate.
     EXPECT_NEAR(r.rows[0].tokens_per_s.p50, r.rows[0].step.tokens_per_s, 1e-6 * r.rows[0].step.tokens_per_s);
-    if (r.rows.size() > 2) EXPECT_EQ(r.rows[2].tokens_per_s.p90, 0);
+    if (r.rows.size() > 2) {
+        EXPECT_EQ(r.rows[2].tokens_per_s.p90, 0);
+    }
     LayoutSearch bad;
     bad.strategies = {Strategy::ddp};
     EXPECT_NE(test::error_of([&] { (void)rank_layouts(s, bad); }).find("valid: fsdp, hsdp"), std::string::npos);

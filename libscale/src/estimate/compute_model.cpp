@@ -2,6 +2,7 @@
 // derived in docs/model.md "Compute").
 #include "libscale/estimate/compute_model.hpp"
 
+#include "estimate/rank_detail.hpp"
 #include "libscale/spec/parallelism.hpp"
 
 #include <algorithm>
@@ -295,11 +296,11 @@ double LayerGemms::recomputed_flops() const {
     return flops;
 }
 
-namespace {
-
 // One tensor-parallel rank's plan: `m` and `p` are its slice (tensor_parallel_slice).
-OperationPlan plan_rank_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
+OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
     OperationPlan o;
+    // Ring attention over context-parallel ranks runs each block on a chunk of the sequence.
+    o.attention_chunks = static_cast<double>(std::max<std::int64_t>(c.context_parallel, 1));
     const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
     const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
     const double V = static_cast<double>(m.vocab_size), ew = static_cast<double>(m.embed_width());
@@ -504,19 +505,10 @@ OperationPlan plan_rank_operations(const ModelSpec& m, const ParameterCounts& p,
     return o;
 }
 
-OperationPlan plan_slice_operations(const ModelSpec& m, const TrainingConfig& c) {
-    const ModelSpec slice = tensor_parallel_slice(m, c.tensor_parallel);
-    return plan_rank_operations(slice, count_parameters(slice), c);
-}
-
-}  // namespace
-
 OperationPlan plan_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
-    // Built in place either way (the plan is kilobytes: a copy would cost as much as the step).
-    OperationPlan o = c.tensor_parallel > 1 ? plan_slice_operations(m, c) : plan_rank_operations(m, p, c);
-    // Ring attention over context-parallel ranks runs each block on a chunk of the sequence.
-    o.attention_chunks = static_cast<double>(std::max<std::int64_t>(c.context_parallel, 1));
-    return o;
+    if (c.tensor_parallel <= 1) return detail::rank_operations(m, p, c);
+    const ModelSpec slice = tensor_parallel_slice(m, c.tensor_parallel);
+    return detail::rank_operations(slice, count_parameters(slice), c);
 }
 
 double ComputeTimes::micro_batch_s() const {

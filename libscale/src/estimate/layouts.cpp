@@ -4,7 +4,9 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
+#include "estimate/rank_detail.hpp"
 #include "libscale/estimate/config_rules.hpp"
 #include "libscale/estimate/projection.hpp"
 
@@ -57,16 +59,24 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
                                                            : data_parallel_size(base) * base.micro_batch * base.seq_len;
     const ParameterCounts p = count_parameters(s.model);
     const Calibration& cal = s.coefficients();
+    // Each tensor-parallel degree's slice, made once for every layout that shares it.
+    std::vector<std::pair<ModelSpec, ParameterCounts>> slices;
+    slices.reserve(tps.size());
+    for (const std::int64_t tp : tps) {
+        ModelSpec slice = tensor_parallel_slice(s.model, tp);
+        ParameterCounts counts = count_parameters(slice);
+        slices.emplace_back(std::move(slice), counts);
+    }
     for (const Strategy strategy : search.strategies) {
         // HSDP within one node is FSDP.
         if (strategy == Strategy::hsdp && base.gpus <= gpn) continue;
-        for (const std::int64_t tp : tps)
+        for (std::size_t ti = 0; ti < tps.size(); ++ti)
             for (const std::int64_t cp : cps)
                 for (const std::int64_t mb : search.micro_batch)
                     for (const Checkpointing ac : search.checkpointing) {
                         TrainingConfig c = base;
                         c.strategy = strategy;
-                        c.tensor_parallel = tp;
+                        c.tensor_parallel = tps[ti];
                         c.context_parallel = cp;
                         c.micro_batch = mb;
                         c.activation_checkpointing = ac;
@@ -76,7 +86,8 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
                             ++out.invalid;
                             continue;
                         }
-                        const StepBreakdown step = estimate_step_unchecked(s.model, p, s.hardware, cal, c);
+                        const auto& [slice, counts] = slices[ti];
+                        const StepBreakdown step = detail::rank_step(s.model, p, slice, counts, s.hardware, cal, c);
                         if (!step.memory.fits) {
                             ++out.not_fitting;
                             continue;

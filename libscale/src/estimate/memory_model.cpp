@@ -1,5 +1,6 @@
 #include "libscale/estimate/memory_model.hpp"
 
+#include "estimate/rank_detail.hpp"
 #include "libscale/estimate/compute_model.hpp"
 #include "libscale/spec/parallelism.hpp"
 
@@ -243,13 +244,13 @@ struct Alive {
 
 }  // namespace
 
-namespace {
-
 // The memory of one GPU holding model m (the whole model, or one tensor-parallel rank's
-// slice); sp: the share of the tokens sequence parallel leaves each rank of what it splits.
-MemoryBreakdown memory_of(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
-                          const Calibration& cal, const TrainingConfig& c, std::int64_t shard_group,
-                          double sp) noexcept {
+// slice).
+MemoryBreakdown detail::rank_memory(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                                    const Calibration& cal, const TrainingConfig& c,
+                                    std::int64_t shard_group) noexcept {
+    // The share of the tokens sequence parallel leaves each rank of what it splits.
+    const double sp = c.tensor_parallel > 1 && c.sequence_parallel ? 1.0 / static_cast<double>(c.tensor_parallel) : 1.0;
     MemoryBreakdown mem;
     const std::int64_t n = c.gpus;
     const Sharding sh = sharding_of(c.strategy, n, shard_group);
@@ -439,15 +440,12 @@ MemoryBreakdown memory_of(const ModelSpec& m, const ParameterCounts& p, const Ha
     return mem;
 }
 
-}  // namespace
-
 MemoryBreakdown estimate_memory(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                                 const Calibration& cal, const TrainingConfig& c, std::int64_t shard_group) noexcept {
-    if (c.tensor_parallel <= 1) return memory_of(m, p, hw, cal, c, shard_group, 1.0);
+    if (c.tensor_parallel <= 1) return detail::rank_memory(m, p, hw, cal, c, shard_group);
     // Under tensor parallel, what one rank holds (spec/parallelism.hpp).
     const ModelSpec slice = tensor_parallel_slice(m, c.tensor_parallel);
-    const double sp = c.sequence_parallel ? 1.0 / static_cast<double>(c.tensor_parallel) : 1.0;
-    return memory_of(slice, count_parameters(slice), hw, cal, c, shard_group, sp);
+    return detail::rank_memory(slice, count_parameters(slice), hw, cal, c, shard_group);
 }
 
 double memory_of_kind(const MemoryBreakdown& mem, std::string_view kind) noexcept {

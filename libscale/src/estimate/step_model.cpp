@@ -1,5 +1,7 @@
 #include "libscale/estimate/step_model.hpp"
 
+#include "estimate/rank_detail.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -323,11 +325,6 @@ double optimizer_step_s(const FineTuningPlan& ft, const HardwareProfile& hw, con
     return local * optimizer_traffic_bytes(c) / (hw.hbm_bytes_per_s() * cal.hbm_efficiency);
 }
 
-StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
-                                      const Calibration& cal, const TrainingConfig& c) noexcept {
-    return estimate_step_unchecked(m, p, hw, cal, c, compute_times(m, p, hw, cal, c));
-}
-
 namespace {
 
 // The step of model m (counts p) whose GPUs each hold mr (counts pr): the model itself, or
@@ -424,11 +421,19 @@ StepBreakdown compose_step(const ModelSpec& m, const ParameterCounts& p, const M
     s.mfu = s.tokens_per_s_per_gpu * fl.model / hw.peak_flops();
     s.hfu = s.tokens_per_s_per_gpu * fl.hardware / hw.peak_flops();
     s.energy_per_step_j = energy_j(s, cal);
-    s.memory = estimate_memory(m, p, hw, cal, c, sch.shard_group);
+    s.memory = detail::rank_memory(mr, pr, hw, cal, c, sch.shard_group);
     return s;
 }
 
 }  // namespace
+
+StepBreakdown detail::rank_step(const ModelSpec& m, const ParameterCounts& p, const ModelSpec& rank,
+                                const ParameterCounts& counts, const HardwareProfile& hw, const Calibration& cal,
+                                const TrainingConfig& c) noexcept {
+    const ComputeTimes ct =
+        compute_times(detail::rank_operations(rank, counts, c), hw, cal, rank_tokens(c), attention_span(c));
+    return compose_step(m, p, rank, counts, hw, cal, c, ct);
+}
 
 StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                                       const Calibration& cal, const TrainingConfig& c,
@@ -436,6 +441,14 @@ StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts&
     if (c.tensor_parallel <= 1) return compose_step(m, p, m, p, hw, cal, c, ct);
     const ModelSpec slice = tensor_parallel_slice(m, c.tensor_parallel);
     return compose_step(m, p, slice, count_parameters(slice), hw, cal, c, ct);
+}
+
+StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
+                                      const Calibration& cal, const TrainingConfig& c) noexcept {
+    if (c.tensor_parallel <= 1) return detail::rank_step(m, p, m, p, hw, cal, c);
+    // The slice once for the plan, the step and the memory.
+    const ModelSpec slice = tensor_parallel_slice(m, c.tensor_parallel);
+    return detail::rank_step(m, p, slice, count_parameters(slice), hw, cal, c);
 }
 
 void validate_calibration_for(const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c) {
