@@ -9,9 +9,9 @@
 
 namespace libscale::detail {
 
-// `rank` and `counts`: the slice a GPU holds (the whole model without tensor parallel).
-OperationPlan rank_operations(const ModelSpec& rank, const ParameterCounts& counts, const TrainingConfig& c);
-MemoryBreakdown rank_memory(const ModelSpec& rank, const ParameterCounts& counts, const HardwareProfile& hw,
+// m and p: the slice a GPU holds (the whole model without tensor parallel) and its counts.
+OperationPlan rank_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c);
+MemoryBreakdown rank_memory(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
                             const Calibration& cal, const TrainingConfig& c, std::int64_t shard_group) noexcept;
 // m, p: the whole model (MFU and the collectives' sizes); rank, counts: the slice.
 StepBreakdown rank_step(const ModelSpec& m, const ParameterCounts& p, const ModelSpec& rank,
