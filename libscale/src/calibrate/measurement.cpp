@@ -208,7 +208,7 @@ StepRun parse_step(const Record& r) {
     if (c.gpus % model_parallel != 0)
         r.fail("field 'gpus' = " + std::to_string(c.gpus) +
                " is not a multiple of tensor_parallel × context_parallel = " + std::to_string(model_parallel));
-    const std::int64_t dp = c.gpus / model_parallel;
+    const std::int64_t dp = data_parallel_size(c);
     const char* unit =
         model_parallel == 1 ? "gpus × micro_batch × seq_len" : "data-parallel ranks × micro_batch × seq_len";
     const double per_accum =

@@ -60,6 +60,12 @@ const char* batch_unit_name(const TrainingConfig& c) {
                                                        : "data-parallel ranks × micro_batch × seq_len";
 }
 
+// "1, 2, 4, 8": the divisors of n up to 1024, for the tensor-parallel degrees an error offers.
+void list_divisors(std::ostream& os, std::int64_t n) {
+    for (std::int64_t d = 1; d <= n && d <= 1024; ++d)
+        if (n % d == 0) os << (d == 1 ? "" : ", ") << d;
+}
+
 // The sequence length's divisor under sequence and context parallel (1 without them).
 std::int64_t seq_len_divisor(const TrainingConfig& c) {
     // Degrees below 1 are the option table's error (validate_config); here they divide nothing.
@@ -160,8 +166,7 @@ constexpr std::array kRules{
                << r.hardware.name
                << " node; tensor parallel runs collectives in every layer and stays on a node's NVLink: "
                   "valid: ";
-            for (std::int64_t d = 1, first = 1; d <= gpn; ++d)
-                if (gpn % d == 0) os << (first-- > 0 ? "" : ", ") << d;
+            list_divisors(os, gpn);
         }},
     ConfigRule{ConfigIssue::tensor_parallel_model, "tensor_parallel_model",
                "tensor_parallel must divide the model's heads, key/value heads and MLP width",
@@ -180,8 +185,7 @@ constexpr std::array kRules{
                    else os << "intermediate_size = " << m.intermediate_size;
                    os << " (each rank holds whole heads and an equal share of the MLP); valid: ";
                    const std::int64_t g = std::gcd(std::gcd(m.num_heads, m.num_kv_heads), m.intermediate_size);
-                   for (std::int64_t d = 1, first = 1; d <= g && d <= 1024; ++d)
-                       if (g % d == 0) os << (first-- > 0 ? "" : ", ") << d;
+                   list_divisors(os, g);
                }},
     // torchtitan's ParallelDims.seq_len_divisor (v0.2.2 distributed/parallel_dims.py):
     // sequence parallel shards each sequence over tp, context parallel's head-tail load

@@ -308,19 +308,17 @@ StepBreakdown estimate_microrun(const ModelSpec& m, const HardwareProfile& hw, c
 
 double optimizer_step_s(const FineTuningPlan& ft, const HardwareProfile& hw, const Calibration& cal,
                         const TrainingConfig& c) noexcept {
-    // The shard group: a tensor-parallel rank's slice (ft) sharded over the others.
-    const std::int64_t tp = std::max<std::int64_t>(c.tensor_parallel, 1);
+    // The ranks the trained parameters (a tensor-parallel rank's slice: ft) are sharded over.
     std::int64_t ways = 1;
     switch (c.strategy) {
         case Strategy::fsdp:
-        case Strategy::zero1:
-        case Strategy::zero2: ways = c.gpus / tp; break;
         case Strategy::hsdp:
-            ways = std::min(c.gpus, c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node) / tp;
+            ways = device_mesh(c, c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node).shard_group();
             break;
+        case Strategy::zero1:
+        case Strategy::zero2: ways = c.gpus; break;  // no tensor or context parallel (parallel_strategy)
         case Strategy::ddp: ways = 1; break;
     }
-    ways = std::max<std::int64_t>(ways, 1);
     const double local = ft.trained / static_cast<double>(ways);
     return local * optimizer_traffic_bytes(c) / (hw.hbm_bytes_per_s() * cal.hbm_efficiency);
 }
