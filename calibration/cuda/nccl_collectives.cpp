@@ -13,19 +13,6 @@
 
 namespace libscale::harness::cuda {
 
-CollectiveBuffers collective_buffers(Collective op, double bytes, int ranks, std::size_t element_bytes) {
-    const auto r = static_cast<std::size_t>(ranks > 0 ? ranks : 1);
-    auto shard = static_cast<std::size_t>(bytes / static_cast<double>(element_bytes) / static_cast<double>(r));
-    if (shard == 0) shard = 1;
-    CollectiveBuffers b;
-    switch (op) {
-        case Collective::all_gather: b = {shard * element_bytes, shard * r * element_bytes, shard}; break;
-        case Collective::reduce_scatter: b = {shard * r * element_bytes, shard * element_bytes, shard}; break;
-        case Collective::all_reduce: b = {shard * r * element_bytes, shard * r * element_bytes, shard * r}; break;
-    }
-    return b;
-}
-
 #ifdef LIBSCALE_HAVE_NCCL
 
 namespace {
@@ -163,7 +150,8 @@ void Nccl::enqueue(void* comm, Collective op, double bytes, bool fp32, const voi
     int n = 0;
     impl_->check(ncclCommCount(c, &n), c, "ncclCommCount");
     const ncclDataType_t type = fp32 ? ncclFloat32 : ncclBfloat16;
-    const CollectiveBuffers b = collective_buffers(op, bytes, n, fp32 ? 4 : 2);
+    const std::size_t element_bytes = fp32 ? 4 : 2;
+    const CollectiveBuffers b = collective_buffers(op, bytes, n, element_bytes);
     ncclResult_t r = ncclSuccess;
     const char* name = "";
     switch (op) {
@@ -176,6 +164,34 @@ void Nccl::enqueue(void* comm, Collective op, double bytes, bool fp32, const voi
         case Collective::all_reduce:
             r = ncclAllReduce(send, recv, b.count, type, ncclSum, c, stream), name = "ncclAllReduce";
             break;
+        case Collective::all_to_all: {
+            // As nccl-tests' alltoall times it (NVIDIA/nccl-tests src/alltoall.cu at commit
+            // 29f4114f027fed903649a3c81babc5d52e8d41ae, AlltoAllRunColl): one group of an
+            // ncclSend and an ncclRecv of the peer's chunk with every rank, this one
+            // included, chunk r at offset r·chunk of each buffer. nccl-tests since commit
+            // a5c4462bd15e5e44bbf65e584a0993e6347bdd70 call NCCL 2.28's ncclAlltoAll where NCCL
+            // has it and keep this group for older NCCL (still so at a0b82b22); the group
+            // runs on every NCCL since 2.7, so records taken with any NCCL compare.
+            const std::size_t chunk = b.count * element_bytes;
+            const auto* in = static_cast<const char*>(send);
+            auto* out = static_cast<char*>(recv);
+            const auto ok = [](ncclResult_t x) { return x == ncclSuccess || x == ncclInProgress; };
+            impl_->check(ncclGroupStart(), c, "ncclGroupStart");
+            ncclResult_t first = ncclSuccess;
+            const char* failed = "";
+            for (int peer = 0; peer < n && ok(first); ++peer) {
+                const std::size_t at = static_cast<std::size_t>(peer) * chunk;
+                if (const ncclResult_t s = ncclSend(in + at, b.count, type, peer, c, stream); !ok(s))
+                    first = s, failed = "ncclSend";
+                else if (const ncclResult_t t = ncclRecv(out + at, b.count, type, peer, c, stream); !ok(t))
+                    first = t, failed = "ncclRecv";
+            }
+            // The group is closed even after a failed call, so that none is left open when
+            // check() aborts the communicator.
+            r = ncclGroupEnd(), name = "ncclGroupEnd (all_to_all: ncclSend/ncclRecv with every peer)";
+            if (!ok(first)) impl_->check(first, c, failed);
+            break;
+        }
     }
     impl_->check(r, c, name);
     // A non-blocking communicator may return ncclInProgress while it enqueues; the next

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "collective_buffers.hpp"
 #include "device.hpp"
 
 namespace libscale::harness::cuda {
@@ -32,7 +33,9 @@ public:
 
     // Enqueues op on `stream` over a full buffer of `bytes` (nccl-tests' "size": all-gather
     // receives and reduce-scatter sends `bytes`, the other side is bytes / ranks; all-reduce
-    // is `bytes` both ways) of bf16, or fp32 when `fp32`.
+    // is `bytes` both ways; all-to-all sends and receives `bytes`, bytes / ranks to and from
+    // each peer, as one group of ncclSend/ncclRecv) of bf16, or fp32 when `fp32`. The
+    // buffers are collective_buffers' sizes.
     void enqueue(void* comm, Collective op, double bytes, bool fp32, const void* send, void* recv, cudaStream_t stream);
     // Waits for `stream` while watching the communicator; aborts it and throws on an NCCL
     // error or when `timeout_s` passes.
@@ -47,11 +50,5 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
-
-// Buffer sizes of a collective over a full buffer of `bytes`, rounded to whole elements.
-struct CollectiveBuffers {
-    std::size_t send_bytes = 0, recv_bytes = 0, count = 0;  // count: NCCL's element count argument
-};
-CollectiveBuffers collective_buffers(Collective op, double bytes, int ranks, std::size_t element_bytes);
 
 }  // namespace libscale::harness::cuda

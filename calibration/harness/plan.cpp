@@ -33,6 +33,11 @@ const char* triage_phase(PowerPhaseKind k) {
     return "?";
 }
 
+double collective_time_s(const CollectiveCase& c, const Calibration& cal) {
+    if (c.op == Collective::all_to_all) return all_to_all_time_s(c.bytes, c.ranks, c.ranks_per_node, cal);
+    return ring_time_s(c.op, c.bytes, c.ranks, ring_link(c.ranks, c.ranks_per_node, cal));
+}
+
 std::string describe(const GemmCase& g) {
     std::ostringstream s;
     s << "GEMM " << g.label << " m=" << g.m << " n=" << g.n << " k=" << g.k << (g.fp8 ? " fp8" : " bf16");
@@ -138,6 +143,8 @@ Plan make_plan(const std::string& model_name, const ModelSpec& m, const Hardware
 
     // Collectives: one layer's bf16 parameters (all-gather), its gradients in bf16 and
     // fp32 (reduce-scatter), the root unit, and a sweep from latency- to bandwidth-bound.
+    // The sweep has all-to-all too (expert parallelism's token exchange): inside a node it
+    // fits the same link as the rings, across nodes it shows the NICs without a ring.
     const ParameterCounts pc = count_parameters(m);
     const double layer = static_cast<double>(pc.per_layer), root = static_cast<double>(pc.root_unit);
     std::vector<std::tuple<Collective, double, std::string>> sizes = {
@@ -147,7 +154,8 @@ Plan make_plan(const std::string& model_name, const ModelSpec& m, const Hardware
     };
     if (!o.quick) sizes.emplace_back(Collective::all_gather, 2 * root, "root unit parameters, bf16");
     for (const double mib : o.quick ? std::vector<double>{1} : std::vector<double>{0.0625, 1, 16, 256})
-        for (const Collective op : {Collective::all_gather, Collective::reduce_scatter, Collective::all_reduce})
+        for (const Collective op :
+             {Collective::all_gather, Collective::reduce_scatter, Collective::all_reduce, Collective::all_to_all})
             sizes.emplace_back(op, mib * kMiB, "sweep");
     std::vector<std::pair<int, int>> rings;  // (ranks, per node)
     for (const int k : ring_sizes(local_size)) rings.emplace_back(k, k);

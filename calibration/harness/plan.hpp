@@ -1,8 +1,9 @@
 // What the harness measures for a model on a machine: every GEMM of one decoder layer and
 // of the output head at its real shapes (forward, dgrad, wgrad) over a sweep of tokens
 // per micro-batch, fused attention over sequence lengths, a bandwidth sweep, the FSDP
-// collectives at the model's message sizes for every ring size, the step micro-run per
-// GPU count, and the power phases. Built from the core's operation plan
+// collectives at the model's message sizes and a size sweep of all-gather, reduce-scatter,
+// all-reduce and all-to-all for every ring size, the step micro-run per GPU count, and the
+// power phases. Built from the core's operation plan
 // (compute_model.hpp), so the shapes are the ones the step model times.
 #pragma once
 
@@ -45,6 +46,12 @@ struct MicrorunCase {
     TrainingConfig config;  // gpus = the ring, seq_len, micro_batch
     std::int64_t layers = 0;
 };
+
+// The core's time of a collective case at `cal`: ring_time_s on the ring's link
+// (ring_link), or for all_to_all all_to_all_time_s, which is not a ring across nodes and
+// equals ring_time_s inside one (collective.hpp). What the simulated backend times and the
+// progress lines predict.
+double collective_time_s(const CollectiveCase& c, const Calibration& cal);
 
 // A case in words, for progress lines, skips and errors ("GEMM head dgrad m=... bf16").
 std::string describe(const GemmCase& g);

@@ -153,8 +153,7 @@ PhaseWork predicted_work(const Plan& p, const std::string& phase) {
             w.case_s.push_back(kOperationSetupS + n * memory_time_s(p.hardware, prior, b.bytes));
     } else if (phase == "collectives") {
         for (const CollectiveCase& c : p.collectives)
-            w.case_s.push_back(kCollectiveSetupS +
-                               n * ring_time_s(c.op, c.bytes, c.ranks, ring_link(c.ranks, c.ranks_per_node, prior)));
+            w.case_s.push_back(kCollectiveSetupS + n * collective_time_s(c, prior));
     } else if (phase == "microrun") {
         for (const MicrorunCase& m : p.microruns) {
             double t = 0.1;

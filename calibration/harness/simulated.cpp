@@ -157,8 +157,7 @@ public:
         // Ranks synchronize per case, as NCCL's ring does: a rank that hangs stalls the others.
         w.barrier(timeout_s, "collectives");
         if (rank_ >= c.ranks) return {0, 0, "not in the ring", 0};
-        const LinkLevel link = ring_link(c.ranks, c.ranks_per_node, o_.truth);
-        return noisy(ring_time_s(c.op, c.bytes, c.ranks, link));
+        return noisy(collective_time_s(c, o_.truth));
     }
 
     Timing microrun(World& w, const Plan& p, const MicrorunCase& c, int, int, double timeout_s) override {

@@ -1,7 +1,8 @@
-// Ring collective cost (nccl-tests doc/PERFORMANCE.md) and link selection.
+// Ring collective cost (nccl-tests doc/PERFORMANCE.md), link selection and all-to-all.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
 
 #include "libscale/estimate/collective.hpp"
 #include "libscale/io/catalog.hpp"
@@ -87,9 +88,60 @@ TEST(Collective, DefaultB300LinksAreNvlinkAndConnectX8) {
 }
 
 TEST(Collective, ParseAndName) {
-    for (Collective c : {Collective::all_gather, Collective::reduce_scatter, Collective::all_reduce})
+    for (Collective c :
+         {Collective::all_gather, Collective::reduce_scatter, Collective::all_reduce, Collective::all_to_all})
         EXPECT_EQ(parse_collective(to_string(c)), c);
+    EXPECT_STREQ(to_string(Collective::all_to_all), "all_to_all");
+    EXPECT_EQ(parse_collective("all_to_all"), Collective::all_to_all);
     EXPECT_THROW((void)parse_collective("broadcast"), std::invalid_argument);
+    // The error names the field, the value and every valid name.
+    try {
+        (void)parse_collective("alltoall");
+        ADD_FAILURE() << "accepted 'alltoall'";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "collective = 'alltoall'; valid: all_gather, reduce_scatter, all_reduce, all_to_all");
+    }
+}
+
+// All-to-all (nccl-tests alltoall: an ncclSend/ncclRecv pair with every peer): S/n to each
+// of the n−1 others. Inside one node it costs what an all-gather of S does.
+TEST(Collective, AllToAllInsideOneNodeIsTheAllGatherRing) {
+    Calibration cal;
+    cal.intra_node = {5e-6, 400e9};
+    cal.inter_node = {10e-6, 50e9};
+    // 8 ranks, 8 per node, S = 1e9: share 1.25e8; NVLink 7 · 1.25e8 / 400e9 = 2.1875e-3 s,
+    // latency 7 · 5 µs = 35 µs: 2.2225e-3 s.
+    EXPECT_REL(all_to_all_time_s(1e9, 8, 8, cal), 2.2225e-3);
+    EXPECT_REL(ring_time_s(Collective::all_to_all, 1e9, 8, cal.intra_node), 2.2225e-3);
+    EXPECT_REL(ring_time_s(Collective::all_to_all, 1e9, 8, cal.intra_node),
+               ring_time_s(Collective::all_gather, 1e9, 8, cal.intra_node));
+    // A node with more GPUs than the run uses is still one node: k = ranks.
+    EXPECT_REL(all_to_all_time_s(1e9, 4, 8, cal), 3 * 5e-6 + 3.0 / 4.0 * 1e9 / 400e9);
+    EXPECT_EQ(all_to_all_time_s(1e9, 1, 8, cal), 0.0);
+    EXPECT_EQ(all_to_all_time_s(0.0, 16, 8, cal), 0.0);
+}
+
+TEST(Collective, AllToAllAcrossNodesByHand) {
+    Calibration cal;
+    cal.intra_node = {5e-6, 400e9};
+    cal.inter_node = {10e-6, 50e9};
+    // 16 ranks, 8 per node, S = 1e9: share 1e9 / 16 = 62.5e6.
+    //   NVLink:  7 · 62.5e6 / 400e9 = 1.09375e-3 s
+    //   network: 8 · 62.5e6 / 50e9  = 10e-3 s (the larger: each GPU's own NIC binds)
+    //   latency: 7 · 5 µs + 8 · 10 µs = 115 µs
+    // total 10.115e-3 s.
+    EXPECT_REL(all_to_all_time_s(1e9, 16, 8, cal), 10.115e-3);
+    // Not a ring: the cross-node ring of the same S is bound by the node's 8 NICs together.
+    EXPECT_LT(ring_time_s(Collective::all_gather, 1e9, 16, ring_link(16, 8, cal)), 5e-3);
+    // NICs faster than NVLink's share: 8 · 62.5e6 / 1e12 = 0.5e-3 s < 1.09375e-3 s, so
+    // NVLink binds: 115 µs + 1.09375e-3 s.
+    Calibration fast = cal;
+    fast.inter_node.busbw_bytes_per_s = 1e12;
+    EXPECT_REL(all_to_all_time_s(1e9, 16, 8, fast), 1.20875e-3);
+    // One GPU per node: every peer across the network, no NVLink term:
+    // 3 · 10 µs + 3 · (1e9 / 4) / 50e9 = 30 µs + 15e-3 s.
+    EXPECT_REL(all_to_all_time_s(1e9, 4, 1, cal), 15.03e-3);
 }
 
 }  // namespace

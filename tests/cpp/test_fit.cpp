@@ -773,6 +773,113 @@ TEST(Fit, OneSizeOneRankCountIsUnidentified) {
     EXPECT_EQ(r.parameters, std::vector<std::string>{"framework_efficiency"});  // the default's spread alone
 }
 
+// all_to_all records (nccl-tests alltoall): inside a node the all-gather law, across nodes
+// all_to_all_time_s, (k−1)·α_intra + (n−k)·α_inter + max((k−1)·S/n / B_intra, (n−k)·S/n /
+// B_inter), which is not a ring: fitted as a ring they would put the network 4-8x too slow.
+TEST(Fit, AllToAllRecordsAcrossNodesFitTheNetworkByTheirOwnLaw) {
+    Synth s;
+    s.sigma = 0;
+    MeasurementSet m;
+    for (std::int64_t ranks : {2, 4, 8})
+        for (double bytes : {1e5, 1e7, 1e9})
+            m.collectives.push_back(
+                {"h100", Collective::all_to_all, ranks, ranks, bytes, all_to_all_time_s(bytes, ranks, ranks, s.truth)});
+    for (std::int64_t ranks : {16, 32, 64})
+        for (double bytes : {1e5, 1e7, 1e9})
+            m.collectives.push_back(
+                {"h100", Collective::all_to_all, ranks, 8, bytes, all_to_all_time_s(bytes, ranks, 8, s.truth)});
+    // 16 ranks, 1e9 B: 8 · 62.5e6 / 4e10 = 12.5 ms through each NIC, where the ring of the
+    // same S over the 8 NICs together takes 15/16 · 1e9 / 3.2e11 = 2.9 ms.
+    EXPECT_GT(all_to_all_time_s(1e9, 16, 8, s.truth),
+              4 * ring_time_s(Collective::all_gather, 1e9, 16, ring_link(16, 8, s.truth)));
+    const auto exact = [&](const FitResult& r) {
+        for (const char* name : kCollectiveParams) {
+            EXPECT_NEAR(get_parameter(r.calibration, name), get_parameter(s.truth, name),
+                        1e-9 * get_parameter(s.truth, name))
+                << name;
+            EXPECT_TRUE(coef(r, name).fitted) << name;
+        }
+        EXPECT_LT(r.rms_relative_error, 1e-9);
+    };
+    // all_to_all alone identifies both levels...
+    const FitResult alone = fit(m, s.hw, s.prior);
+    exact(alone);
+    EXPECT_EQ(coef(alone, "inter_node.busbw_bytes_per_s").note,
+              "fitted to 9 cross-node collective runs (9 all_to_all among them, timed by all_to_all_time_s: a "
+              "latency per peer, each GPU's own NIC)");
+    EXPECT_EQ(coef(alone, "intra_node.busbw_bytes_per_s").note, "fitted to 9 intra-node collective runs");
+    // ...and with the rings beside it, both laws are fitted together.
+    s.collectives(m, false);
+    s.collectives(m, true);
+    const FitResult both = fit(m, s.hw, s.prior);
+    exact(both);
+    EXPECT_EQ(both.records_used, m.size());
+}
+
+// Which link binds a cross-node all-to-all depends on the network's bandwidth alone: here
+// NVLink at 1e11 B/s and NICs at 2e11 B/s per GPU, so 16 ranks (8 per node) are bound by
+// NVLink (7 / 1e11 > 8 / 2e11 s per share) and 24 and 32 by the NICs (16 / 2e11 > 7 / 1e11).
+// The prior's NICs (0.94 × 50 GB/s) would say all of them; the fit settles it at its own.
+TEST(Fit, AllToAllBoundByNvlinkInformsTheNetworkLatencyAlone) {
+    Synth s;
+    s.sigma = 0;
+    s.truth.intra_node = {8e-6, 1e11};
+    s.truth.inter_node = {20e-6, 2e11};
+    MeasurementSet m;
+    s.collectives(m, false);
+    for (std::int64_t ranks : {16, 24, 32})
+        for (double bytes : {1e5, 1e7, 1e9})
+            m.collectives.push_back(
+                {"h100", Collective::all_to_all, ranks, 8, bytes, all_to_all_time_s(bytes, ranks, 8, s.truth)});
+    const FitResult r = fit(m, s.hw, s.prior);
+    for (const char* name : kCollectiveParams)
+        EXPECT_NEAR(get_parameter(r.calibration, name), get_parameter(s.truth, name),
+                    1e-9 * get_parameter(s.truth, name))
+            << name;
+    EXPECT_EQ(coef(r, "inter_node.alpha_s").note,
+              "fitted to 9 cross-node collective runs (9 all_to_all among them, timed by all_to_all_time_s: a "
+              "latency per peer, each GPU's own NIC; 3 bound by NVLink, which inform the latency alone)");
+    // Only NVLink-bound ones: the network's bandwidth is not shown, and the level says so.
+    MeasurementSet nvlink;
+    s.collectives(nvlink, false);
+    for (double bytes : {1e5, 1e7, 1e9})
+        nvlink.collectives.push_back(
+            {"h100", Collective::all_to_all, 16, 8, bytes, all_to_all_time_s(bytes, 16, 8, s.truth)});
+    s.prior.inter_node.busbw_bytes_per_s = 2e11;  // a prior that knows the NICs are fast
+    const FitResult n = fit(nvlink, s.hw, s.prior);
+    EXPECT_TRUE(mentions(n.unidentified,
+                         "inter_node.busbw_bytes_per_s: every inter_node collective run is an "
+                         "all_to_all that NVLink, not the network, binds"))
+        << n.unidentified.front();
+    EXPECT_EQ(n.calibration.inter_node.busbw_bytes_per_s, 2e11);
+}
+
+// Bus bandwidth of an all-to-all is all-gather's, (n−1)/n · S / t (nccl-tests
+// src/alltoall.cu, AlltoAllGetBw).
+TEST(Fit, ImpossibleAllToAllRecordsAreRefused) {
+    Synth s;
+    // 8 GPUs of one node, 1e9 B in 1e9 · 7/8 / (100 × 450e9) s: busbw 100 x NVLink's one way.
+    MeasurementSet c;
+    c.collectives.push_back(
+        {"h100", Collective::all_to_all, 8, 8, 1e9, 1e9 * 7.0 / 8.0 / (100 * s.hw.nvlink_bytes_per_s_unidir())});
+    try {
+        check_plausible(c, s.hw);
+        ADD_FAILURE() << "accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("collective record 0 (all_to_all) ran at 4.5e+04 GB/s, 100 x one "
+                                             "direction of NVLink of h100 (450 GB/s"),
+                  std::string::npos)
+            << e.what();
+    }
+    // Across nodes at the default calibration's law: accepted, though its bus bandwidth,
+    // 15/8 × the NIC's, is above the cross-node ring's per-GPU figure.
+    c.collectives[0] = {"h100", Collective::all_to_all, 16, 8, 1e9, all_to_all_time_s(1e9, 16, 8, s.prior)};
+    EXPECT_NO_THROW(check_plausible(c, s.hw));
+    // 100 x faster across nodes: refused as well.
+    c.collectives[0].seconds /= 100;
+    EXPECT_THROW(check_plausible(c, s.hw), std::invalid_argument);
+}
+
 TEST(Fit, AllStepsAtOneConfigurationLeaveOverheadUnidentified) {
     Synth s;
     MeasurementSet m;

@@ -3,8 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
+#include <vector>
 
+#include "cuda/collective_buffers.hpp"
 #include "harness/detect.hpp"
 #include "harness/plan.hpp"
 #include "libscale/io/catalog.hpp"
@@ -79,6 +84,81 @@ TEST_F(HarnessPlan, CollectivesAreTheFsdpMessagesOnEveryRing) {
     EXPECT_EQ(gpus, (std::vector<std::int64_t>{1, 2, 4, 8, 16}));
     EXPECT_EQ(p.power_phases.size(), 5u);
     EXPECT_TRUE(p.notes.empty());
+}
+
+TEST_F(HarnessPlan, TheSweepTimesAllToAllBesideTheRingsOnEveryRing) {
+    PlanOptions full;
+    const Plan p = make_plan("qwen3-32b", m, hw, 16, 8, 2, full);
+    constexpr double kMiB = 1048576.0;
+    std::vector<std::tuple<int, int, double>> all_to_all;  // (ranks, per node, bytes)
+    std::size_t sweep_all_gather = 0;
+    for (const CollectiveCase& c : p.collectives) {
+        if (c.op == Collective::all_to_all) {
+            EXPECT_EQ(c.label, "sweep");
+            all_to_all.emplace_back(c.ranks, c.ranks_per_node, c.bytes);
+        }
+        sweep_all_gather += c.op == Collective::all_gather && c.label == "sweep";
+    }
+    // The same sizes and rings as the all-gather sweep: 1/16, 1, 16, 256 MiB (whole
+    // 256-byte chunks per rank: 65536 B over 16 ranks is 16 chunks of 4096 B) on 2, 4, 8
+    // and 16 GPUs, the last across the two nodes.
+    EXPECT_EQ(all_to_all.size(), sweep_all_gather);
+    std::vector<std::tuple<int, int, double>> want;
+    for (const auto& [ranks, per_node] : std::vector<std::pair<int, int>>{{2, 2}, {4, 4}, {8, 8}, {16, 8}})
+        for (const double mib : {0.0625, 1.0, 16.0, 256.0}) want.emplace_back(ranks, per_node, mib * kMiB);
+    EXPECT_EQ(all_to_all, want);
+    // --quick: the 1 MiB one on each ring.
+    const Plan q = make_plan("qwen3-32b", m, hw, 16, 8, 2, quick);
+    EXPECT_EQ(std::count_if(q.collectives.begin(), q.collectives.end(),
+                            [](const CollectiveCase& c) { return c.op == Collective::all_to_all && c.bytes == kMiB; }),
+              4);
+}
+
+// What the simulated backend times and the progress lines predict: the core's laws.
+TEST(HarnessCollectiveTime, RingsByRingTimeAllToAllByItsOwnLaw) {
+    Calibration cal;
+    cal.intra_node = {5e-6, 400e9};
+    cal.inter_node = {10e-6, 50e9};
+    CollectiveCase c;
+    c.op = Collective::all_to_all;
+    c.ranks = 16;
+    c.ranks_per_node = 8;
+    c.bytes = 1e9;
+    // all_to_all_time_s by hand: 7 · 5 µs + 8 · 10 µs + max(7 · 62.5e6 / 400e9, 8 · 62.5e6 / 50e9).
+    EXPECT_NEAR(collective_time_s(c, cal), 10.115e-3, 1e-12);
+    c.ranks = c.ranks_per_node = 8;  // one node: the all-gather ring, 7 · 5 µs + 7/8 · 1e9 / 400e9
+    EXPECT_NEAR(collective_time_s(c, cal), 2.2225e-3, 1e-12);
+    c.op = Collective::all_reduce;
+    c.ranks = 16;  // a ring across nodes: ring_link's min(400e9, 8 · 50e9), α (14 · 5 + 10) / 15 µs
+    EXPECT_NEAR(collective_time_s(c, cal), 2 * (80e-6 + 15.0 / 16.0 * 1e9 / 400e9), 1e-12);
+}
+
+// The CUDA backend's buffers (cuda/collective_buffers.hpp), which build without CUDA.
+TEST(HarnessCollectiveBuffers, AllToAllSendsAndReceivesTheBufferInAlignedChunks) {
+    using cuda::collective_buffers;
+    // 1 MiB of bf16 over 8 ranks: 524288 elements, a chunk of 65536 to each peer; both
+    // buffers hold all 8 chunks, and each ncclSend / ncclRecv takes one chunk's count.
+    const cuda::CollectiveBuffers a = collective_buffers(Collective::all_to_all, 1048576, 8, 2);
+    EXPECT_EQ(a.send_bytes, 1048576u);
+    EXPECT_EQ(a.recv_bytes, 1048576u);
+    EXPECT_EQ(a.count, 65536u);
+    // The all-gather of the same S sends one shard and receives S, count one shard.
+    const cuda::CollectiveBuffers g = collective_buffers(Collective::all_gather, 1048576, 8, 2);
+    EXPECT_EQ(g.send_bytes, 131072u);
+    EXPECT_EQ(g.recv_bytes, 1048576u);
+    EXPECT_EQ(g.count, 65536u);
+    // 1000 B of bf16 over 3 ranks: 500 elements, 166 per peer, rounded down to whole 16
+    // bytes (8 elements) as nccl-tests' alltoall does: 160, so 3 · 160 · 2 = 960 B.
+    const cuda::CollectiveBuffers odd = collective_buffers(Collective::all_to_all, 1000, 3, 2);
+    EXPECT_EQ(odd.count, 160u);
+    EXPECT_EQ(odd.send_bytes, 960u);
+    EXPECT_EQ(odd.recv_bytes, 960u);
+    // 10 B of fp32 over 4 ranks: less than an element each; at least 16 bytes (4 elements)
+    // to each peer: 4 · 4 · 4 = 64 B.
+    const cuda::CollectiveBuffers tiny = collective_buffers(Collective::all_to_all, 10, 4, 4);
+    EXPECT_EQ(tiny.count, 4u);
+    EXPECT_EQ(tiny.send_bytes, 64u);
+    EXPECT_EQ(tiny.recv_bytes, 64u);
 }
 
 TEST_F(HarnessPlan, OneGpuSaysWhatItCannotMeasure) {

@@ -4,15 +4,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <vector>
 
 #include "harness/report.hpp"
 #include "harness/runner.hpp"
 #include "harness/simulated.hpp"
 #include "libscale/calibrate/calibration_file.hpp"
 #include "libscale/calibrate/fit.hpp"
+#include "libscale/estimate/collective.hpp"
 #include "libscale/io/catalog.hpp"
 #include "libscale/io/json_io.hpp"
 #include "libscale/triage/power_bands.hpp"
@@ -61,6 +65,14 @@ TEST_F(SimulatedRun, WritesEveryFileAndEveryRecord) {
     EXPECT_EQ(m.attention.size(), plan.attention.size());
     EXPECT_EQ(m.bandwidth.size(), plan.bandwidth.size());
     EXPECT_EQ(m.collectives.size(), plan.collectives.size());
+    // The quick sweep's 1 MiB all-to-all on the rings of 2 and 4 GPUs.
+    std::vector<std::int64_t> all_to_all;
+    for (const CollectiveRun& c : m.collectives)
+        if (c.op == Collective::all_to_all) {
+            all_to_all.push_back(c.ranks);
+            EXPECT_EQ(c.bytes, 1048576.0);
+        }
+    EXPECT_EQ(all_to_all, (std::vector<std::int64_t>{2, 4}));
     EXPECT_EQ(m.microruns.size(), plan.microruns.size());
     EXPECT_EQ(m.power.size(), 4u * 5u);  // every GPU, every phase
     const json report = read_json_file(dir / "report.json");
@@ -130,6 +142,89 @@ TEST_F(SimulatedRun, RefittingTheRecordsReproducesTheCalibration) {
         EXPECT_NEAR(get_parameter(again.calibration, name), get_parameter(f.calibration, name),
                     1e-9 * get_parameter(f.calibration, name))
             << name;
+}
+
+// The collectives phase alone, the full sweep, on four ranks pretended to be two nodes of
+// two GPUs: rings of 2 inside a node and of 4 across both, all-to-all among the cases.
+struct SimulatedTwoNodes : ::testing::Test {
+    static inline std::filesystem::path dir;
+    static inline int rc = -1;
+    static inline Calibration truth;
+    static inline Plan plan;
+
+    static void SetUpTestSuite() {
+        dir = test::temp_dir("harness_two_nodes_" + std::to_string(::getpid()));
+        const HardwareProfile hw = find_hardware("h200");
+        truth = simulated_truth(hw);
+        plan = make_plan("qwen3-32b", find_model("qwen3-32b"), hw, 4, 2, 2, PlanOptions{});
+        const auto world = make_local_world(4, 2);
+        SimulatedOptions so;
+        so.truth = truth;
+        so.seed = 11;
+        const auto backend = make_simulated_backend(hw, so, world->rank());
+        RunOptions ro;
+        ro.out_dir = dir;
+        ro.phases = {"collectives"};
+        ro.progress = false;
+        ro.summary = false;
+        ro.timeout_s = 20;
+        ro.command = "test";
+        const int code = run_calibration(*world, *backend, plan, ro);
+        if (world->rank() != 0) std::_Exit(code);
+        rc = code;
+    }
+
+    static MeasurementSet all_to_all_records() {
+        MeasurementSet m = read_measurements((dir / "measurements.json").string());
+        std::erase_if(m.collectives, [](const CollectiveRun& c) { return c.op != Collective::all_to_all; });
+        return m;
+    }
+};
+
+TEST_F(SimulatedTwoNodes, AllToAllIsTimedAtEverySweepSizeOnEveryRing) {
+    ASSERT_EQ(rc, 0);
+    const MeasurementSet m = all_to_all_records();
+    // Sweep sizes 1/16, 1, 16 and 256 MiB, each on the ring of 2 (one node) and of 4 (two).
+    ASSERT_EQ(m.collectives.size(), 8u);
+    for (const CollectiveRun& c : m.collectives) {
+        SCOPED_TRACE(std::to_string(c.ranks) + " ranks, " + std::to_string(c.bytes) + " B");
+        EXPECT_EQ(c.ranks_per_node, 2);
+        EXPECT_TRUE(c.ranks == 2 || c.ranks == 4);
+        // The simulated machine times it by the core's law: within its 2% noise (5 sd).
+        const double law = all_to_all_time_s(c.bytes, c.ranks, c.ranks_per_node, truth);
+        EXPECT_LT(std::abs(std::log(c.seconds / law)), 0.1) << c.seconds << " s against " << law << " s";
+    }
+    // On one node that is the all-gather ring's time; across nodes each GPU's own NIC
+    // carries half its buffer (to the other node's two GPUs), which no ring does.
+    const double mib = 1048576.0;
+    EXPECT_REL(all_to_all_time_s(256 * mib, 2, 2, truth),
+               ring_time_s(Collective::all_gather, 256 * mib, 2, truth.intra_node));
+    EXPECT_REL(all_to_all_time_s(256 * mib, 4, 2, truth), truth.intra_node.alpha_s + 2 * truth.inter_node.alpha_s +
+                                                              2 * (256 * mib / 4) / truth.inter_node.busbw_bytes_per_s);
+}
+
+// all_to_all records alone pin both links: inside a node by the all-gather law, across
+// nodes by all_to_all_time_s (fit_collectives.cpp).
+TEST_F(SimulatedTwoNodes, TheFitOfTheAllToAllRecordsAloneRecoversBothLinks) {
+    ASSERT_EQ(rc, 0);
+    const HardwareProfile hw = find_hardware("h200");
+    const FitResult r = fit(all_to_all_records(), hw, default_calibration(hw));
+    for (const std::string name :
+         {"intra_node.busbw_bytes_per_s", "intra_node.alpha_s", "inter_node.busbw_bytes_per_s", "inter_node.alpha_s"}) {
+        SCOPED_TRACE(name);
+        const Coefficient* c = nullptr;
+        for (const Coefficient& k : r.coefficients)
+            if (k.name == name) c = &k;
+        ASSERT_NE(c, nullptr);
+        EXPECT_TRUE(c->fitted) << c->note;
+        const double want = get_parameter(truth, name);
+        EXPECT_NEAR(c->value, want, 0.05 * want) << c->note;
+        EXPECT_LT(std::abs(c->value - want), 3.5 * c->std_error + 1e-12 * want);
+        if (name.starts_with("inter_node")) {
+            EXPECT_NE(c->note.find("4 all_to_all among them, timed by all_to_all_time_s"), std::string::npos)
+                << c->note;
+        }
+    }
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ void register_calibrate_measurement(py::module_& m) {
         fields(field("hardware", &CollectiveRun::hardware),
                output_field<std::string, CollectiveRun>(
                    "op", [](const CollectiveRun& r) { return std::string(to_string(r.op)); },
-                   "'all_gather', 'reduce_scatter' or 'all_reduce'"),
+                   "'all_gather', 'reduce_scatter', 'all_reduce' or 'all_to_all'"),
                field("ranks", &CollectiveRun::ranks),
                field("ranks_per_node", &CollectiveRun::ranks_per_node, "GPUs of the ring in each node"),
                field("bytes", &CollectiveRun::bytes, "full buffer size S, as nccl-tests reports 'size'"),

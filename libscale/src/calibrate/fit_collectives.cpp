@@ -1,5 +1,7 @@
 // Least squares helpers, the fit state, and the collectives' linear fit per link level.
+#include <algorithm>
 #include <set>
+#include <utility>
 
 #include "fit_detail.hpp"
 #include "libscale/estimate/collective.hpp"
@@ -79,6 +81,15 @@ void State::record(const VectorXd& rel, const VectorXd& leverage, const std::str
 
 // One level of collectives: y = seconds/passes − known = α·c1 + x·c2, fitted as (α, 1/x).
 // A level the data cannot identify keeps the prior's values and says why in `unidentified`.
+//
+// all_to_all records (nccl-tests' alltoall) are fitted too. Inside one node their law is
+// all-gather's (ring_time_s, passes = 1). Across nodes it is not a ring: all_to_all_time_s
+// times (k−1)·α_intra + (n−k)·α_inter + max((k−1)·S/n / B_intra, (n−k)·S/n / B_inter), k
+// GPUs per node, every GPU sending to its node's peers over NVLink and to the rest through
+// its own NIC at once. With the intra level fitted first, that is linear in (α_inter,
+// 1/B_inter) once it is known which term is the larger, which depends on B_inter alone (not
+// on S): taken at the prior's B_inter, then at the fit's until it no longer changes. A run
+// bound by NVLink informs α_inter alone (its 1/B_inter column is 0).
 void fit_level(const std::vector<const CollectiveRun*>& runs, const std::vector<CollectiveRun>& all, bool inter,
                const FitOptions& o, State& st) {
     if (runs.empty()) return;
@@ -91,38 +102,83 @@ void fit_level(const std::vector<const CollectiveRun*>& runs, const std::vector<
     MatrixXd X(n, 2);
     VectorXd y(n), obs(n);
     std::set<std::pair<std::int64_t, double>> shapes;
-    for (Eigen::Index i = 0; i < n; ++i) {
-        const CollectiveRun& r = *runs[static_cast<std::size_t>(i)];
-        const double ranks = static_cast<double>(r.ranks);
-        const double passes = r.op == Collective::all_reduce ? 2.0 : 1.0;
-        obs(i) = r.seconds / passes;
-        shapes.insert({r.ranks, r.bytes});
-        if (!inter) {
-            X(i, 0) = ranks - 1.0;
-            X(i, 1) = (ranks - 1.0) / ranks * r.bytes;
-            y(i) = obs(i);
-        } else {
-            // ring_link: over k nodes the n−1 ring steps are n−k NVLink steps at the intra α
-            // and k−1 network steps; its bus bandwidth is min(intra, ranks_per_node × inter),
-            // because NCCL runs one channel per NIC (a rail per GPU). Runs that cross nodes
-            // are bound by the NICs, so the cross-node bandwidth B_x a run shows is
-            // ranks_per_node × inter: fitting 1/inter against the column S·(n−1)/n /
-            // ranks_per_node maps B_x to the calibration's per-GPU inter_node.busbw.
-            const double rpn = static_cast<double>(std::max<std::int64_t>(r.ranks_per_node, 1));
-            const double k = std::ceil(ranks / rpn);
-            X(i, 0) = k - 1.0;
-            X(i, 1) = (ranks - 1.0) / ranks * r.bytes / rpn;
-            y(i) = obs(i) - st.cal.intra_node.alpha_s * (ranks - k);
+    std::size_t a2a_runs = 0;        // cross-node all_to_all runs
+    std::vector<char> nvlink_bound;  // per run: a cross-node all_to_all that NVLink binds
+    // The design at `inter_busbw`, the cross-node bandwidth that decides which link binds
+    // a cross-node all_to_all.
+    const auto design = [&](double inter_busbw) {
+        nvlink_bound.assign(runs.size(), 0);
+        a2a_runs = 0;
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const CollectiveRun& r = *runs[static_cast<std::size_t>(i)];
+            const double ranks = static_cast<double>(r.ranks);
+            const double passes = r.op == Collective::all_reduce ? 2.0 : 1.0;
+            obs(i) = r.seconds / passes;
+            shapes.insert({r.ranks, r.bytes});
+            if (!inter) {
+                X(i, 0) = ranks - 1.0;
+                X(i, 1) = (ranks - 1.0) / ranks * r.bytes;
+                y(i) = obs(i);
+            } else if (r.op == Collective::all_to_all) {
+                // all_to_all_time_s's k: the GPUs of the run in one node (< ranks here).
+                const double k = static_cast<double>(std::clamp<std::int64_t>(r.ranks_per_node, 1, r.ranks));
+                const double share = r.bytes / ranks;
+                const double nvlink_s = (k - 1.0) * share / st.cal.intra_node.busbw_bytes_per_s;
+                ++a2a_runs;
+                X(i, 0) = ranks - k;
+                y(i) = obs(i) - st.cal.intra_node.alpha_s * (k - 1.0);
+                if ((ranks - k) * share / inter_busbw >= nvlink_s) {
+                    X(i, 1) = (ranks - k) * share;
+                } else {
+                    X(i, 1) = 0.0;
+                    y(i) -= nvlink_s;
+                    nvlink_bound[static_cast<std::size_t>(i)] = 1;
+                }
+            } else {
+                // ring_link: over k nodes the n−1 ring steps are n−k NVLink steps at the intra α
+                // and k−1 network steps; its bus bandwidth is min(intra, ranks_per_node × inter),
+                // because NCCL runs one channel per NIC (a rail per GPU). Runs that cross nodes
+                // are bound by the NICs, so the cross-node bandwidth B_x a run shows is
+                // ranks_per_node × inter: fitting 1/inter against the column S·(n−1)/n /
+                // ranks_per_node maps B_x to the calibration's per-GPU inter_node.busbw.
+                const double rpn = static_cast<double>(std::max<std::int64_t>(r.ranks_per_node, 1));
+                const double k = std::ceil(ranks / rpn);
+                X(i, 0) = k - 1.0;
+                X(i, 1) = (ranks - 1.0) / ranks * r.bytes / rpn;
+                y(i) = obs(i) - st.cal.intra_node.alpha_s * (ranks - k);
+            }
         }
-    }
-    const std::string what = std::to_string(n) + (inter ? " cross-node" : " intra-node") + " collective runs";
+    };
+    design(st.cal.inter_node.busbw_bytes_per_s);
     Linear f = linear_fit(X, y, obs, o.condition_limit);
+    // Which link binds each cross-node all_to_all, at the fitted B_inter: refit until it holds
+    // (a few passes; the sides only change where B_inter crosses B_intra·(n−k)/(k−1)).
+    for (int pass = 0; pass < 4 && a2a_runs > 0 && f.s.ok && f.s.beta(1) > 0; ++pass) {
+        const std::vector<char> before = std::exchange(nvlink_bound, {});  // design() sets it anew
+        design(1.0 / f.s.beta(1));
+        if (nvlink_bound == before) break;
+        f = linear_fit(X, y, obs, o.condition_limit);
+    }
+    std::string what = std::to_string(n) + (inter ? " cross-node" : " intra-node") + " collective runs";
+    if (a2a_runs > 0) {
+        const auto bound = static_cast<std::size_t>(std::count(nvlink_bound.begin(), nvlink_bound.end(), 1));
+        what += " (" + std::to_string(a2a_runs) +
+                " all_to_all among them, timed by all_to_all_time_s: a latency per peer, each GPU's own NIC" +
+                (bound > 0 ? "; " + std::to_string(bound) + " bound by NVLink, which inform the latency alone" : "") +
+                ")";
+    }
     const auto give_up = [&](const std::string& why) {
         st.unknown(alpha, why);
         st.unknown(busbw, why);
         const VectorXd pred = X.col(0) * get_parameter(st.cal, alpha) + X.col(1) / get_parameter(st.cal, busbw);
         st.record((pred - y).cwiseQuotient(obs), {}, "collective", index);
     };
+    if (!f.s.ok && inter && a2a_runs > 0 && (X.col(1).array() == 0.0).all()) {
+        give_up("every " + lvl +
+                " collective run is an all_to_all that NVLink, not the network, binds, so they do not show the "
+                "network's bandwidth");
+        return;
+    }
     if (!f.s.ok) {
         give_up(shapes.size() == 1
                     ? "every " + lvl +

@@ -10,7 +10,9 @@ Collective parse_collective(std::string_view s) {
     if (s == "all_gather") return Collective::all_gather;
     if (s == "reduce_scatter") return Collective::reduce_scatter;
     if (s == "all_reduce") return Collective::all_reduce;
-    throw std::invalid_argument("collective = '" + std::string(s) + "'; valid: all_gather, reduce_scatter, all_reduce");
+    if (s == "all_to_all") return Collective::all_to_all;
+    throw std::invalid_argument("collective = '" + std::string(s) +
+                                "'; valid: all_gather, reduce_scatter, all_reduce, all_to_all");
 }
 
 const char* to_string(Collective c) {
@@ -18,6 +20,7 @@ const char* to_string(Collective c) {
         case Collective::all_gather: return "all_gather";
         case Collective::reduce_scatter: return "reduce_scatter";
         case Collective::all_reduce: return "all_reduce";
+        case Collective::all_to_all: return "all_to_all";
     }
     return "?";
 }
@@ -40,6 +43,18 @@ LinkLevel ring_link(std::int64_t ranks, std::int64_t ranks_per_node, const Calib
                           static_cast<double>(nodes - 1) * cal.inter_node.alpha_s) /
                          static_cast<double>(ranks - 1);
     return {alpha, busbw};
+}
+
+double all_to_all_time_s(double bytes, std::int64_t ranks, std::int64_t ranks_per_node, const Calibration& cal) {
+    if (ranks <= 1 || bytes <= 0) return 0.0;
+    const double n = static_cast<double>(ranks);
+    const std::int64_t k = std::clamp<std::int64_t>(ranks_per_node, 1, ranks);
+    const double share = bytes / n;
+    const double nvlink = static_cast<double>(k - 1) * share / cal.intra_node.busbw_bytes_per_s;
+    const double network = ranks > k ? static_cast<double>(ranks - k) * share / cal.inter_node.busbw_bytes_per_s : 0.0;
+    const double alpha =
+        (static_cast<double>(k - 1) * cal.intra_node.alpha_s + static_cast<double>(ranks - k) * cal.inter_node.alpha_s);
+    return alpha + std::max(nvlink, network);
 }
 
 }  // namespace libscale
