@@ -73,6 +73,8 @@ class _TrainingOptionsButGpus(TypedDict, total=False):
     sequence_parallel: bool
     context_parallel: int
     pipeline_parallel: int
+    expert_parallel: int
+    expert_imbalance: float
     data: DataOptions | _spec.DataPipeline
     checkpoint: CheckpointOptions | _spec.CheckpointPolicy
 

@@ -63,6 +63,11 @@ class StepFields:
         return self._raw.context_parallel
 
     @property
+    def expert_parallel(self) -> int:
+        """ranks a mixture of experts' experts split over (inside the data-parallel ranks) (GPUs)"""
+        return self._raw.expert_parallel
+
+    @property
     def grad_accum(self) -> int:
         """micro-batches per step (0 in a sweep: not valid)"""
         return self._raw.grad_accum
@@ -114,7 +119,7 @@ class StepFields:
 
     @property
     def model_parallel_comm_s(self) -> float:
-        """of comm_s: tensor- and context-parallel collectives (on the critical path unless hidden under ..."""
+        """of comm_s: tensor-, context- and expert-parallel collectives (on the critical path unless hidden ..."""
         return self._raw.model_parallel_comm_s
 
     @property

@@ -487,12 +487,16 @@ class Solution(_OfPlan, Result, SolutionFields):
 # --- layouts --------------------------------------------------------------------------------
 
 
+#: The training options a layout search varies (Plan.layouts, ``libscale layouts``), each
+#: a field of the layout's configuration.
+LAYOUT_OPTIONS = ("strategy", "tensor_parallel", "context_parallel", "expert_parallel", "micro_batch",
+                  "activation_checkpointing")
+
+
 def _layout_record(row: Any) -> dict[str, Any]:
     """One layout as a flat row: its mesh and options, the step's figures and its interval."""
     c, q = row.config, row.tokens_per_s
-    out: dict[str, Any] = {"mesh": str(row.mesh), "strategy": c.strategy, "tensor_parallel": c.tensor_parallel,
-                           "context_parallel": c.context_parallel, "micro_batch": c.micro_batch,
-                           "activation_checkpointing": c.activation_checkpointing}
+    out: dict[str, Any] = {"mesh": str(row.mesh), **{k: getattr(c, k) for k in LAYOUT_OPTIONS}}
     step = _flat_row(struct_to_dict(row.step))
     for k in ("grad_accum", "step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "exposed_comm_s",
               "model_parallel_comm_s", "memory_gib", "fits"):
@@ -513,15 +517,15 @@ _LAYOUT_COLUMNS = [
     _format.Column("tokens_per_s_per_gpu", "tokens/s/GPU", _format.fixed(0)),
     _format.Column("interval", "P10–P90", _format.text),
     _format.Column("mfu", "MFU %", _format.percent(1)),
-    _format.Column("model_parallel_comm_s", "TP/CP comm s", _format.fixed(3)),
+    _format.Column("model_parallel_comm_s", "TP/CP/EP comm s", _format.fixed(3)),
     _format.Column("memory_gib", "memory GiB", _format.fixed(1)),
 ]
 
 
 class Layouts(_OfPlan, Result):
     """The layouts of a plan's GPUs that fit, fastest first (at a fixed GPU count also the
-    fewest GPU-hours): FSDP or HSDP, tensor- and context-parallel degrees, micro-batch and
-    checkpointing, each at the plan's global batch (``rows``; ``fastest`` the first)."""
+    fewest GPU-hours): FSDP or HSDP, tensor-, context- and expert-parallel degrees, micro-batch
+    and checkpointing, each at the plan's global batch (``rows``; ``fastest`` the first)."""
 
     SCHEMA = "libscale.layouts/1"
 
@@ -535,9 +539,7 @@ class Layouts(_OfPlan, Result):
         if not self._raw.rows:
             return None
         c = self._raw.rows[0].config
-        return self.plan.with_(strategy=c.strategy, tensor_parallel=c.tensor_parallel,
-                               context_parallel=c.context_parallel, micro_batch=c.micro_batch,
-                               activation_checkpointing=c.activation_checkpointing,
+        return self.plan.with_(**{k: getattr(c, k) for k in LAYOUT_OPTIONS},
                                global_batch_tokens=c.global_batch_tokens)
 
     def __len__(self) -> int:

@@ -43,17 +43,23 @@ TEST(Catalog, EveryModelLoads) {
                                                "llm-foundry-mpt-760m",
                                                "llm-foundry-mpt-7b",
                                                "mistral-7b-v0.1",
+                                               "mixtral-8x7b-v0.1",
                                                "mpt-7b",
                                                "olmo-1b",
                                                "olmo-2-1124-7b",
+                                               "olmoe-1b-7b-0924",
                                                "opt-125m",
                                                "phi-2",
                                                "phi-3-mini-4k-instruct",
                                                "pythia-1b",
+                                               "qwen1.5-moe-a2.7b",
+                                               "qwen2-57b-a14b",
                                                "qwen2.5-7b",
                                                "qwen3-0.6b",
                                                "qwen3-1.7b",
                                                "qwen3-14b",
+                                               "qwen3-235b-a22b",
+                                               "qwen3-30b-a3b",
                                                "qwen3-32b",
                                                "qwen3-4b",
                                                "qwen3-8b"};
@@ -67,12 +73,13 @@ TEST(Catalog, EveryModelLoads) {
         EXPECT_FALSE(m.model_type.empty());  // every catalog file carries model_type
         // Per-head q/k norm: Qwen3 only; full-width: OLMo 2 only.
         EXPECT_EQ(m.qk_norm == QkNorm::per_head, name.rfind("qwen3", 0) == 0);
-        EXPECT_EQ(m.qk_norm == QkNorm::full, name == "olmo-2-1124-7b");
-        // Bias on q/k/v: Qwen2, and the GPT-2 / OPT / Pythia / Phi-2 generation.
+        EXPECT_EQ(m.qk_norm == QkNorm::full, name == "olmo-2-1124-7b" || name == "olmoe-1b-7b-0924");
+        // Bias on q/k/v: Qwen2 (and its MoE models), and the GPT-2 / OPT / Pythia / Phi-2 generation.
         // llm-foundry's benchmark MPTs keep MPTConfig's default no_bias = false (the Hugging
         // Face mpt-7b release sets no_bias = true).
-        const bool biased = name == "qwen2.5-7b" || name == "gpt2" || name == "opt-125m" || name == "pythia-1b" ||
-                            name == "phi-2" || name.rfind("llm-foundry-mpt-", 0) == 0;
+        const bool biased = name == "qwen2.5-7b" || name == "qwen1.5-moe-a2.7b" || name == "qwen2-57b-a14b" ||
+                            name == "gpt2" || name == "opt-125m" || name == "pythia-1b" || name == "phi-2" ||
+                            name.rfind("llm-foundry-mpt-", 0) == 0;
         EXPECT_EQ(m.qkv_bias, biased);
     }
 }
@@ -276,7 +283,7 @@ TEST(Catalog, ShippedFiles) {
     const auto under = [&](const std::string& dir) {
         return std::count_if(files.begin(), files.end(), [&](const std::string& f) { return f.rfind(dir, 0) == 0; });
     };
-    EXPECT_EQ(under("models/"), 38);
+    EXPECT_EQ(under("models/"), 44);
     EXPECT_EQ(under("hardware/"), 7);
     EXPECT_EQ(under("calibrations/"), 10);  // 8 defaults (one generic), one derived, one fitted (H200 harness)
     EXPECT_TRUE(contains(files, "calibrations/fitted-h200-harness.json"));

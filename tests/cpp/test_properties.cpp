@@ -183,10 +183,13 @@ TEST_P(PropertyFlops, TrainingFlopsPerTokenAtLeastSixTimesParameters) {
         EXPECT_PRED3(near_rel, none.model - 12.0 * static_cast<double>(m.num_heads * m.head_dim * m.num_layers) * span,
                      six_matmul, 1e-9);  // the attention term is the only addition (1e-9: a difference of sums)
         // Against Kaplan's N (non-embedding parameters: everything but the token and position
-        // tables, so norms, biases and an untied output projection count): also ≥ 6N at
+        // tables, so norms, biases and an untied output projection count; of a mixture of
+        // experts those a token runs through): also ≥ 6N at
         // these lengths (s ≥ 512), the attention term outweighing the norms and biases,
         // which are counted in N but are not matmuls.
-        EXPECT_GE(none.model, 6.0 * static_cast<double>(p.non_embedding));
+        // A mixture of experts: a token's N is the active one (its k experts, not all).
+        const double n_token = static_cast<double>(m.moe() ? p.active - p.embedding : p.non_embedding);
+        EXPECT_GE(none.model, 6.0 * n_token);
         // Recomputation adds FLOPs and never removes them: none executes the model FLOPs,
         // selective recomputes some matmuls of each layer, full each layer's whole forward.
         for (const FlopsPerToken* f : {&none, &sel, &full}) {

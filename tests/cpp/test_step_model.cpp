@@ -778,6 +778,10 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
          },
          ConfigIssue::tensor_parallel_model,
          {"num_heads = 10", "valid: 1, 2, 5, 10"}},
+        {"expert parallel on a dense model",
+         [](TrainingConfig& c) { c.expert_parallel = 2; },
+         ConfigIssue::expert_parallel,
+         {"expert_parallel = 2", "tiny is a dense model", "valid: 1"}},
         {"context parallel chunks",
          [](TrainingConfig& c) {
              c.context_parallel = 2;
@@ -801,22 +805,53 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
          {"precision = 'fp8'", "4-bit base", "bf16"}},
     };
     std::set<ConfigIssue> covered;
-    for (const IssueCase& k : cases) {
+    const auto check = [&](const ModelSpec& model, const IssueCase& k) {
         SCOPED_TRACE(k.name);
         covered.insert(k.issue);
         TrainingConfig c = test::tiny_config();
         k.mutate(c);
-        EXPECT_EQ(check_config(m, hw, c), k.issue);
+        EXPECT_EQ(check_config(model, hw, c), k.issue);
         try {
-            validate_config(m, hw, c);
+            validate_config(model, hw, c);
             ADD_FAILURE() << "no exception";
         } catch (const std::invalid_argument& e) {
             for (const std::string& part : k.in_message)
                 EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
                     << "'" << part << "' not in: " << e.what();
         }
-        EXPECT_THROW((void)estimate_step(m, hw, cal, c), std::invalid_argument);
-    }
+        EXPECT_THROW((void)estimate_step(model, hw, cal, c), std::invalid_argument);
+    };
+    for (const IssueCase& k : cases) check(m, k);
+    // The rules of a mixture of experts: the tiny model with 8 experts of 500, top 2.
+    ModelSpec moe = m;
+    moe.name = "tiny-moe";
+    moe.num_experts = 8;
+    moe.experts_per_token = 2;
+    moe.moe_intermediate_size = 500;
+    moe.moe_layers = 4;
+    const std::vector<IssueCase> moe_cases = {
+        {"expert parallel not dividing the experts",
+         [](TrainingConfig& c) {
+             c.gpus = 16;
+             c.global_batch_tokens = 0;
+             c.expert_parallel = 16;
+         },
+         ConfigIssue::expert_parallel,
+         {"expert_parallel = 16", "num_experts = 8", "valid: 1, 2, 4, 8"}},
+        {"expert parallel beyond the shard group",
+         [](TrainingConfig& c) { c.expert_parallel = 4; },
+         ConfigIssue::expert_parallel,
+         {"expert_parallel = 4", "FSDP shard group of 2", "valid: 1, 2"}},
+        {"a mixture of experts under tensor parallel",
+         [](TrainingConfig& c) { c.tensor_parallel = 2; },
+         ConfigIssue::mixture_of_experts,
+         {"tensor_parallel = 2 with tiny-moe", "valid: 1"}},
+        {"a mixture of experts with adapters",
+         [](TrainingConfig& c) { c.fine_tuning = FineTuning::lora; },
+         ConfigIssue::mixture_of_experts,
+         {"fine_tuning = 'lora' with tiny-moe", "valid: full"}},
+    };
+    for (const IssueCase& k : moe_cases) check(moe, k);
     EXPECT_EQ(check_config(m, hw, test::tiny_config()), ConfigIssue::none);
     EXPECT_NO_THROW(validate_config(m, hw, test::tiny_config()));
     // A new rule fails here until it has a case above.

@@ -414,8 +414,9 @@ def test_v1_calibration_file_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("config, expected", [
-    ({"model_type": "mixtral", "num_local_experts": 8}, ["mixture-of-experts", "dense decoders only"]),
-    ({"model_type": "qwen3_moe"}, ["model_type 'qwen3_moe'", "mixture-of-experts"]),
+    ({"model_type": "llama", "num_local_experts": 8}, ["mixture-of-experts", "does not read",
+                                                        "mixtral, olmoe, qwen2_moe, qwen3_moe"]),
+    ({"model_type": "deepseek_v3"}, ["model_type 'deepseek_v3'", "mixture-of-experts"]),
     ({"model_type": "mamba"}, ["model_type 'mamba' is not supported", "llama"]),
 ], ids=["experts-key", "moe-type", "unknown-type"])
 def test_unsupported_model_type_is_refused(tmp_path, config, expected):

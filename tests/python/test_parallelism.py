@@ -77,8 +77,9 @@ def test_cli_refuses_a_layout_in_one_line(args: list[str], message: str):
 def test_sweep_flags_layouts_the_rules_refuse():
     names = [libscale._core.estimate.issue_name(i) for i in range(libscale._core.estimate.ISSUE_COUNT)]
     start = names.index("whole_nodes") + 1
-    assert names[start:start + 6] == ["pipeline_parallel", "parallel_strategy", "parallel_degrees",
-                                      "tensor_parallel_node", "tensor_parallel_model", "parallel_seq_len"]
+    assert names[start:start + 8] == ["pipeline_parallel", "parallel_strategy", "parallel_degrees",
+                                      "tensor_parallel_node", "tensor_parallel_model", "expert_parallel",
+                                      "mixture_of_experts", "parallel_seq_len"]
     r = libscale.sweep("llama-3.1-8b", "h100", gpus=[8, 12, 16], tensor_parallel=8)
     assert [libscale._core.estimate.issue_name(int(c)) for c in r.issue] == ["none", "parallel_degrees", "none"]
     one = libscale.estimate_step("llama-3.1-8b", "h100", gpus=16, tensor_parallel=8)

@@ -254,7 +254,7 @@ class CollectiveRun(metaclass=_Pybind11Type):
 
     @property
     def op(self) -> str:
-        """'all_gather', 'reduce_scatter' or 'all_reduce'"""
+        """'all_gather', 'reduce_scatter', 'all_reduce' or 'all_to_all'"""
 
     @property
     def ranks(self) -> int: ...

@@ -195,6 +195,10 @@ class StepBreakdown(metaclass=_Pybind11Type):
         """context-parallel GPUs of each rank (GPUs)"""
 
     @property
+    def expert_parallel(self) -> int:
+        """ranks a mixture of experts' experts split over (inside the data-parallel ranks) (GPUs)"""
+
+    @property
     def grad_accum(self) -> int:
         """micro-batches per step (0 in a sweep: not valid)"""
 
@@ -236,7 +240,8 @@ class StepBreakdown(metaclass=_Pybind11Type):
 
     @property
     def model_parallel_comm_s(self) -> float:
-        """of comm_s: tensor- and context-parallel collectives (on the critical path unless hidden under attention) (s)
+        """of comm_s: tensor-, context- and expert-parallel collectives (on the critical path unless hidden under
+        attention) (s)
         """
 
     @property
@@ -834,14 +839,15 @@ def rank_layouts(
     strategies: collections.abc.Sequence[str],
     tensor_parallel: collections.abc.Sequence[int],
     context_parallel: collections.abc.Sequence[int],
+    expert_parallel: collections.abc.Sequence[int],
     micro_batch: collections.abc.Sequence[int],
     checkpointing: collections.abc.Sequence[str],
     intervals: int = 10,
     uncertainty: UncertaintyOptions = ...,
 ) -> LayoutRanking:
-    """Every layout of the scenario's GPUs (strategies × tensor_parallel × context_parallel × micro_batch ×
-    checkpointing; empty degree lists: 1 and powers of two up to the node / the GPU count) at its global batch: those
-    that fit, fastest first, the first `intervals` with their tokens/s P10-P90.
+    """Every layout of the scenario's GPUs (strategies × tensor_parallel × context_parallel × expert_parallel ×
+    micro_batch × checkpointing; empty degree lists: 1 and powers of two up to the node / the GPU count / the experts)
+    at its global batch: those that fit, fastest first, the first `intervals` with their tokens/s P10-P90.
     """
 
 @typing.overload

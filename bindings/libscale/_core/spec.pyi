@@ -13,7 +13,7 @@ import numpy.typing
 from . import _Pybind11Type
 
 class ModelSpec(metaclass=_Pybind11Type):
-    """A dense decoder-only transformer (every family of docs/architectures.md)."""
+    """A decoder-only transformer, dense or mixture-of-experts (every family of docs/architectures.md)."""
     _fields: typing.ClassVar[tuple[str, ...]]
     name: str
     model_type: str
@@ -48,6 +48,12 @@ class ModelSpec(metaclass=_Pybind11Type):
     attn_logit_softcap: float
     final_logit_softcap: float
     embed_proj_dim: int
+    num_experts: int
+    experts_per_token: int
+    moe_intermediate_size: int
+    moe_layers: int
+    shared_expert_intermediate_size: int
+    shared_expert_gate: bool
     source: str
 
     @property
@@ -90,6 +96,12 @@ class ModelSpec(metaclass=_Pybind11Type):
         attn_logit_softcap: float = 0.0,
         final_logit_softcap: float = 0.0,
         embed_proj_dim: int = 0,
+        num_experts: int = 0,
+        experts_per_token: int = 0,
+        moe_intermediate_size: int = 0,
+        moe_layers: int = 0,
+        shared_expert_intermediate_size: int = 0,
+        shared_expert_gate: bool = False,
         source: str = '',
     ) -> None:
         """Every field by keyword (enums as strings); call validate() (or any estimate) to check it."""
@@ -151,7 +163,7 @@ class ParameterCounts(metaclass=_Pybind11Type):
 
     @property
     def mlp(self) -> int:
-        """per decoder layer"""
+        """per decoder layer (mean)"""
 
     @property
     def layer_norms(self) -> int:
@@ -166,7 +178,7 @@ class ParameterCounts(metaclass=_Pybind11Type):
 
     @property
     def layers(self) -> int:
-        """per_layer × num_layers"""
+        """all decoder layers (per_layer × num_layers when alike)"""
 
     @property
     def total(self) -> int: ...
@@ -182,6 +194,30 @@ class ParameterCounts(metaclass=_Pybind11Type):
     @property
     def matmul_forward(self) -> int:
         """matmul weights that see every token in forward"""
+
+    @property
+    def router(self) -> int:
+        """per MoE layer: d × num_experts"""
+
+    @property
+    def routed_experts(self) -> int:
+        """per MoE layer: all its experts"""
+
+    @property
+    def shared_experts(self) -> int:
+        """per MoE layer: the shared expert and its gate"""
+
+    @property
+    def largest_layer(self) -> int:
+        """the largest decoder layer"""
+
+    @property
+    def active(self) -> int:
+        """parameters one token runs through (total less unrouted experts)"""
+
+    @property
+    def per_layer_active_matmul(self) -> int:
+        """matmul weights a token runs through per layer (mean)"""
 
     def __init__(self, *args: typing.Never, **kwargs: typing.Never) -> None:
         """No constructor: made by the core only (TypeError)."""
@@ -397,6 +433,8 @@ class TrainingConfig(metaclass=_Pybind11Type):
     sequence_parallel: bool
     context_parallel: int
     pipeline_parallel: int
+    expert_parallel: int
+    expert_imbalance: float
     data: DataPipeline
     checkpoint: CheckpointPolicy
     _options_group: typing.ClassVar[str]
@@ -445,6 +483,8 @@ class TrainingConfig(metaclass=_Pybind11Type):
         sequence_parallel: bool = True,
         context_parallel: int = 1,
         pipeline_parallel: int = 1,
+        expert_parallel: int = 1,
+        expert_imbalance: float = 1.0,
         data: DataPipeline | Mapping[str, Any] | None = None,
         checkpoint: CheckpointPolicy | Mapping[str, Any] | None = None,
     ) -> None:
@@ -461,7 +501,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
 
 class DeviceMesh(metaclass=_Pybind11Type):
     """How a run's GPUs split (torchtitan's ParallelDims): HSDP replicas × FSDP shards × context-parallel ×
-    tensor-parallel ranks.
+    tensor-parallel ranks, and expert-parallel ranks inside the shards.
     """
 
     @property
@@ -479,6 +519,14 @@ class DeviceMesh(metaclass=_Pybind11Type):
     @property
     def tp(self) -> int:
         """tensor-parallel ranks of a layer, inside one node"""
+
+    @property
+    def ep(self) -> int:
+        """expert-parallel ranks a mixture of experts' experts split over (inside the shard group)"""
+
+    @property
+    def expert_shard_group(self) -> int:
+        """GPUs one expert's parameters are sharded over: shard_group / ep"""
 
     @property
     def shard_group(self) -> int:

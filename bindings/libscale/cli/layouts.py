@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import _format
 from ..plan import SAMPLES, Plan
+from ..results import LAYOUT_OPTIONS
 from ._common import (
     CliError,
     add_calibration,
@@ -20,7 +21,7 @@ from ._common import (
 )
 
 #: The options the search varies: each a comma list here, not one value.
-SEARCHED = ("strategy", "tensor_parallel", "context_parallel", "micro_batch", "activation_checkpointing")
+SEARCHED = LAYOUT_OPTIONS
 
 
 def name_list(text: str) -> list[str]:
@@ -32,12 +33,13 @@ def name_list(text: str) -> list[str]:
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("layouts", help="the layouts of a run's GPUs that fit, fastest first",
-                       description="Every layout of --gpus GPUs at the run's global batch: FSDP or HSDP, tensor- "
-                                   "and context-parallel degrees, micro-batch and activation checkpointing (each a "
-                                   "comma list; the degrees default to 1 and each power of two the node or the "
-                                   "GPU count allows), the other options as given. Those that fit are ranked "
-                                   "fastest first, which at a fixed GPU count is also the fewest GPU-hours; the "
-                                   "first ones carry their tokens/s P10-P90. Exit status 1 when none fits.")
+                       description="Every layout of --gpus GPUs at the run's global batch: FSDP or HSDP, tensor-, "
+                                   "context- and expert-parallel degrees, micro-batch and activation checkpointing "
+                                   "(each a comma list; the degrees default to 1 and each power of two the node, "
+                                   "the GPU count or the experts allow), the other options as given. Those that "
+                                   "fit are ranked fastest first, which at a fixed GPU count is also the fewest "
+                                   "GPU-hours; the first ones carry their tokens/s P10-P90. Exit status 1 when none "
+                                   "fits.")
     add_target(p)
     p.add_argument("--strategies", type=name_list, default=["fsdp", "hsdp"], metavar="LIST",
                    help="sharding strategies to try (default fsdp,hsdp)")
@@ -45,6 +47,9 @@ def add_parser(sub: Any) -> None:
                    help="tensor-parallel degrees to try (default: 1 and powers of two up to the node)")
     p.add_argument("--context-parallel", type=int_list, default=[], metavar="LIST",
                    help="context-parallel degrees to try (default: 1 and powers of two up to --gpus)")
+    p.add_argument("--expert-parallel", type=int_list, default=[], metavar="LIST",
+                   help="expert-parallel degrees to try (default: 1 and powers of two up to a mixture of experts' "
+                        "expert count; 1 for a dense model)")
     p.add_argument("--micro-batch", type=int_list, default=[1, 2, 4, 8], metavar="LIST",
                    help="micro-batches to try (default 1,2,4,8)")
     p.add_argument("--activation-checkpointing", type=name_list, default=["none", "selective", "full"],
@@ -68,7 +73,8 @@ def run(a: argparse.Namespace) -> int:
                        "--samples >= 1")
     plan = Plan(a.model, a.hardware, **calibration_kwargs(a), **training_values(a, skip=SEARCHED))
     result = plan.layouts(strategies=a.strategies, tensor_parallel=a.tensor_parallel,
-                          context_parallel=a.context_parallel, micro_batch=a.micro_batch,
+                          context_parallel=a.context_parallel, expert_parallel=a.expert_parallel,
+                          micro_batch=a.micro_batch,
                           activation_checkpointing=a.activation_checkpointing, intervals=a.intervals,
                           samples=a.samples)
     if a.output_format == "table":

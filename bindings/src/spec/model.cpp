@@ -76,9 +76,17 @@ void register_spec_model(py::module_& m) {
         field("attn_logit_softcap", &S::attn_logit_softcap, "0: none"),
         field("final_logit_softcap", &S::final_logit_softcap, "0: none"),
         field("embed_proj_dim", &S::embed_proj_dim, "0: embeddings as wide as hidden_size"),
+        field("num_experts", &S::num_experts, "routed experts of a mixture of experts; 0: dense"),
+        field("experts_per_token", &S::experts_per_token, "top-k experts each token runs"),
+        field("moe_intermediate_size", &S::moe_intermediate_size, "an expert's MLP width"),
+        field("moe_layers", &S::moe_layers, "layers with experts (the others: a dense MLP)"),
+        field("shared_expert_intermediate_size", &S::shared_expert_intermediate_size,
+              "the shared expert's width; 0: none"),
+        field("shared_expert_gate", &S::shared_expert_gate, "a d × 1 sigmoid gate on the shared expert (Qwen2-MoE)"),
         field("source", &S::source, "where the config came from"));
     py::class_<ModelSpec> spec(m, "ModelSpec",
-                               "A dense decoder-only transformer (every family of docs/architectures.md).");
+                               "A decoder-only transformer, dense or mixture-of-experts (every family of "
+                               "docs/architectures.md).");
     def_init(spec, spec_fields,
              "Every field by keyword (enums as strings); call validate() (or any estimate) to check it.");
     def_fields(spec, spec_fields, Access::read_write);
@@ -98,13 +106,21 @@ void register_spec_model(py::module_& m) {
                field("lm_head", &P::lm_head, "0 when tied (a bias still counts)"), field("final_norm", &P::final_norm),
                field("q_proj", &P::q_proj, "per decoder layer"), field("k_proj", &P::k_proj, "per decoder layer"),
                field("v_proj", &P::v_proj, "per decoder layer"), field("o_proj", &P::o_proj, "per decoder layer"),
-               field("qk_norm", &P::qk_norm, "per decoder layer"), field("mlp", &P::mlp, "per decoder layer"),
+               field("qk_norm", &P::qk_norm, "per decoder layer"), field("mlp", &P::mlp, "per decoder layer (mean)"),
                field("layer_norms", &P::layer_norms, "per decoder layer"), field("per_layer", &P::per_layer),
                field("per_layer_matmul", &P::per_layer_matmul, "q, k, v, o, MLP weights without biases"),
-               field("layers", &P::layers, "per_layer × num_layers"), field("total", &P::total),
+               field("layers", &P::layers, "all decoder layers (per_layer × num_layers when alike)"),
+               field("total", &P::total),
                field("non_embedding", &P::non_embedding, "total − embedding − position_embedding"),
                field("root_unit", &P::root_unit, "FSDP2 root unit: embeddings, projections, final norm, lm_head"),
-               field("matmul_forward", &P::matmul_forward, "matmul weights that see every token in forward")),
+               field("matmul_forward", &P::matmul_forward, "matmul weights that see every token in forward"),
+               field("router", &P::router, "per MoE layer: d × num_experts"),
+               field("routed_experts", &P::routed_experts, "per MoE layer: all its experts"),
+               field("shared_experts", &P::shared_experts, "per MoE layer: the shared expert and its gate"),
+               field("largest_layer", &P::largest_layer, "the largest decoder layer"),
+               field("active", &P::active, "parameters one token runs through (total less unrouted experts)"),
+               field("per_layer_active_matmul", &P::per_layer_active_matmul,
+                     "matmul weights a token runs through per layer (mean)")),
         Access::read_only);
     def_value_methods(counts);
 

@@ -35,11 +35,15 @@ void register_spec_training_config(py::module_& m) {
 
     py::class_<DeviceMesh>(m, "DeviceMesh",
                            "How a run's GPUs split (torchtitan's ParallelDims): HSDP replicas × FSDP shards × "
-                           "context-parallel × tensor-parallel ranks.")
+                           "context-parallel × tensor-parallel ranks, and expert-parallel ranks inside the shards.")
         .def_readonly("dp_replicate", &DeviceMesh::dp_replicate, "HSDP replicas (DDP and ZeRO: every rank)")
         .def_readonly("dp_shard", &DeviceMesh::dp_shard, "FSDP shards of a replica that hold distinct batches")
         .def_readonly("cp", &DeviceMesh::cp, "context-parallel ranks of a sequence")
         .def_readonly("tp", &DeviceMesh::tp, "tensor-parallel ranks of a layer, inside one node")
+        .def_readonly("ep", &DeviceMesh::ep,
+                      "expert-parallel ranks a mixture of experts' experts split over (inside the shard group)")
+        .def_property_readonly("expert_shard_group", &DeviceMesh::expert_shard_group,
+                               "GPUs one expert's parameters are sharded over: shard_group / ep")
         .def_property_readonly("shard_group", &DeviceMesh::shard_group,
                                "GPUs each FSDP all-gather and reduce-scatter spans: dp_shard × cp")
         .def_property_readonly("data_parallel", &DeviceMesh::data_parallel,

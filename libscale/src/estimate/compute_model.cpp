@@ -134,12 +134,14 @@ inline double narrow_tile(double tile, double extent) {
     return std::min(t, tile);
 }
 
-double gemm_s(const GemmRate& r, double m, double n, double k) {
+// `groups` equal GEMMs in one grouped launch (torch._grouped_mm, CUTLASS grouped GEMM): their
+// tiles share the waves.
+double gemm_s(const GemmRate& r, double m, double n, double k, double groups = 1) {
     if (!(m > 0 && n > 0 && k > 0)) return 0;
     double compute = 0;
     if (r.sm > 0) {
         const double tile_m = narrow_tile(r.tile_m, m), tile_n = narrow_tile(r.tile_n, n);
-        const double tiles = ceil_pos(m / tile_m) * ceil_pos(n / tile_n);
+        const double tiles = groups * ceil_pos(m / tile_m) * ceil_pos(n / tile_n);
         const double full = floor_pos(tiles / r.sm), tail = tiles - full * r.sm;
         double k_steps = 0;
         if (tail == 0 || (full >= 1 && 2 * tail >= r.sm)) {
@@ -151,9 +153,9 @@ double gemm_s(const GemmRate& r, double m, double n, double k) {
         }
         compute = k_steps * 2.0 * tile_m * tile_n / (r.peak / r.sm * r.eta);
     } else {
-        compute = 2.0 * m * n * (k + r.k_half) / (r.peak * r.eta);
+        compute = groups * 2.0 * m * n * (k + r.k_half) / (r.peak * r.eta);
     }
-    const double bytes = r.in_bytes * (m * k + k * n) + r.out_bytes * m * n;
+    const double bytes = groups * (r.in_bytes * (m * k + k * n) + r.out_bytes * m * n);
     return std::max(compute, bytes / r.bandwidth);
 }
 
@@ -161,9 +163,15 @@ struct GemmPasses {
     double forward = 0, dgrad = 0, wgrad = 0;
 };
 
+// A layer's op at `tokens`: its share of the layers folded in (the mean layer's time).
 GemmPasses gemm_passes(const GemmRate& bf16, const GemmRate& fp8, const GemmOp& g, double tokens) {
     const GemmRate& r = g.fp8 ? fp8 : bf16;
-    return {gemm_s(r, tokens, g.n, g.k), gemm_s(r, tokens, g.k, g.n), g.frozen ? 0.0 : gemm_s(r, g.k, g.n, tokens)};
+    const double m = tokens * g.rows / g.groups;
+    // Looped experts are separate launches: each quantizes its own waves.
+    const double launches = g.looped ? g.groups : 1.0, grouped = g.looped ? 1.0 : g.groups;
+    const double w = g.share * launches;
+    return {w * gemm_s(r, m, g.n, g.k, grouped), w * gemm_s(r, m, g.k, g.n, grouped),
+            g.frozen ? 0.0 : w * gemm_s(r, g.k, g.n, m, grouped)};
 }
 
 // The adapters of one layer (docs/model.md "Fine-tuning methods"; PEFT v0.20.0
@@ -247,16 +255,28 @@ Span windowed(double span, double window) {
 
 }  // namespace
 
-LayerGemms layer_gemms(const ModelSpec& m, bool fp8) {
+// transformers' eager experts loop over the experts (v5 main @008e5743
+// modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock.forward: `for expert_idx in expert_hit`);
+// torchtitan and compiled code run grouped GEMMs.
+ExpertLayout expert_layout(const TrainingConfig& c) noexcept {
+    return {static_cast<double>(std::max<std::int64_t>(c.expert_parallel, 1)), std::max(c.expert_imbalance, 1.0),
+            c.implementation == Implementation::transformers && !c.torch_compile};
+}
+
+LayerGemms layer_gemms(const ModelSpec& m, bool fp8, const ExpertLayout& experts) {
     LayerGemms g;
     const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
     const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
+    const double L = static_cast<double>(m.num_layers);
+    const double moe_share = m.moe() && L > 0 ? static_cast<double>(m.moe_layers) / L : 0.0;
     // Call order matters: torchtitan's op-level checkpointing saves the output of every
     // other matmul (the 1st, 3rd, ...) and recomputes the rest (torchtitan
     // models/llama3 parallelize: _apply_ac_to_transformer_block, "mm_count % 2").
-    const auto add = [&](double n, double k, bool bias) {
+    const auto add = [&](double n, double k, bool bias, double share = 1, double rows = 1, double groups = 1,
+                         bool looped = false, bool cast = true) {
         const int index = g.count;
-        g.gemms[static_cast<std::size_t>(g.count++)] = {n, k, fp8, bias, index % 2 == 1};
+        g.gemms[static_cast<std::size_t>(g.count++)] = {n,     k,    cast && fp8, bias,  index % 2 == 1,
+                                                        false, rows, groups,      share, looped};
     };
     if (m.fused_qkv) {
         add(q + 2 * kv, d, m.qkv_bias);
@@ -266,35 +286,118 @@ LayerGemms layer_gemms(const ModelSpec& m, bool fp8) {
         add(kv, d, m.qkv_bias);
     }
     add(d, q, m.o_bias);
-    if (m.mlp == MlpKind::gated) {
-        if (m.fused_gate_up) {
-            add(2 * f, d, m.mlp_bias);
+    if (moe_share < 1) {
+        const double dense = 1 - moe_share;
+        if (m.mlp == MlpKind::gated) {
+            if (m.fused_gate_up) {
+                add(2 * f, d, m.mlp_bias, dense);
+            } else {
+                add(f, d, m.mlp_bias, dense);
+                add(f, d, m.mlp_bias, dense);
+            }
         } else {
-            add(f, d, m.mlp_bias);
-            add(f, d, m.mlp_bias);
+            add(f, d, m.mlp_bias, dense);
         }
-    } else {
-        add(f, d, m.mlp_bias);
+        add(d, f, m.mlp_bias, dense);
     }
-    add(d, f, m.mlp_bias);
+    if (moe_share > 0) {
+        // A mixture-of-experts layer (torchtitan b5bcd76c models/common/moe.py MoE.forward;
+        // transformers' *SparseMoeBlock): the router, then each routed token through its
+        // experts' w1 (gate), w3 (up) and w2 (down), grouped by expert; then the shared
+        // expert (and Qwen2-MoE's d × 1 gate on it). The experts' weights are Parameters, not
+        // nn.Linear: torchao's Float8Linear does not convert them, so they stay bf16.
+        const double fe = static_cast<double>(m.moe_intermediate_size);
+        const double fs = static_cast<double>(m.shared_expert_intermediate_size);
+        const double local = static_cast<double>(m.num_experts) / std::max(experts.expert_parallel, 1.0);
+        const double rows = static_cast<double>(m.experts_per_token) * std::max(experts.imbalance, 1.0);
+        add(static_cast<double>(m.num_experts), d, false, moe_share, 1, 1, false, false);
+        add(fe, d, false, moe_share, rows, local, experts.looped, false);
+        add(fe, d, false, moe_share, rows, local, experts.looped, false);
+        add(d, fe, false, moe_share, rows, local, experts.looped, false);
+        if (fs > 0) {
+            add(fs, d, false, moe_share);
+            add(fs, d, false, moe_share);
+            add(d, fs, false, moe_share);
+        }
+        if (m.shared_expert_gate) add(1, d, false, moe_share, 1, 1, false, false);
+    }
     return g;
 }
 
 double LayerGemms::kept_outputs() const {
     double n = 0;
-    for (int i = 0; i < count; ++i)
-        if (!gemms[static_cast<std::size_t>(i)].selective_recompute) n += gemms[static_cast<std::size_t>(i)].n;
+    for (int i = 0; i < count; ++i) {
+        const GemmOp& op = gemms[static_cast<std::size_t>(i)];
+        if (!op.selective_recompute) n += op.n * op.rows * op.share;
+    }
     return n;
 }
 
 double LayerGemms::recomputed_flops() const {
     double flops = 0;
     for (int i = 0; i < count; ++i) {
-        const GemmOp& g = gemms[static_cast<std::size_t>(i)];
-        if (g.selective_recompute) flops += 2.0 * g.n * g.k;
+        const GemmOp& op = gemms[static_cast<std::size_t>(i)];
+        if (op.selective_recompute) flops += 2.0 * op.n * op.k * op.rows * op.share;
     }
     return flops;
 }
+
+namespace {
+
+// The mean layer's routed-expert parameters a rank does not hold gathered under expert
+// parallel: it gathers E / ep experts of each MoE layer (torchtitan's efsdp), not E.
+double routed_expert_cut(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
+    if (!m.moe() || c.expert_parallel <= 1 || m.num_layers <= 0) return 0.0;
+    const double share = static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers);
+    return share * static_cast<double>(p.routed_experts) * (1.0 - 1.0 / static_cast<double>(c.expert_parallel));
+}
+
+// The memory-bound work and launches of a mixture-of-experts layer beside its GEMMs, per
+// token of the rank, as a mean over the layers (torchtitan b5bcd76c models/common/moe.py and
+// token_dispatcher.py; transformers modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock). Router:
+// softmax over E in fp32 (read the bf16 logits, write fp32: 6 B per expert), top-k (read
+// 4 B) and the gather of the chosen scores; backward the softmax's gradient (read 8, write
+// 4, cast 6: 18 B per expert). Dispatch: the k routed copies of each token gathered into
+// expert order (read and write 2 B per element of k × d); combine: each expert output
+// scaled by its score (read 2, write 2) and scatter-added into the token's row (read 2 of k ×
+// d, read and write the d-row: 4 B per element of d, plus its zero-fill); backward the
+// transposes: the gradient gathered back (4 B per k × d), scaled (4), scattered (4). The
+// gated activation on k expert widths (and the shared expert's) as the dense MLP's. The
+// busiest rank's tokens (imbalance) set the time. Counted from the code, at the copy law's
+// rate (not measured).
+void plan_experts(OperationPlan& o, const ModelSpec& m, const TrainingConfig& c, const ExpertLayout& x,
+                  double act_forward, double act_backward) {
+    const double share = static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers);
+    const double d = static_cast<double>(m.hidden_size), E = static_cast<double>(m.num_experts);
+    const double routed = static_cast<double>(m.experts_per_token) * std::max(x.imbalance, 1.0);  // rows per token
+    const double width =
+        routed * static_cast<double>(m.moe_intermediate_size) + static_cast<double>(m.shared_expert_intermediate_size);
+    o.layer_forward_bytes_per_token += share * (10 * E + 4 * routed * d + 8 * routed * d + 6 * d + act_forward * width);
+    o.layer_backward_bytes_per_token += share * (18 * E + 12 * routed * d + 2 * d + act_backward * width);
+    // Launches: router softmax, top-k, score gather, token counts, permutation indices (3),
+    // gather, activation and product, score scale, scatter-add and its zero-fill (13
+    // forward, about twice backward). Looped experts (transformers' loop) add per local
+    // expert: torch.where on its mask, which syncs with the host (nonzero), the index, the
+    // activation, the product, the score scale, the cast and index_add_ (7); in backward
+    // about twice that, without syncs.
+    const double local = E / std::max(x.expert_parallel, 1.0);
+    const double fused = c.torch_compile ? 0.5 : 1.0;
+    o.layer_forward_kernels += share * 13 * fused;
+    o.layer_backward_kernels += share * 26 * fused;
+    if (x.looped) {
+        o.layer_forward_kernels += share * local * 6;
+        o.layer_backward_kernels += share * local * 14;
+        o.layer_forward_serial_kernels += share * local * 7;
+    } else if (x.expert_parallel > 1) {
+        // torchtitan's all-to-all dispatcher reads the exchanged token counts on the host
+        // (token_dispatcher.py _sync_token_count_exchange: `input_splits.tolist()`) to size
+        // the token all-to-all: the dispatch's permutation, the three grouped GEMMs, the
+        // combine and its all-to-all (about 10 launches) wait for the GPU.
+        o.layer_forward_serial_kernels += share * 10;
+    }
+}
+
+}  // namespace
 
 // One tensor-parallel rank's plan: `m` and `p` are its slice (tensor_parallel_slice).
 OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
@@ -312,7 +415,8 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
     o.attention_kernel = c.attention_kernel;
     o.layers = static_cast<double>(m.num_layers);
 
-    const LayerGemms gemms = layer_gemms(m, fp8);
+    const ExpertLayout experts = expert_layout(c);
+    const LayerGemms gemms = layer_gemms(m, fp8, experts);
     o.layer_gemms = gemms.gemms;
     o.layer_gemm_count = gemms.count;
     const FineTuningPlan ft = plan_fine_tuning(m, p, c);
@@ -377,22 +481,28 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
         gated_b = 18;
         loss_f = 14, loss_b = 22;  // components/loss.py: cross_entropy(pred.float()), as transformers
     }
+    // The dense MLP's activation on the layers that have one (plan_experts adds the experts').
+    const double dense_f = m.moe() ? f * static_cast<double>(m.dense_layers()) / static_cast<double>(m.num_layers) : f;
     o.layer_forward_bytes_per_token = sp * (norms * norm_f * d + residual_f * d) + (qk ? norm_f * qkv_width : 0) +
-                                      (rope ? rope_f * qkv_width : 0) + (gated ? k.gated_forward : k.plain_forward) * f;
+                                      (rope ? rope_f * qkv_width : 0) +
+                                      (gated ? k.gated_forward : k.plain_forward) * dense_f;
     o.layer_backward_bytes_per_token = sp * (norms * norm_b * d + residual_b * d) + (qk ? norm_b * qkv_width : 0) +
-                                       (rope ? rope_b * qkv_width : 0) + (gated ? gated_b : k.plain_backward) * f;
+                                       (rope ? rope_b * qkv_width : 0) + (gated ? gated_b : k.plain_backward) * dense_f;
     o.recompute_skipped_bytes_per_token *= sp;
     o.layer_forward_kernels = norms * norm_kf + (qk ? 2 * norm_kf : 0) + (rope ? 2 * rope_kf : 0) +
                               (gated ? k.gated_kernels : 1) + residual_kf + 1;  // + attention
     o.layer_backward_kernels = norms * norm_kb + (qk ? 2 * norm_kb : 0) + (rope ? 2 * rope_kb : 0) +
                                (gated ? k.gated_kernels + 1 : 1) + residual_kb + 3;  // + attention (3)
+    if (m.moe())
+        plan_experts(o, m, c, experts, gated ? k.gated_forward : k.plain_forward, gated ? gated_b : k.plain_backward);
     o.layer_forward_bytes_per_token /= rate;
     o.layer_backward_bytes_per_token /= rate;
     o.recompute_skipped_bytes_per_token /= rate;
     for (int i = 0; i < o.layer_gemm_count; ++i) {
         const GemmOp& g = o.layer_gemms[static_cast<std::size_t>(i)];
-        o.layer_forward_kernels += 1;
-        o.layer_backward_kernels += 2;
+        const double launches = g.share * (g.looped ? g.groups : 1.0);
+        o.layer_forward_kernels += launches;
+        o.layer_backward_kernels += 2 * launches;
         if (g.bias) {
             o.layer_backward_bytes_per_token += kAct * g.n;  // dY summed over tokens
             o.layer_backward_kernels += 1;
@@ -425,7 +535,9 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
     // FSDP2 keeps the root unsharded after forward. The generic implementation keeps the
     // copy-out alone, as the published series were validated with (docs/model.md).
     if (c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp) {
-        const double matmul = static_cast<double>(p.per_layer_matmul);
+        // Under expert parallel a rank gathers its own experts only (routed_expert_cut).
+        const double cut = routed_expert_cut(m, p, c);
+        const double matmul = static_cast<double>(p.per_layer_matmul) - cut;
         const double rest = static_cast<double>(p.per_layer - p.per_layer_matmul);
         // A gathered layer's bytes read and written (fp8 all-gather: its matmul weights in 1 B).
         double copy_out = 2.0 * ((c.fp8_all_gather && fp8 ? 1.0 : 2.0) * matmul + 2.0 * rest);
@@ -441,7 +553,7 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
             // One GPU in the shard group (the only data-parallel rank of a tensor-parallel group).
             const bool one_gpu = c.gpus == std::max<std::int64_t>(c.tensor_parallel, 1);
             // Cast and reduce only what is trained (all of it in a full fine-tune).
-            const double layer = ft.trained_per_layer, root = ft.trained_root;
+            const double layer = ft.trained_per_layer - cut, root = ft.trained_root;
             // Per parameter: the one-GPU cast of fp32 shards, and a reduction's chunk_cat (and its
             // one-GPU copy standing in for the reduce-scatter).
             const double cast = one_gpu && c.master_weights == MasterWeights::fp32 ? 6.0 / kCastRate : 0.0;
@@ -598,10 +710,14 @@ ComputeTimes compute_times(const OperationPlan& o, const HardwareProfile& hw, co
     const double dev_b = g_bwd + a_bwd + m_bwd + recompute;
     const double host_f = o.layer_forward_kernels * cal.kernel_overhead_s + cal.layer_overhead_s;
     const double host_b = (o.layer_backward_kernels + recompute_kernels) * cal.kernel_overhead_s + cal.layer_overhead_s;
+    // Launches after a host sync wait for the GPU: their time adds to it (again in a
+    // recomputed forward).
+    const double serial_f = o.layer_forward_serial_kernels * cal.kernel_overhead_s;
+    const double serial_b = o.checkpointing == Checkpointing::full ? share * serial_f : 0.0;
     out.layer_attention_forward_s = a_fwd;
     out.layer_attention_backward_s = a_bwd + recompute_attention;
-    out.layer_forward_s = std::max(dev_f, host_f);
-    out.layer_backward_s = std::max(dev_b, host_b);
+    out.layer_forward_s = std::max(dev_f, host_f) + serial_f;
+    out.layer_backward_s = std::max(dev_b, host_b) + serial_b;
 
     // Head and embedding.
     const GemmPasses h = gemm_passes(bf16, fp8, o.head_gemm, t);
@@ -636,8 +752,9 @@ ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const H
     return compute_times(plan_operations(m, p, c), hw, cal, rank_tokens(c), attention_span(c));
 }
 
-double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k, bool fp8) noexcept {
-    return gemm_s(gemm_rate(hw, cal, fp8), m, n, k);
+double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k, bool fp8,
+                   double groups) noexcept {
+    return gemm_s(gemm_rate(hw, cal, fp8), m, n, k, groups);
 }
 
 double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width, double head_dim,

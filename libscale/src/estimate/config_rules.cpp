@@ -2,6 +2,8 @@
 // explanation side by side, so that what a sweep flags and what an error says cannot drift.
 #include "libscale/estimate/config_rules.hpp"
 
+#include "libscale/spec/parallelism.hpp"
+
 #include <algorithm>
 #include <array>
 #include <numeric>
@@ -186,6 +188,58 @@ constexpr std::array kRules{
                    os << " (each rank holds whole heads and an equal share of the MLP); valid: ";
                    const std::int64_t g = std::gcd(std::gcd(m.num_heads, m.num_kv_heads), m.intermediate_size);
                    list_divisors(os, g);
+               }},
+    // torchtitan (b5bcd76c distributed/parallel_dims.py): "expert_parallel_degree must
+    // divide dp_shard * cp * tp"; with tensor_parallel 1 (the mixture_of_experts rule) that
+    // is FSDP's shard group. Each rank then holds num_experts / expert_parallel whole experts.
+    ConfigRule{ConfigIssue::expert_parallel, "expert_parallel",
+               "expert_parallel needs a mixture-of-experts model, FSDP or HSDP, and must divide its experts and the "
+               "FSDP shard group",
+               [](R r) noexcept {
+                   const TrainingConfig& c = r.config;
+                   const std::int64_t ep = c.expert_parallel;
+                   if (ep <= 1) return false;
+                   if (!r.model.moe() || (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp)) return true;
+                   return r.model.num_experts % ep != 0 || device_mesh(c, gpus_per_node(r)).shard_group() % ep != 0;
+               },
+               [](std::ostream& os, R r) {
+                   const TrainingConfig& c = r.config;
+                   const std::int64_t ep = c.expert_parallel;
+                   os << "expert_parallel = " << ep;
+                   if (!r.model.moe()) {
+                       os << ": " << r.model.name << " is a dense model (no experts to split); valid: 1";
+                       return;
+                   }
+                   if (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp) {
+                       os << " with strategy = '" << to_string(c.strategy)
+                          << "': experts are split over FSDP's ranks (torchtitan's ep mesh inside dp_shard); use "
+                             "strategy 'fsdp' or 'hsdp', or expert_parallel = 1";
+                       return;
+                   }
+                   const std::int64_t group = device_mesh(c, gpus_per_node(r)).shard_group();
+                   if (r.model.num_experts % ep != 0)
+                       os << " does not divide " << r.model.name << "'s num_experts = " << r.model.num_experts
+                          << " (each rank holds whole experts)";
+                   else
+                       os << " does not divide the FSDP shard group of " << group
+                          << " GPUs (data-parallel × context-parallel ranks of a replica)";
+                   os << "; valid: ";
+                   list_divisors(os, std::gcd(r.model.num_experts, group));
+               }},
+    ConfigRule{ConfigIssue::mixture_of_experts, "mixture_of_experts",
+               "a mixture-of-experts model is modelled with tensor_parallel 1 and a full fine-tune",
+               [](R r) noexcept {
+                   return r.model.moe() && (r.config.tensor_parallel > 1 || r.config.fine_tuning != FineTuning::full);
+               },
+               [](std::ostream& os, R r) {
+                   const TrainingConfig& c = r.config;
+                   if (c.tensor_parallel > 1)
+                       os << "tensor_parallel = " << c.tensor_parallel << " with " << r.model.name
+                          << ", a mixture-of-experts model: tensor parallel of experts (torchtitan's ETP) is not "
+                             "modelled; valid: 1 (split the experts with expert_parallel instead)";
+                   else
+                       os << "fine_tuning = '" << to_string(c.fine_tuning) << "' with " << r.model.name
+                          << ", a mixture-of-experts model: adapters on experts are not modelled; valid: full";
                }},
     // torchtitan's ParallelDims.seq_len_divisor (v0.2.2 distributed/parallel_dims.py):
     // sequence parallel shards each sequence over tp, context parallel's head-tail load

@@ -34,6 +34,7 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
     s.validate();
     check_degrees("tensor_parallel", search.tensor_parallel);
     check_degrees("context_parallel", search.context_parallel);
+    check_degrees("expert_parallel", search.expert_parallel);
     check_degrees("micro_batch", search.micro_batch);
     if (search.strategies.empty()) throw std::invalid_argument("strategies is empty; give fsdp, hsdp or both");
     for (const Strategy st : search.strategies)
@@ -51,6 +52,9 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
         search.tensor_parallel.empty() ? powers_of_two(std::min(gpn, base.gpus)) : search.tensor_parallel;
     const std::vector<std::int64_t> cps =
         search.context_parallel.empty() ? powers_of_two(base.gpus) : search.context_parallel;
+    const std::vector<std::int64_t> eps = !search.expert_parallel.empty() ? search.expert_parallel
+                                          : s.model.moe() ? powers_of_two(std::min(s.model.num_experts, base.gpus))
+                                                          : std::vector<std::int64_t>{1};
 
     LayoutRanking out;
     // The global batch every layout trains: the scenario's, or one micro-batch on each of its
@@ -72,28 +76,30 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
         if (strategy == Strategy::hsdp && base.gpus <= gpn) continue;
         for (std::size_t ti = 0; ti < tps.size(); ++ti)
             for (const std::int64_t cp : cps)
-                for (const std::int64_t mb : search.micro_batch)
-                    for (const Checkpointing ac : search.checkpointing) {
-                        TrainingConfig c = base;
-                        c.strategy = strategy;
-                        c.tensor_parallel = tps[ti];
-                        c.context_parallel = cp;
-                        c.micro_batch = mb;
-                        c.activation_checkpointing = ac;
-                        c.global_batch_tokens = out.global_batch_tokens;
-                        ++out.tried;
-                        if (check_config(s.model, s.hardware, c) != ConfigIssue::none) {
-                            ++out.invalid;
-                            continue;
+                for (const std::int64_t ep : eps)
+                    for (const std::int64_t mb : search.micro_batch)
+                        for (const Checkpointing ac : search.checkpointing) {
+                            TrainingConfig c = base;
+                            c.strategy = strategy;
+                            c.tensor_parallel = tps[ti];
+                            c.context_parallel = cp;
+                            c.expert_parallel = ep;
+                            c.micro_batch = mb;
+                            c.activation_checkpointing = ac;
+                            c.global_batch_tokens = out.global_batch_tokens;
+                            ++out.tried;
+                            if (check_config(s.model, s.hardware, c) != ConfigIssue::none) {
+                                ++out.invalid;
+                                continue;
+                            }
+                            const auto& [slice, counts] = slices[ti];
+                            const StepBreakdown step = detail::rank_step(s.model, p, slice, counts, s.hardware, cal, c);
+                            if (!step.memory.fits) {
+                                ++out.not_fitting;
+                                continue;
+                            }
+                            out.rows.push_back({c, device_mesh(c, gpn), step, {}});
                         }
-                        const auto& [slice, counts] = slices[ti];
-                        const StepBreakdown step = detail::rank_step(s.model, p, slice, counts, s.hardware, cal, c);
-                        if (!step.memory.fits) {
-                            ++out.not_fitting;
-                            continue;
-                        }
-                        out.rows.push_back({c, device_mesh(c, gpn), step, {}});
-                    }
     }
     std::stable_sort(out.rows.begin(), out.rows.end(), [](const LayoutRow& a, const LayoutRow& b) {
         if (a.step.tokens_per_s != b.step.tokens_per_s) return a.step.tokens_per_s > b.step.tokens_per_s;

@@ -40,9 +40,15 @@ Sharding sharding_of(Strategy s, std::int64_t n, std::int64_t shard_group) {
 // norms' inputs); the tensors the matmuls save (their all-gathered input, q, k, v, the MLP's
 // intermediates) are whole on every rank: DTensor's gather is an ordinary op whose output
 // autograd saves for the weight gradient (m is the rank's slice).
-double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac, double sp = 1) {
+// A mixture of experts (mean over the layers, k × imbalance routed rows per token on the
+// busiest rank): the router's fp32 scores before and after the softmax (E each,
+// 4 B: 2 elements' worth), the k routed copies of the input in expert order, each expert's
+// gate, up, activation and product (as the dense gated MLP's, at width moe_intermediate_size)
+// and its output before the combine, the shared expert's four intermediates.
+double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac, double sp = 1, const ExpertLayout& x = {}) {
     const double d = static_cast<double>(m.hidden_size);
-    const double f = static_cast<double>(m.intermediate_size);
+    const double moe = m.moe() ? static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers) : 0.0;
+    const double f = static_cast<double>(m.intermediate_size) * (1 - moe);
     const double q = static_cast<double>(m.q_width());
     const double kv = static_cast<double>(m.kv_width());
     const bool gated = m.mlp == MlpKind::gated;
@@ -52,7 +58,7 @@ double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac, double sp 
             // torchtitan op-level SAC keeps the block input, attention's output and the
             // output of every matmul it does not recompute (layer_gemms: in a Llama layer
             // q, v, w1, w2; fused layouts keep other tensors).
-            return sp * d + q + layer_gemms(m).kept_outputs();
+            return sp * d + q + layer_gemms(m, false, x).kept_outputs();
         case Checkpointing::none: break;
     }
     // Each norm's input and the normalized tensors the projections read (one when a
@@ -61,8 +67,13 @@ double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac, double sp 
     // inputs where the model has them.
     const double norms = static_cast<double>(m.norms_per_layer);
     const double normed = m.parallel_block && m.norms_per_layer == 1 ? 1 : 2;
+    const double experts = static_cast<double>(m.experts_per_token) * std::max(x.imbalance, 1.0);
+    const double moe_saved = moe > 0 ? moe * (4 * static_cast<double>(m.num_experts) +
+                                              experts * (2 * d + 4 * static_cast<double>(m.moe_intermediate_size)) +
+                                              4 * static_cast<double>(m.shared_expert_intermediate_size))
+                                     : 0.0;
     return (sp * norms + normed) * d + 2 * q + 2 * kv + (gated ? 4 * f : 2 * f) +
-           (m.qk_norm != QkNorm::none ? q + kv : 0);
+           (m.qk_norm != QkNorm::none ? q + kv : 0) + moe_saved;
 }
 
 // Bytes per token that one decoder layer and the code around the layers keep, by the
@@ -115,8 +126,9 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTu
     // mul (4 B) and the normalized tensor by the weight's mul (2 B) before the output (2 B)
     // the next matmul saves; a fused norm saves its bf16 input (2 B) and the output (2 B).
     const double rms_extra = hf && m.norm == NormKind::rms ? 4.0 : 0.0;
+    const ExpertLayout experts = expert_layout(c);
     TokenBytes b;
-    double full = kActivationBytes * saved_elements_per_layer(m, Checkpointing::none, sp) +
+    double full = kActivationBytes * saved_elements_per_layer(m, Checkpointing::none, sp, experts) +
                   rms_extra * sp * d * static_cast<double>(m.norms_per_layer);
     if (m.qk_norm != QkNorm::none) full += rms_extra * (q + kv);
     // Eager attention keeps its h × s probabilities: bf16 for matmul(probs, v); transformers
@@ -129,7 +141,7 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTu
     const double ckpt = static_cast<double>(checkpointed_layers(c, m.num_layers));
     const double kept = c.activation_checkpointing == Checkpointing::none
                             ? full
-                            : kActivationBytes * saved_elements_per_layer(m, c.activation_checkpointing, sp) +
+                            : kActivationBytes * saved_elements_per_layer(m, c.activation_checkpointing, sp, experts) +
                                   (c.activation_checkpointing == Checkpointing::selective ? adapters : 0.0);
     b.saved = L > 0 ? (ckpt * kept + (L - ckpt) * full) / L : 0.0;
     // Offloaded activations leave one layer's saved tensors on the GPU (the layer whose
@@ -142,7 +154,14 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTu
     // Backward of a layer: the incoming and outgoing gradients (2 × 2d) and the larger of
     // the MLP's (gated: the product's, the activation's and up's gradients, 3f; plain 2f)
     // and attention's (dq, dk, dv in bf16 and the fp32 dq accumulator of flash backward).
-    const double mlp = (m.mlp == MlpKind::gated ? 3.0 : 2.0) * kActivationBytes * f;
+    double mlp = (m.mlp == MlpKind::gated ? 3.0 : 2.0) * kActivationBytes * f;
+    // A mixture-of-experts layer: its k routed rows' gradients through the experts (3 of
+    // moe_intermediate_size each) and before the combine (d), the shared expert's.
+    if (m.moe()) {
+        const double rows = static_cast<double>(m.experts_per_token) * std::max(experts.imbalance, 1.0);
+        mlp = std::max(mlp, kActivationBytes * (rows * (3 * static_cast<double>(m.moe_intermediate_size) + 2 * d) +
+                                                3 * static_cast<double>(m.shared_expert_intermediate_size)));
+    }
     double attention = 6 * q + 4 * kv;
     // Eager attention's backward also makes the probabilities' gradient and the scores'
     // (bf16, 2 + 2 B each); transformers' fp32 softmax casts the former to fp32 first
@@ -296,12 +315,20 @@ MemoryBreakdown detail::rank_memory(const ModelSpec& m, const ParameterCounts& p
         const bool across = sh.weights > 1;  // one GPU: no all-gather, no flat output, nothing prefetched
         const double w = w_state;
         const double layer = ft.trained_per_layer, root = ft.trained_root;
+        // The unit FSDP gathers and reduces whole: a layer, the largest one of a mixture of
+        // experts (an MoE layer), whose routed experts under expert parallel are the rank's
+        // E / ep only (torchtitan's efsdp shards each over shard group / ep ranks).
+        const double unit =
+            m.moe() ? static_cast<double>(p.largest_layer) -
+                          static_cast<double>(p.routed_experts) *
+                              (1.0 - 1.0 / static_cast<double>(std::max<std::int64_t>(c.expert_parallel, 1)))
+                    : layer;
         const double rb = static_cast<double>(c.reduce_bytes);
         const double fp8_saving = c.fp8_all_gather && c.precision == Precision::fp8
                                       ? static_cast<double>(p.per_layer_matmul)
                                       : 0.0;  // 1 B less per matmul weight gathered in fp8
         // Gathered: the frozen weights in their stored dtype, the trained ones as bf16 copies.
-        const double unsharded_layer = ft.peft ? ft.frozen_layer_bytes + 2.0 * layer : 2.0 * layer - fp8_saving;
+        const double unsharded_layer = ft.peft ? ft.frozen_layer_bytes + 2.0 * layer : 2.0 * unit - fp8_saving;
         const double unsharded_root = ft.peft ? ft.frozen_root_bytes + 2.0 * root : 2.0 * root;
         // Gathered in forward: the root (not resharded after forward: FSDP2's root keeps
         // its parameters through backward) and the current layer, across GPUs with its flat
@@ -350,8 +377,8 @@ MemoryBreakdown detail::rank_memory(const ModelSpec& m, const ParameterCounts& p
             const bool first = below == 1, last = below == L;
             const double layers_gathered =
                 c.reshard_after_forward ? unsharded_layer + (first ? 0.0 : flat) : below * unsharded_layer;
-            const double common = unsharded_root + layers_gathered + head_grads + 2.0 * layer + upcast;
-            Alive a = base(w * above * layer / N, common + (last ? 0.0 : rb * layer) +
+            const double common = unsharded_root + layers_gathered + head_grads + 2.0 * unit + upcast;
+            Alive a = base(w * above * layer / N, common + (last ? 0.0 : rb * unit) +
                                                       (unsharded_accumulation ? rb * (P - above * layer) : 0.0));
             if (unsharded_accumulation) {  // a micro-batch that does not reduce: every gradient unsharded
                 const Alive keep = base(0, common + carried_unsharded);

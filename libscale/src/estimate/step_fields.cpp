@@ -28,6 +28,9 @@ constexpr std::array kFields{
               [](S s) noexcept { return static_cast<double>(s.tensor_parallel); }},
     StepField{"context_parallel", I, "GPUs", "context parallel", "integer", "context-parallel GPUs of each rank", 0,
               [](S s) noexcept { return static_cast<double>(s.context_parallel); }},
+    StepField{"expert_parallel", I, "GPUs", "expert parallel", "integer",
+              "ranks a mixture of experts' experts split over (inside the data-parallel ranks)", 0,
+              [](S s) noexcept { return static_cast<double>(s.expert_parallel); }},
     StepField{"grad_accum", I, "", "grad accum", "integer", "micro-batches per step (0 in a sweep: not valid)",
               in_sweep | in_projection, [](S s) noexcept { return static_cast<double>(s.grad_accum); }},
     StepField{"tokens_per_micro_batch", N, "tokens", "tokens per micro-batch per GPU", "fixed:0",
@@ -50,9 +53,9 @@ constexpr std::array kFields{
               [](S s) noexcept { return s.comm_s; }},
     StepField{"exposed_comm_s", N, "s", "exposed comm", "fixed:3", "collective time not hidden under compute",
               in_sweep | step_part, [](S s) noexcept { return s.exposed_comm_s; }},
-    StepField{"model_parallel_comm_s", N, "s", "TP/CP comm", "fixed:3",
-              "of comm_s: tensor- and context-parallel collectives (on the critical path unless hidden under "
-              "attention)",
+    StepField{"model_parallel_comm_s", N, "s", "TP/CP/EP comm", "fixed:3",
+              "of comm_s: tensor-, context- and expert-parallel collectives (on the critical path unless hidden "
+              "under attention)",
               0, [](S s) noexcept { return s.model_parallel_comm_s; }},
     StepField{"optimizer_s", N, "s", "optimizer", "fixed:3", "the optimizer step over the local shard", step_part,
               [](S s) noexcept { return s.optimizer_s; }},

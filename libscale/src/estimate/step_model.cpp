@@ -61,7 +61,7 @@ double backward_s(const ComputeTimes& ct, double prefetch, double after, double 
 // FSDP / HSDP (PyTorch FSDP2): each layer gathered before its forward (prefetched under
 // the previous layer) and, with reshard_after_forward, again in backward; its gradients
 // reduce-scattered after its backward; HSDP all-reduces the shard across replicas.
-Schedule fsdp_schedule(const ComputeTimes& ct, const ParameterCounts& p, const FineTuningPlan& ft,
+Schedule fsdp_schedule(const ComputeTimes& ct, const ModelSpec& m, const ParameterCounts& p, const FineTuningPlan& ft,
                        const Calibration& cal, const TrainingConfig& c, std::int64_t gpn, const DeviceMesh& mesh) {
     Schedule s;
     const double L = ct.layers;
@@ -82,9 +82,22 @@ Schedule fsdp_schedule(const ComputeTimes& ct, const ParameterCounts& p, const F
         root_bytes = ft.frozen_root_bytes + 2.0 * root;
     }
     const double rb = static_cast<double>(c.reduce_bytes);
-    const double ag = ring_time_s(Collective::all_gather, layer_bytes, s.shard_group, link);
+    // Under expert parallel a layer's routed experts are a unit of their own (torchtitan
+    // applies fully_shard to them over the efsdp mesh): the rank's E / ep experts gathered
+    // and reduced over shard group / ep ranks, which stride over the expert-parallel ones
+    // (a node holds gpn / ep of them), beside the rest of the layer over the shard group.
+    const double experts = mesh.ep > 1 && m.moe()
+                               ? static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers) *
+                                     static_cast<double>(p.routed_experts)
+                               : 0.0;
+    const std::int64_t efsdp = mesh.expert_shard_group();
+    const LinkLevel elink = ring_link(efsdp, std::max<std::int64_t>(gpn / mesh.tp / mesh.ep, 1), cal);
+    const double ep = static_cast<double>(mesh.ep);
+    const double ag = ring_time_s(Collective::all_gather, layer_bytes - 2.0 * experts, s.shard_group, link) +
+                      ring_time_s(Collective::all_gather, 2.0 * experts / ep, efsdp, elink);
     const double ag_root = ring_time_s(Collective::all_gather, root_bytes, s.shard_group, link);
-    double rs = ring_time_s(Collective::reduce_scatter, layer * rb, s.shard_group, link);
+    double rs = ring_time_s(Collective::reduce_scatter, (layer - experts) * rb, s.shard_group, link) +
+                ring_time_s(Collective::reduce_scatter, experts / ep * rb, efsdp, elink);
     double rs_root = ring_time_s(Collective::reduce_scatter, root * rb, s.shard_group, link);
     if (replicas > 1) {
         // HSDP: the shard's gradients are all-reduced across the replicas (one GPU per
@@ -187,6 +200,30 @@ ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& ran
         out.layer_forward_s += fwd;
         out.layer_backward_s += bwd;
         out.comm_s += L * (gather * (full ? 2.0 + share : 2.0) + hops);
+    }
+    if (mesh.ep > 1 && m.moe()) {
+        // Expert parallel (torchtitan b5bcd76c models/common/token_dispatcher.py, its all-to-all
+        // dispatcher): per MoE layer the ranks exchange their token counts per expert (an
+        // all-to-all of E integers), then send each token's k routed copies (bf16, d wide)
+        // to their experts' ranks and the outputs back: two all-to-alls of k·t·d·2 bytes
+        // per rank, the busiest rank's imbalance × that; backward the transposes, two more.
+        // Full checkpointing runs the forward's again; op-level checkpointing saves
+        // all_to_all_single's outputs (distributed/activation_checkpoint.py _save_list).
+        // They sit between the router and the experts and between the experts and the
+        // combine, on the critical path: torchtitan does not overlap them (DeepEP's and
+        // HybridEP's dispatchers aside). The group is consecutive ranks (ep innermost of the
+        // sparse mesh), in one node up to gpus_per_node.
+        const double moe = static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers);
+        const double routed = static_cast<double>(m.experts_per_token) * std::max(c.expert_imbalance, 1.0);
+        const double bytes = 2.0 * t * routed * static_cast<double>(m.hidden_size);
+        const std::int64_t per_node = std::min(mesh.ep, std::max<std::int64_t>(gpn, 1));
+        const double a2a = all_to_all_time_s(bytes, mesh.ep, per_node, cal);
+        const double counts = all_to_all_time_s(8.0 * static_cast<double>(m.num_experts), mesh.ep, per_node, cal);
+        const double fwd = moe * (counts + 2 * a2a), bwd = moe * 2 * a2a;
+        const double again = full ? share * fwd : 0.0;
+        out.layer_forward_s += fwd;
+        out.layer_backward_s += bwd + again;
+        out.comm_s += L * (fwd + bwd + again);
     }
     return out;
 }
@@ -346,6 +383,7 @@ StepBreakdown compose_step(const ModelSpec& m, const ParameterCounts& p, const M
     s.data_parallel = mesh.data_parallel();
     s.tensor_parallel = mesh.tp;
     s.context_parallel = mesh.cp;
+    s.expert_parallel = mesh.ep;
     s.grad_accum = accum;
     s.tokens_per_micro_batch = t;
     s.tokens_per_step = global;
@@ -354,7 +392,7 @@ StepBreakdown compose_step(const ModelSpec& m, const ParameterCounts& p, const M
     // The passes' wall times with the tensor- and context-parallel collectives in them.
     ComputeTimes wall = ct;
     ModelParallelTimes mp;
-    if (mesh.tp > 1 || mesh.cp > 1) {
+    if (mesh.tp > 1 || mesh.cp > 1 || mesh.ep > 1) {
         mp = model_parallel_times(m, mr, ct, cal, c, gpn, mesh);
         wall.layer_forward_s += mp.layer_forward_s;
         wall.layer_backward_s += mp.layer_backward_s;
@@ -362,7 +400,7 @@ StepBreakdown compose_step(const ModelSpec& m, const ParameterCounts& p, const M
         wall.head_backward_s += mp.head_backward_s;
     }
     const Schedule sch = c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp
-                             ? fsdp_schedule(wall, pr, ft, cal, c, gpn, mesh)
+                             ? fsdp_schedule(wall, mr, pr, ft, cal, c, gpn, mesh)
                              : replicated_schedule(wall, ft, cal, c, gpn);
     // ZeRO-1 keeps full gradients and reduces once, on the last micro-batch; ZeRO-2
     // (DeepSpeed has no no_sync for it) reduces every micro-batch.

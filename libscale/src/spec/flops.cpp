@@ -48,7 +48,11 @@ FlopsPerToken flops_per_token(const ParameterCounts& p, const ModelSpec& m, doub
     f.attention_forward = 4.0 * q_width * attention_span_tokens * L;
     f.forward = f.matmul_forward + f.attention_forward;
     f.backward = 2.0 * f.forward;
-    const double layer_forward = 2.0 * static_cast<double>(p.per_layer_matmul) * L + f.attention_forward;
+    // The layers' matmuls a token runs through (a mixture of experts: its k experts, the
+    // shared one and the router): what the output projection and OPT's projections are not.
+    const double layer_matmul = static_cast<double>(p.matmul_forward - p.embed_projections) -
+                                static_cast<double>(m.vocab_size) * static_cast<double>(m.embed_width());
+    const double layer_forward = 2.0 * layer_matmul + f.attention_forward;
     switch (checkpointing) {
         case Checkpointing::none: f.recompute = 0; break;
         case Checkpointing::full:
@@ -62,7 +66,13 @@ FlopsPerToken flops_per_token(const ParameterCounts& p, const ModelSpec& m, doub
             // matmul (w3 gated, w2 plain: d·f either way) are recomputed.
             const double d = static_cast<double>(m.hidden_size);
             const double kv_width = static_cast<double>(m.num_kv_heads * m.head_dim);
-            const double ffn = static_cast<double>(m.intermediate_size);
+            // A mixture-of-experts layer's second expert matmul runs at its k experts' width
+            // (and the shared expert's): the mean over the layers.
+            const double moe_width =
+                static_cast<double>(m.experts_per_token * m.moe_intermediate_size + m.shared_expert_intermediate_size);
+            const double moe = static_cast<double>(m.moe() ? m.moe_layers : 0);
+            const double ffn = L > 0 ? ((L - moe) * static_cast<double>(m.intermediate_size) + moe * moe_width) / L
+                                     : static_cast<double>(m.intermediate_size);
             const double recomputed = d * kv_width + q_width * d + d * ffn;
             f.recompute = 2.0 * recomputed * L;
             break;

@@ -116,13 +116,12 @@ std::int64_t sliding_layers(const HfConfig& c, std::int64_t num_layers, std::int
 
 namespace {
 
-// Mixture-of-experts model_types (transformers' models/<type>/), refused by name even
-// when their config lacks an expert count key this reader knows.
+// Mixture-of-experts model_types (transformers' models/<type>/) this reader does not
+// read, refused by name even when their config lacks an expert count key it knows.
 constexpr const char* kMoeTypes[] = {
-    "arctic",    "dbrx",        "deepseek_v2",      "deepseek_v3",    "ernie4_5_moe", "glm4_moe",
-    "gpt_oss",   "granitemoe",  "granitemoeshared", "hunyuan_v1_moe", "jamba",        "jetmoe",
-    "llama4",    "llama4_text", "minimax",          "mixtral",        "olmoe",        "phimoe",
-    "qwen2_moe", "qwen3_moe",   "qwen3_next",
+    "arctic",  "dbrx",        "deepseek_v2",      "deepseek_v3",    "ernie4_5_moe", "glm4_moe",
+    "gpt_oss", "granitemoe",  "granitemoeshared", "hunyuan_v1_moe", "jamba",        "jetmoe",
+    "llama4",  "llama4_text", "minimax",          "phimoe",         "qwen3_next",
 };
 
 std::string supported_list() {
@@ -138,18 +137,21 @@ const detail::Family* family(std::string_view type) {
 }
 
 void refuse_mixture_of_experts(const json& config, const std::string& type, std::string_view origin) {
+    for (const char* read : {"mixtral", "olmoe", "qwen2_moe", "qwen3_moe"})
+        if (type == read) return;  // their readers read the experts (hf_families.cpp)
     for (const char* key : {"num_experts", "num_local_experts", "n_routed_experts"}) {
         const auto it = config.find(key);
         if (it != config.end() && it->is_number() && it->get<double>() > 1)
             throw ParseError(std::string(origin) + ": field '" + key + "' = " + it->dump() +
-                             ": a mixture-of-experts model; libscale models dense decoders only "
-                             "(supported model_type: " +
+                             ": a mixture-of-experts model of a family libscale does not read (mixture-of-experts "
+                             "model_type read: mixtral, olmoe, qwen2_moe, qwen3_moe; supported model_type: " +
                              supported_list() + ")");
     }
     if (std::find(std::begin(kMoeTypes), std::end(kMoeTypes), type) != std::end(kMoeTypes))
         throw ParseError(std::string(origin) + ": model_type '" + type +
-                         "' is a mixture-of-experts model; libscale models dense decoders only "
-                         "(supported model_type: " +
+                         "' is a mixture-of-experts model libscale does not read (its attention or routing is not "
+                         "modelled; mixture-of-experts model_type read: mixtral, olmoe, qwen2_moe, qwen3_moe; "
+                         "supported model_type: " +
                          supported_list() + ")");
 }
 

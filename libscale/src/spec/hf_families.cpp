@@ -4,6 +4,8 @@
 // takes the transformers default, so a config loads as transformers would build it.
 #include <algorithm>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "hf_config_reader.hpp"
 
@@ -344,13 +346,117 @@ void olmo2(const HfConfig& c, ModelSpec& m) {
     m.qk_norm = QkNorm::full;
 }
 
+// --- mixtures of experts (transformers v5 main @008e5743: configuration_<type>.py and
+// modeling_<type>.py, whose *SparseMoeBlock holds a bias-free d × E `gate` and E gated
+// experts; token-choice top-k over a softmax) -------------------------------------------
+
+// The expert count and width, and which layers are MoE layers. Qwen2/Qwen3-MoE's
+// decoder layer i is sparse when i is not in mlp_only_layers and (i + 1) is a multiple of
+// decoder_sparse_step; the others keep a dense MLP of intermediate_size.
+void experts(const HfConfig& c, ModelSpec& m, const char* count_key, std::int64_t count, std::int64_t top_k,
+             std::int64_t expert_width) {
+    m.num_experts = c.integer(count_key, count);
+    if (m.num_experts < 1) c.bad_value(count_key, c.raw(count_key), "expected a positive expert count");
+    m.experts_per_token = c.integer("num_experts_per_tok", top_k);
+    if (m.experts_per_token < 1 || m.experts_per_token > m.num_experts)
+        c.bad_value("num_experts_per_tok", json(m.experts_per_token),
+                    "expected 1 to " + std::string(count_key) + " = " + std::to_string(m.num_experts));
+    m.moe_intermediate_size = expert_width;
+    m.moe_layers = m.num_layers;
+}
+
+void qwen_moe_layers(const HfConfig& c, ModelSpec& m) {
+    const std::int64_t step = c.integer("decoder_sparse_step", 1);
+    if (step < 1) c.bad_value("decoder_sparse_step", c.raw("decoder_sparse_step"), "expected a positive integer");
+    std::vector<bool> dense(static_cast<std::size_t>(m.num_layers), false);
+    if (c.has("mlp_only_layers")) {
+        const json& only = c.raw("mlp_only_layers");
+        if (!only.is_array()) c.bad_value("mlp_only_layers", only, "expected a list of layer indices");
+        for (const json& i : only) {
+            if (!i.is_number_integer() || i.get<std::int64_t>() < 0 || i.get<std::int64_t>() >= m.num_layers)
+                c.bad_value("mlp_only_layers", i,
+                            "each entry must be a layer index 0 to " + std::to_string(m.num_layers - 1));
+            dense[static_cast<std::size_t>(i.get<std::int64_t>())] = true;
+        }
+    }
+    m.moe_layers = 0;
+    for (std::int64_t i = 0; i < m.num_layers; ++i)
+        if (!dense[static_cast<std::size_t>(i)] && (i + 1) % step == 0) ++m.moe_layers;
+    if (m.moe_layers == 0) {  // every layer dense: the model is a dense one
+        m.num_experts = m.experts_per_token = m.moe_intermediate_size = 0;
+        m.shared_expert_intermediate_size = 0;
+        m.shared_expert_gate = false;
+    }
+}
+
+// models/qwen3_moe: Qwen3's attention (per-head q/k RMSNorm; head_dim from the config,
+// else d / h), experts of moe_intermediate_size (default 768), 128 experts, top 8.
+void qwen3_moe(const HfConfig& c, ModelSpec& m) {
+    decoder(c, m, {.kv_heads = 4, .max_positions = 32768, .tied = false, .act = "silu"});
+    m.qk_norm = QkNorm::per_head;
+    attention_bias(c, m);
+    qwen_window(c, m);
+    m.intermediate_size = c.integer("intermediate_size", 6144);
+    experts(c, m, "num_experts", 128, 8, c.integer("moe_intermediate_size", 768));
+    qwen_moe_layers(c, m);
+}
+
+// models/qwen2_moe: Qwen2's attention (q, k, v biased; qkv_bias default true), 60 experts
+// of 1408, top 4, and a shared expert of shared_expert_intermediate_size (5632) behind a
+// d × 1 sigmoid gate (Qwen2MoeSparseMoeBlock.shared_expert_gate).
+void qwen2_moe(const HfConfig& c, ModelSpec& m) {
+    decoder(c, m, {.kv_heads = 16, .max_positions = 32768, .tied = false, .act = "silu"});
+    m.qkv_bias = c.flag("qkv_bias", true);
+    qwen_window(c, m);
+    experts(c, m, "num_experts", 60, 4, c.integer("moe_intermediate_size", 1408));
+    m.shared_expert_intermediate_size = c.integer("shared_expert_intermediate_size", 5632);
+    if (m.shared_expert_intermediate_size < 0)
+        c.bad_value("shared_expert_intermediate_size", c.raw("shared_expert_intermediate_size"),
+                    "expected a width >= 0");
+    m.shared_expert_gate = m.shared_expert_intermediate_size > 0;
+    qwen_moe_layers(c, m);
+}
+
+// models/mixtral: Mistral's attention; num_local_experts (8) experts of intermediate_size
+// (14336), top 2, on every layer; sliding_window null by default, else on every layer.
+void mixtral(const HfConfig& c, ModelSpec& m) {
+    decoder(c, m, {.kv_heads = 8, .max_positions = std::int64_t{4096} * 32, .tied = false, .act = "silu"});
+    window_on_every_layer(c, m, 0);
+    experts(c, m, "num_local_experts", 8, 2, m.intermediate_size);
+}
+
+// models/olmoe: OLMo 2's full-width q/k RMSNorm (q_norm over h·d_h, k_norm over h_kv·d_h,
+// OlmoeAttention), 64 experts of intermediate_size (1024 in OLMoE-1B-7B), top 8.
+void olmoe(const HfConfig& c, ModelSpec& m) {
+    decoder(c, m, {.max_positions = 4096, .tied = false, .act = "silu"});
+    attention_bias(c, m);
+    m.qk_norm = QkNorm::full;
+    experts(c, m, "num_experts", 64, 8, m.intermediate_size);
+}
+
 }  // namespace
 
 const Family kFamilies[] = {
-    {"falcon", falcon},     {"gemma", gemma}, {"gemma2", gemma2},   {"gpt2", gpt2},
-    {"gpt_neox", gpt_neox}, {"llama", llama}, {"mistral", mistral}, {"mpt", mpt},
-    {"olmo", olmo},         {"olmo2", olmo2}, {"opt", opt},         {"phi", phi},
-    {"phi3", phi3},         {"qwen2", qwen2}, {"qwen3", qwen3},     {"starcoder2", starcoder2},
+    {"falcon", falcon},
+    {"gemma", gemma},
+    {"gemma2", gemma2},
+    {"gpt2", gpt2},
+    {"gpt_neox", gpt_neox},
+    {"llama", llama},
+    {"mistral", mistral},
+    {"mixtral", mixtral},
+    {"mpt", mpt},
+    {"olmo", olmo},
+    {"olmo2", olmo2},
+    {"olmoe", olmoe},
+    {"opt", opt},
+    {"phi", phi},
+    {"phi3", phi3},
+    {"qwen2", qwen2},
+    {"qwen2_moe", qwen2_moe},
+    {"qwen3", qwen3},
+    {"qwen3_moe", qwen3_moe},
+    {"starcoder2", starcoder2},
 };
 const std::size_t kFamilyCount = std::size(kFamilies);
 

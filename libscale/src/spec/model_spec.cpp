@@ -103,6 +103,22 @@ void ModelSpec::validate() const {
         fail("position_embedding_rows", str(position_embedding_rows),
              std::string("it must be > 0 exactly when positions = 'learned' (positions = '") + to_string(positions) +
                  "')");
+    if (num_experts < 0) fail("num_experts", str(num_experts), "it must be >= 0 (0: a dense model)");
+    if (num_experts > 0) {
+        if (experts_per_token < 1 || experts_per_token > num_experts)
+            fail("num_experts_per_tok", str(experts_per_token), "it must be 1 to num_experts = " + str(num_experts));
+        if (moe_intermediate_size <= 0)
+            fail("moe_intermediate_size", str(moe_intermediate_size), "it must be a positive integer");
+        if (moe_layers < 1 || moe_layers > num_layers)
+            fail("moe_layers", str(moe_layers), "it must be 1 to num_hidden_layers = " + str(num_layers));
+        if (shared_expert_intermediate_size < 0)
+            fail("shared_expert_intermediate_size", str(shared_expert_intermediate_size), "it must be >= 0 (0: none)");
+        if (mlp != MlpKind::gated) fail("mlp", to_string(mlp), "a mixture-of-experts model's experts are gated MLPs");
+    } else if (experts_per_token != 0 || moe_layers != 0 || moe_intermediate_size != 0 ||
+               shared_expert_intermediate_size != 0 || shared_expert_gate) {
+        fail("num_experts", "0",
+             "a dense model has no experts_per_token, moe_layers, moe_intermediate_size or shared experts");
+    }
     // count_parameters multiplies the sizes in 64-bit integers: a config with absurd sizes
     // (hidden_size = 2^62) would overflow them (undefined behaviour, found by
     // fuzz/fuzz_hf_config). Every count is a sum of non-negative terms no larger than the
@@ -112,8 +128,10 @@ void ModelSpec::validate() const {
     const auto dbl = [](std::int64_t v) { return static_cast<double>(v); };
     const double dd = dbl(hidden_size), e = dbl(embed_proj_dim > 0 ? embed_proj_dim : hidden_size);
     const double q = dbl(num_heads) * dbl(head_dim), kv = dbl(num_kv_heads) * dbl(head_dim);
+    const double experts = dbl(num_experts) * 3 * dd * dbl(moe_intermediate_size) + dd * dbl(num_experts) +
+                           3 * dd * dbl(shared_expert_intermediate_size) + dd;
     const double per_layer = 2 * dd * q + 2 * dd * kv + 3 * dd * dbl(intermediate_size) + 8 * (q + kv) +
-                             2 * dbl(intermediate_size) + 16 * dd;
+                             2 * dbl(intermediate_size) + 16 * dd + experts;
     const double total = dbl(num_layers) * per_layer + 2 * dbl(vocab_size) * e + dbl(vocab_size) +
                          dbl(position_embedding_rows) * dd + 2 * e * dd + 2 * dd;
     if (!(total <= kMaxParameters)) {
@@ -147,16 +165,40 @@ ParameterCounts count_parameters(const ModelSpec& m) {
                                               : 0;
     const std::int64_t mlp_mats = m.mlp == MlpKind::gated ? 3 : 2;
     const std::int64_t mlp_bias = m.mlp_bias ? (m.mlp == MlpKind::gated ? 2 * f : f) + d : 0;
-    p.mlp = mlp_mats * d * f + mlp_bias;
+    const std::int64_t dense_mlp = mlp_mats * d * f + mlp_bias;
     p.layer_norms = m.norms_per_layer * norm(d);
-    p.per_layer = p.q_proj + p.k_proj + p.v_proj + p.o_proj + p.qk_norm + p.mlp + p.layer_norms;
-    p.per_layer_matmul = d * q_width + 2 * d * kv_width + q_width * d + mlp_mats * d * f;
-    p.layers = p.per_layer * m.num_layers;
+    const std::int64_t attention = p.q_proj + p.k_proj + p.v_proj + p.o_proj + p.qk_norm + p.layer_norms;
+    const std::int64_t attention_matmul = d * q_width + 2 * d * kv_width + q_width * d;
+    const std::int64_t L = m.num_layers, moe_layers = m.moe() ? m.moe_layers : 0, dense_layers = L - moe_layers;
+    // Mixture-of-experts layers (transformers' *SparseMoeBlock): the router, E gated experts
+    // without biases, and the shared expert with its gate.
+    std::int64_t moe_mlp = 0, moe_mlp_active = 0;
+    if (moe_layers > 0) {
+        const std::int64_t fe = m.moe_intermediate_size, fs = m.shared_expert_intermediate_size;
+        p.router = d * m.num_experts;
+        p.routed_experts = m.num_experts * 3 * d * fe;
+        p.shared_experts = 3 * d * fs + (m.shared_expert_gate ? d : 0);
+        moe_mlp = p.router + p.routed_experts + p.shared_experts;
+        moe_mlp_active = p.router + m.experts_per_token * 3 * d * fe + p.shared_experts;
+    }
+    const std::int64_t layers_mlp = dense_layers * dense_mlp + moe_layers * moe_mlp;
+    const std::int64_t layers_matmul = dense_layers * mlp_mats * d * f + moe_layers * moe_mlp;
+    const std::int64_t layers_active_matmul =
+        dense_layers * mlp_mats * d * f + moe_layers * moe_mlp_active + L * attention_matmul;
+    // Means over the layers (exact for a model whose layers are alike), rounded to nearest.
+    const auto mean = [L](std::int64_t sum) { return L > 0 ? (2 * sum + L) / (2 * L) : 0; };
+    p.mlp = mean(layers_mlp);
+    p.layers = L * attention + layers_mlp;
+    p.per_layer = mean(p.layers);
+    p.per_layer_matmul = attention_matmul + mean(layers_matmul);
+    p.per_layer_active_matmul = mean(layers_active_matmul);
+    p.largest_layer = attention + std::max(dense_layers > 0 ? dense_mlp : 0, moe_mlp);
     p.root_unit = p.embedding + p.position_embedding + p.embed_projections + p.final_norm + p.lm_head;
     p.total = p.root_unit + p.layers;
     p.non_embedding = p.total - p.embedding - p.position_embedding;
     // The output projection multiplies every token by V × e even when its table is tied.
-    p.matmul_forward = p.per_layer_matmul * m.num_layers + p.embed_projections + m.vocab_size * e;
+    p.matmul_forward = layers_active_matmul + p.embed_projections + m.vocab_size * e;
+    p.active = p.total - moe_layers * (m.num_experts - m.experts_per_token) * 3 * d * m.moe_intermediate_size;
     return p;
 }
 
@@ -177,14 +219,18 @@ std::ostream& operator<<(std::ostream& os, const ModelSpec& m) {
               << ", fused_gate_up=" << b(m.fused_gate_up) << ", sliding_window=" << m.sliding_window
               << ", sliding_window_layers=" << m.sliding_window_layers
               << ", attn_logit_softcap=" << m.attn_logit_softcap << ", final_logit_softcap=" << m.final_logit_softcap
-              << ", embed_proj_dim=" << m.embed_proj_dim << ")";
+              << ", embed_proj_dim=" << m.embed_proj_dim << ", num_experts=" << m.num_experts
+              << ", experts_per_token=" << m.experts_per_token << ", moe_intermediate_size=" << m.moe_intermediate_size
+              << ", moe_layers=" << m.moe_layers
+              << ", shared_expert_intermediate_size=" << m.shared_expert_intermediate_size
+              << ", shared_expert_gate=" << b(m.shared_expert_gate) << ")";
 }
 
 std::ostream& operator<<(std::ostream& os, const ParameterCounts& p) {
     return os << "ParameterCounts(total=" << p.total << ", embedding=" << p.embedding
               << ", position_embedding=" << p.position_embedding << ", embed_projections=" << p.embed_projections
               << ", lm_head=" << p.lm_head << ", final_norm=" << p.final_norm << ", per_layer=" << p.per_layer
-              << ", layers=" << p.layers << ", non_embedding=" << p.non_embedding << ")";
+              << ", layers=" << p.layers << ", non_embedding=" << p.non_embedding << ", active=" << p.active << ")";
 }
 
 }  // namespace libscale

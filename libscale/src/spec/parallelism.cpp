@@ -9,6 +9,7 @@ DeviceMesh device_mesh(const TrainingConfig& c, std::int64_t gpus_per_node) noex
     DeviceMesh mesh;
     mesh.tp = std::max<std::int64_t>(c.tensor_parallel, 1);
     mesh.cp = std::max<std::int64_t>(c.context_parallel, 1);
+    mesh.ep = std::max<std::int64_t>(c.expert_parallel, 1);
     const std::int64_t model = mesh.tp * mesh.cp;
     switch (c.strategy) {
         case Strategy::fsdp: mesh.dp_shard = std::max<std::int64_t>(c.gpus / model, 1); break;
@@ -38,6 +39,12 @@ std::string format_mesh(const DeviceMesh& mesh) {
     add("dp_shard", mesh.dp_shard);
     add("cp", mesh.cp);
     add("tp", mesh.tp);
+    if (mesh.ep > 1) {
+        if (!out.empty()) out += ' ';
+        out += "(ep ";
+        out += std::to_string(mesh.ep);
+        out += ')';
+    }
     return out.empty() ? std::string("1 GPU") : out;
 }
 

@@ -121,6 +121,15 @@ const OptionTable<TrainingConfig>& training_options() {
                        1, 1 << 16),
             integer<C>("pipeline_parallel", &C::pipeline_parallel, "GPUs",
                        "pipeline-parallel degree: not modelled (its schedules and bubbles), 1 only", 1, 1 << 16),
+            integer<C>("expert_parallel", &C::expert_parallel, "GPUs",
+                       "expert-parallel degree of a mixture-of-experts model: each MoE layer's experts split over "
+                       "this many of the FSDP ranks, tokens sent to their experts and back by all-to-all "
+                       "(torchtitan expert_parallel_degree)",
+                       1, 1 << 16),
+            number<C>("expert_imbalance", &C::expert_imbalance, "× mean",
+                      "routed tokens of the busiest expert-parallel rank over the mean (1: perfectly balanced); "
+                      "its expert GEMMs and all-to-alls set the pace of the others",
+                      1, 1 << 16),
         }};
     return table;
 }

@@ -17,25 +17,47 @@ namespace libscale {
 
 // Y[M×N] = X[M×K] · W[K×N] with M the tokens of the micro-batch. Backward runs dgrad
 // (dX = dY·Wᵀ: output M×K, inner N) and wgrad (dW = Xᵀ·dY: output K×N, inner M).
+// A mixture of experts' expert matmuls are `groups` GEMMs (one per local expert) over
+// `rows` × tokens rows in all (top-k routing: k × the imbalance), run as one grouped GEMM
+// (torch._grouped_mm) or one after another (`looped`: transformers' loop over experts).
+// `share`: the fraction of the layers that run the op (MoE layers or dense MLP layers).
 struct GemmOp {
     double n = 0, k = 0;
     bool fp8 = false;                  // operands cast to fp8 (Precision::fp8)
     bool bias = false;                 // backward reduces dY for the bias gradient
     bool selective_recompute = false;  // recomputed by torchtitan's op-level checkpointing
     bool frozen = false;               // a frozen weight: no wgrad (LoRA's base)
+    double rows = 1;                   // M = rows × tokens, over all groups
+    double groups = 1;                 // equal GEMMs of M / groups rows each
+    double share = 1;                  // of the layers
+    bool looped = false;               // the groups as separate GEMMs, not one grouped GEMM
 };
 
+// How the experts of a mixture-of-experts layer run on one rank: split over
+// expert_parallel ranks, the busiest receiving `imbalance` × its mean share of tokens,
+// grouped or looped (GemmOp).
+struct ExpertLayout {
+    double expert_parallel = 1;
+    double imbalance = 1;
+    bool looped = false;
+};
+
+// The layout a configuration trains with: expert_parallel, expert_imbalance, and looped
+// experts for transformers' eager code (compiled code and torchtitan group them).
+ExpertLayout expert_layout(const TrainingConfig& c) noexcept;
+
 // A decoder layer's matmuls in call order (fused q|k|v or gate|up where the family fuses
-// them), each marked whether torchtitan's op-level checkpointing recomputes it. The one
-// definition of both, used by the plan, by memory's saved tensors and by HFU.
+// them; a mixture of experts' router, experts and shared expert), each marked whether
+// torchtitan's op-level checkpointing recomputes it. The one definition of both, used by
+// the plan, by memory's saved tensors and by HFU. Per-token sums are means over the layers.
 struct LayerGemms {
-    static constexpr int kMax = 8;
+    static constexpr int kMax = 16;
     std::array<GemmOp, kMax> gemms{};
     int count = 0;
-    double kept_outputs() const;      // Σ N of the matmuls selective checkpointing keeps
-    double recomputed_flops() const;  // Σ 2·N·K of those it recomputes, per token
+    double kept_outputs() const;      // Σ N·rows of the matmuls selective checkpointing keeps
+    double recomputed_flops() const;  // Σ 2·N·K·rows of those it recomputes, per token
 };
-LayerGemms layer_gemms(const ModelSpec& m, bool fp8 = false);
+LayerGemms layer_gemms(const ModelSpec& m, bool fp8 = false, const ExpertLayout& experts = {});
 
 // What a decoder layer, the head and the embedding do, independent of the hardware and of
 // the token count: built once per model and configuration (plan_operations). Memory-bound
@@ -63,6 +85,10 @@ struct OperationPlan {
     double layer_backward_fixed_bytes = 0;
     double layer_recompute_fixed_bytes = 0;  // a base below bf16 upcast again when recomputed
     double copy_out_kernels = 0;             // of layer_forward_kernels: FSDP2's copies, not recomputed
+    // Kernels the host launches only after waiting for the GPU (a device-to-host sync before
+    // them), so their launch time adds to the device time instead of hiding under it:
+    // transformers' loop over experts syncs on each expert's token indices.
+    double layer_forward_serial_kernels = 0;
     // FSDP2's own copies on the compute stream (docs/model.md "FSDP2's copies"), per micro-
     // batch: a layer's per gather (forward; again in backward when resharded) and per
     // gradient reduction, and the root unit's one gather and one reduction.
@@ -144,8 +170,9 @@ ComputeTimes compute_times(const ModelSpec& m, const ParameterCounts& p, const H
 // apply the calibration as given, framework_efficiency included: to predict a kernel
 // micro-run (the kernel alone), pass a calibration with framework_efficiency = 1, as
 // fit_compute.cpp does.
-double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k,
-                   bool fp8 = false) noexcept;
+// groups: that many m × n × k GEMMs in one grouped launch (a mixture of experts' experts).
+double gemm_time_s(const HardwareProfile& hw, const Calibration& cal, double m, double n, double k, bool fp8 = false,
+                   double groups = 1) noexcept;
 // Fused attention over `tokens` query tokens attending `span` keys on average, in
 // sequences (or documents) of `seq_len`; forward or backward kernel.
 double attention_time_s(const HardwareProfile& hw, const Calibration& cal, double tokens, double width, double head_dim,

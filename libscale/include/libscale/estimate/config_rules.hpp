@@ -36,6 +36,8 @@ enum class ConfigIssue : std::uint8_t {
     parallel_degrees,       // tensor × context parallel does not divide gpus (or HSDP's node)
     tensor_parallel_node,   // tensor parallel wider than a node
     tensor_parallel_model,  // heads, key/value heads or the MLP width not divisible by it
+    expert_parallel,        // expert parallel on a dense model, without FSDP/HSDP, or not dividing experts or ranks
+    mixture_of_experts,     // a mixture-of-experts model under tensor parallel or with adapters
     parallel_seq_len,  // seq_len not a multiple of 2 × cp (× tp with sequence parallel), or eager attention under cp
     seq_len_too_long,  // beyond the model's max_position_embeddings
     batch_overflow,    // data-parallel ranks × micro_batch × seq_len overflows a 64-bit token count

@@ -29,6 +29,7 @@ struct StepBreakdown {
     std::int64_t data_parallel = 0;
     std::int64_t tensor_parallel = 1;
     std::int64_t context_parallel = 1;
+    std::int64_t expert_parallel = 1;   // of a mixture of experts: ranks its experts split over
     std::int64_t grad_accum = 0;        // micro-batches per step, A
     double tokens_per_micro_batch = 0;  // per data-parallel rank (per GPU without TP or CP), t
     double tokens_per_step = 0;         // global batch, B = data_parallel·t·A
@@ -40,7 +41,7 @@ struct StepBreakdown {
     double host_wait_s = 0;            // and the GPU waiting on the host
     double comm_s = 0;                 // all collectives, hidden or not
     double exposed_comm_s = 0;         // collective time not hidden under compute
-    double model_parallel_comm_s = 0;  // of comm_s: tensor- and context-parallel collectives
+    double model_parallel_comm_s = 0;  // of comm_s: tensor-, context- and expert-parallel collectives
     double optimizer_s = 0;
     double data_s = 0;        // input pipeline time not hidden by prefetch
     double checkpoint_s = 0;  // checkpoint write, amortized per step

@@ -1,7 +1,8 @@
-// A dense decoder-only transformer and its exact parameter count. The fields describe
-// what changes parameters, FLOPs, bytes moved and kernels launched: every common dense
-// Hugging Face family maps onto them (Llama, Mistral, Qwen2/Qwen3, Gemma/Gemma 2, Phi-3,
-// Phi-2, GPT-NeoX/Pythia, GPT-2, OPT, MPT, Falcon, StarCoder2, OLMo/OLMo 2); see
+// A decoder-only transformer, dense or mixture-of-experts, and its exact parameter count.
+// The fields describe what changes parameters, FLOPs, bytes moved and kernels launched:
+// every common dense Hugging Face family maps onto them (Llama, Mistral, Qwen2/Qwen3,
+// Gemma/Gemma 2, Phi-3, Phi-2, GPT-NeoX/Pythia, GPT-2, OPT, MPT, Falcon, StarCoder2,
+// OLMo/OLMo 2) and the token-choice MoE ones (Mixtral, Qwen2-MoE, Qwen3-MoE, OLMoE); see
 // docs/architectures.md and model_from_hf_config in hf_config.hpp.
 #pragma once
 
@@ -93,6 +94,19 @@ struct ModelSpec {
     // OPT-350m: embeddings of width word_embed_proj_dim ≠ d, with project_in (e→d) and
     // project_out (d→e) matrices; 0 when the embedding width is d.
     std::int64_t embed_proj_dim = 0;
+    // Mixture of experts (num_experts = 0: dense). moe_layers of the L layers replace the MLP
+    // by a router (a d × E linear, no bias) and num_experts gated MLPs of width
+    // moe_intermediate_size, of which experts_per_token run per token (token-choice top-k:
+    // Mixtral, Qwen2/3-MoE, OLMoE); the other layers keep the dense MLP of width
+    // intermediate_size. Shared experts, which every token runs: one gated MLP of width
+    // shared_expert_intermediate_size (0: none), with Qwen2-MoE's d × 1 sigmoid gate when
+    // shared_expert_gate.
+    std::int64_t num_experts = 0;
+    std::int64_t experts_per_token = 0;
+    std::int64_t moe_intermediate_size = 0;
+    std::int64_t moe_layers = 0;
+    std::int64_t shared_expert_intermediate_size = 0;
+    bool shared_expert_gate = false;
     std::string source;  // where the config came from
 
     // Throws std::invalid_argument naming the field, its value and what is valid.
@@ -101,6 +115,8 @@ struct ModelSpec {
     std::int64_t q_width() const { return num_heads * head_dim; }
     std::int64_t kv_width() const { return num_kv_heads * head_dim; }
     std::int64_t embed_width() const { return embed_proj_dim > 0 ? embed_proj_dim : hidden_size; }
+    bool moe() const { return num_experts > 0; }
+    std::int64_t dense_layers() const { return num_layers - moe_layers; }
 };
 
 std::ostream& operator<<(std::ostream& os, const ModelSpec& m);
@@ -130,6 +146,20 @@ struct ParameterCounts {
     // Matmul weights that see every token in forward: all layers, OPT's projections and
     // the output projection (V × embed width even when tied); lookups are not matmuls.
     std::int64_t matmul_forward = 0;
+    // Mixture of experts (all 0 for a dense model). Per MoE layer: the router (d × E), the
+    // routed experts (E gated MLPs of width moe_intermediate_size) and the shared expert with
+    // its gate. The per-layer fields above are then means over the L layers (rounded to the
+    // nearest parameter; `layers` and `total` are exact), and `mlp` is the mean MLP part.
+    std::int64_t router = 0;
+    std::int64_t routed_experts = 0;  // per MoE layer, all E experts
+    std::int64_t shared_experts = 0;  // per MoE layer, with the gate
+    std::int64_t largest_layer = 0;   // the largest decoder layer (an MoE one when there is one)
+    // Parameters one token runs through (Mixtral's "active parameters"): the total less the
+    // routed experts it is not sent to, (E − k) of E per MoE layer.
+    std::int64_t active = 0;
+    // Matmul weights a token runs through per layer (mean over the layers): what FLOPs count.
+    // per_layer_matmul counts every stored matmul weight (what is gathered and cast).
+    std::int64_t per_layer_active_matmul = 0;
 };
 
 // Validates `m` first (ModelSpec::validate, std::invalid_argument): the counts are products

@@ -17,10 +17,15 @@ struct DeviceMesh {
     std::int64_t dp_shard = 1;      // FSDP shards of a replica that hold distinct batches
     std::int64_t cp = 1;            // context-parallel ranks of a sequence
     std::int64_t tp = 1;            // tensor-parallel ranks of a layer, inside one node
+    // Expert-parallel ranks a mixture-of-experts layer's experts split over: a sub-group of
+    // the shard group, not a factor of gpus (torchtitan's sparse mesh dp_replicate × efsdp × ep).
+    std::int64_t ep = 1;
     // FSDP shards parameters over the data- and context-parallel ranks of a replica
     // (torchtitan's dp_shard_cp mesh): the group each all-gather and reduce-scatter spans.
     std::int64_t shard_group() const noexcept { return dp_shard * cp; }
     std::int64_t data_parallel() const noexcept { return dp_replicate * dp_shard; }
+    // The ranks one expert's parameters are FSDP-sharded over (torchtitan's efsdp).
+    std::int64_t expert_shard_group() const noexcept { return ep > 1 ? shard_group() / ep : shard_group(); }
     std::int64_t gpus() const noexcept { return dp_replicate * dp_shard * cp * tp; }
 };
 
@@ -28,7 +33,8 @@ struct DeviceMesh {
 // shards inside a node of `gpus_per_node` GPUs and replicates across nodes.
 DeviceMesh device_mesh(const TrainingConfig& c, std::int64_t gpus_per_node) noexcept;
 
-// "dp_shard 8 × tp 8" style: the degrees above 1 (just "1 GPU" for one).
+// "dp_shard 8 × tp 8" style: the degrees above 1 (just "1 GPU" for one); expert parallel
+// in brackets after the group it splits, "dp_shard 16 (ep 8)".
 std::string format_mesh(const DeviceMesh& mesh);
 
 // What one of `tp` tensor-parallel ranks holds of a decoder layer and of the head, as a

@@ -161,6 +161,14 @@ struct TrainingConfig {
     std::int64_t context_parallel = 1;
     // Pipeline parallelism is not modelled (its schedules and bubbles): 1 only, a rule says so.
     std::int64_t pipeline_parallel = 1;
+    // Expert parallel (mixture-of-experts models; docs/model.md "Mixture of experts"): each
+    // MoE layer's experts split over this many of the FSDP ranks, whole experts per rank,
+    // each expert FSDP-sharded over the shard group / expert_parallel ranks (torchtitan's
+    // ep and efsdp meshes); tokens go to their experts' ranks and back by all-to-all
+    // (Lepikhin et al., arXiv 2006.16668). expert_imbalance: the busiest rank's routed
+    // tokens over the mean, which its GEMMs and the all-to-alls wait on.
+    std::int64_t expert_parallel = 1;
+    double expert_imbalance = 1.0;
     DataPipeline data;
     CheckpointPolicy checkpoint;
 };
