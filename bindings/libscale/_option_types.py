@@ -57,7 +57,7 @@ class _TrainingOptionsButGpus(TypedDict, total=False):
         "xformers",
         "eager",
     ]
-    implementation: Literal["generic", "transformers", "torchtitan"]
+    implementation: Literal["generic", "transformers", "torchtitan", "transformer_engine"]
     torch_compile: bool
     checkpoint_every: int
     clip_grad_norm: bool
@@ -74,6 +74,7 @@ class _TrainingOptionsButGpus(TypedDict, total=False):
     context_parallel: int
     pipeline_parallel: int
     expert_parallel: int
+    expert_comm_backend: Literal["standard", "deepep"]
     expert_imbalance: float
     data: DataOptions | _spec.DataPipeline
     checkpoint: CheckpointOptions | _spec.CheckpointPolicy

@@ -264,6 +264,25 @@ TEST(ComputeTimes, TransformersRecomputeStopsEarly) {
     EXPECT_REL(all.gemm_s - none.gemm_s, 4 * 52e-6);
 }
 
+// Transformer Engine's fused RoPE moves 4 B per q/k element each way where torchtitan's
+// fp32 cos/sin rotary of a q/k-normed model moves 52 forward and 72 backward (Qwen3-32B:
+// q 8192 + kv 1024 wide); the rest of the layer's chains are the same.
+TEST(OperationPlan, TransformerEngineFusesRope) {
+    const ModelSpec m = find_model("qwen3-32b");
+    const ParameterCounts p = count_parameters(m);
+    TrainingConfig c;
+    c.gpus = 8;
+    c.implementation = Implementation::torchtitan;
+    const OperationPlan titan = plan_operations(m, p, c);
+    c.implementation = Implementation::transformer_engine;
+    const OperationPlan te = plan_operations(m, p, c);
+    const double qkv = 8192 + 1024;
+    EXPECT_REL(titan.layer_forward_bytes_per_token - te.layer_forward_bytes_per_token, (52 - 4) * qkv);
+    EXPECT_REL(titan.layer_backward_bytes_per_token - te.layer_backward_bytes_per_token, (72 - 4) * qkv);
+    EXPECT_REL(titan.layer_forward_kernels - te.layer_forward_kernels, 2 * (7 - 1));
+    EXPECT_EQ(parse_implementation("transformer_engine"), Implementation::transformer_engine);
+}
+
 // FSDP2's copies on the compute stream, per parameter (docs/model.md): with one GPU a
 // gather casts fp32 to bf16 (6 B at 0.80 of a copy) and copies (4 B), a reduction
 // chunk_cats (2 + reduce bytes, at 0.46) and copies (2 × reduce bytes); with more GPUs the

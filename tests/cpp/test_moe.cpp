@@ -200,6 +200,28 @@ TEST(ExpertParallel, AllToAllsByHand) {
     EXPECT_NEAR(estimate_step(m, hw, cal, skew).model_parallel_comm_s, 2 * 4 * (4 * 1.5 * a2a + counts), 1e-15);
 }
 
+// DeepEP sends a token once to each rank holding one of its experts. Top 2 of 8 experts,
+// 4 on each of 2 ranks: a rank is missed with probability (4/8)·(3/7) = 3/14, so a token
+// goes to 2·(1 − 3/14) = 11/7 ranks instead of 2 copies: 11/14 of the bytes.
+TEST(ExpertParallel, DeepEpSendsATokenOncePerRank) {
+    const ModelSpec m = tiny_moe();
+    const HardwareProfile hw = test::tiny_hardware();
+    const Calibration cal = test::tiny_calibration();
+    TrainingConfig c = ep2();
+    c.expert_comm_backend = ExpertCommBackend::deepep;
+    const double a2a = 2e-6 * 11.0 / 14.0, counts = 32.0 / 1e12;
+    EXPECT_NEAR(estimate_step(m, hw, cal, c).model_parallel_comm_s, 2 * 4 * (6 * a2a + 2 * counts), 1e-15);
+    // With one expert per token nothing is duplicated: the same bytes either way.
+    ModelSpec top1 = m;
+    top1.experts_per_token = 1;
+    TrainingConfig standard = ep2();
+    EXPECT_NEAR(estimate_step(top1, hw, cal, c).model_parallel_comm_s,
+                estimate_step(top1, hw, cal, standard).model_parallel_comm_s, 1e-15);
+    EXPECT_EQ(parse_expert_comm_backend("deepep"), ExpertCommBackend::deepep);
+    EXPECT_NE(test::error_of([] { (void)parse_expert_comm_backend("nccl"); }).find("expert_comm_backend"),
+              std::string::npos);
+}
+
 TEST(ExpertParallel, AcrossNodesTheNicsSetThePace) {
     // 16 ranks, 8 a node: a GPU sends 7/16 of its buffer over NVLink (1e12 B/s) and 8/16
     // through its own NIC (1.25e10 B/s); the NIC's share sets the time.

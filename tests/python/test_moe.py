@@ -49,6 +49,10 @@ def test_expert_parallel_reaches_the_step():
     skew = plan.with_(expert_imbalance=1.5).step()
     assert skew.step_time_s > step.step_time_s
     assert 1.4 * step.model_parallel_comm_s < skew.model_parallel_comm_s < 1.5 * step.model_parallel_comm_s
+    # DeepEP sends a token once per destination rank: fewer bytes than its 8 copies.
+    deepep = plan.with_(expert_comm_backend="deepep").step()
+    assert deepep.model_parallel_comm_s < 0.8 * step.model_parallel_comm_s
+    assert deepep.step_time_s < step.step_time_s
     # MFU counts a token's active parameters: the same FLOPs per token with or without EP.
     one = plan.with_(expert_parallel=1).step()
     assert one.mfu / one.tokens_per_s_per_gpu == pytest.approx(step.mfu / step.tokens_per_s_per_gpu, rel=1e-12)
@@ -60,6 +64,7 @@ def test_expert_parallel_reaches_the_step():
     (["--model", "mixtral-8x7b-v0.1", "--tensor-parallel", "2"], "tensor parallel of experts"),
     (["--model", "qwen3-30b-a3b", "--fine-tuning", "lora"], "adapters on experts are not modelled"),
     (["--model", "qwen3-30b-a3b", "--expert-imbalance", "0.5"], "expert_imbalance"),
+    (["--model", "qwen3-30b-a3b", "--expert-comm-backend", "nccl"], "valid: standard, deepep"),
 ])
 def test_cli_refuses_in_one_line(args: list[str], message: str):
     out = subprocess.run([sys.executable, "-m", "libscale", "project", "--hardware", "h100", "--gpus", "16", *args],

@@ -417,7 +417,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
     attention_kernel: typing.Literal[
         'flash2', 'flash3', 'cudnn', 'flash1', 'flash_triton', 'llm_foundry_triton', 'xformers', 'eager'
     ]
-    implementation: typing.Literal['generic', 'transformers', 'torchtitan']
+    implementation: typing.Literal['generic', 'transformers', 'torchtitan', 'transformer_engine']
     torch_compile: bool
     checkpoint_every: int
     clip_grad_norm: bool
@@ -434,6 +434,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
     context_parallel: int
     pipeline_parallel: int
     expert_parallel: int
+    expert_comm_backend: typing.Literal['standard', 'deepep']
     expert_imbalance: float
     data: DataPipeline
     checkpoint: CheckpointPolicy
@@ -467,7 +468,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
         attention_kernel: typing.Literal[
             'flash2', 'flash3', 'cudnn', 'flash1', 'flash_triton', 'llm_foundry_triton', 'xformers', 'eager'
         ] = 'flash2',
-        implementation: typing.Literal['generic', 'transformers', 'torchtitan'] = 'generic',
+        implementation: typing.Literal['generic', 'transformers', 'torchtitan', 'transformer_engine'] = 'generic',
         torch_compile: bool = False,
         checkpoint_every: int = 1,
         clip_grad_norm: bool = False,
@@ -484,6 +485,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
         context_parallel: int = 1,
         pipeline_parallel: int = 1,
         expert_parallel: int = 1,
+        expert_comm_backend: typing.Literal['standard', 'deepep'] = 'standard',
         expert_imbalance: float = 1.0,
         data: DataPipeline | Mapping[str, Any] | None = None,
         checkpoint: CheckpointPolicy | Mapping[str, Any] | None = None,

@@ -468,6 +468,18 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
         rate = kTransformersElementwiseRate;
         o.recompute_early_stop = true;
         o.recompute_skipped_bytes_per_token = 6 * d;  // the second residual add
+    } else if (impl == Implementation::transformer_engine && rms) {
+        // NVIDIA/TransformerEngine @0dc141cf: te.pytorch.RMSNorm is one fused kernel each way
+        // (read x, write y; backward read dy and x, write dx), and FusedRoPEFunc
+        // (transformer_engine/pytorch/attention/rope.py, the fused path NeMo's rope_fusion
+        // selects) one kernel forward (read t, write the rotated t: 4 B per q/k element) and one
+        // backward (4 B); residual adds and their gradients' accumulation are eager PyTorch, as
+        // torchtitan's. Its kernels' rate is not measured: the copy law's (an assumption).
+        norm_f = 4, norm_b = 6, norm_kf = 1, norm_kb = 2;
+        rope_f = 4, rope_b = 4, rope_kf = 1, rope_kb = 1;
+        residual_b = 30, residual_kb = 5;
+        gated_b = 18;
+        loss_f = 14, loss_b = 22;
     } else if (impl == Implementation::torchtitan && rms) {
         // pytorch/torchtitan@b5bcd76c: nn.RMSNorm runs PyTorch's fused RMSNorm kernel (read x,
         // write y; backward read dy and x, write dx); rotary is complex64 for Llama 3

@@ -202,19 +202,32 @@ ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& ran
         out.comm_s += L * (gather * (full ? 2.0 + share : 2.0) + hops);
     }
     if (mesh.ep > 1 && m.moe()) {
-        // Expert parallel (torchtitan b5bcd76c models/common/token_dispatcher.py, its all-to-all
-        // dispatcher): per MoE layer the ranks exchange their token counts per expert (an
-        // all-to-all of E integers), then send each token's k routed copies (bf16, d wide)
-        // to their experts' ranks and the outputs back: two all-to-alls of k·t·d·2 bytes
-        // per rank, the busiest rank's imbalance × that; backward the transposes, two more.
-        // Full checkpointing runs the forward's again; op-level checkpointing saves
-        // all_to_all_single's outputs (distributed/activation_checkpoint.py _save_list).
-        // They sit between the router and the experts and between the experts and the
-        // combine, on the critical path: torchtitan does not overlap them (DeepEP's and
-        // HybridEP's dispatchers aside). The group is consecutive ranks (ep innermost of the
-        // sparse mesh), in one node up to gpus_per_node.
+        // Expert parallel (torchtitan b5bcd76c models/common/token_dispatcher.py, its
+        // all-to-all dispatcher; distributed/deepep/deepep.py, DeepEP's): per MoE layer the
+        // ranks exchange their token counts per expert (an all-to-all of E integers), then
+        // send each token's routed copies (bf16, d wide) to their experts' ranks and the
+        // outputs back: two all-to-alls per rank, the busiest rank's imbalance × that;
+        // backward the transposes, two more. Full checkpointing runs the forward's again;
+        // op-level checkpointing saves all_to_all_single's outputs
+        // (distributed/activation_checkpoint.py _save_list). They sit between the router and
+        // the experts and between the experts and the combine, on the critical path (neither
+        // dispatcher overlaps them with compute). The group is consecutive ranks (ep
+        // innermost of the sparse mesh), in one node up to gpus_per_node.
+        //
+        // The standard dispatcher sends k copies of a token. DeepEP sends one to each rank
+        // holding one of its experts: with k of E experts drawn without replacement (a
+        // balanced router), a rank holding E/ep of them is missed with probability
+        // C(E − E/ep, k) / C(E, k), so a token goes to ep·(1 − that) ranks.
         const double moe = static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers);
-        const double routed = static_cast<double>(m.experts_per_token) * std::max(c.expert_imbalance, 1.0);
+        double copies = static_cast<double>(m.experts_per_token);
+        if (c.expert_comm_backend == ExpertCommBackend::deepep) {
+            const double E = static_cast<double>(m.num_experts), local = E / static_cast<double>(mesh.ep);
+            double missed = 1;
+            for (std::int64_t i = 0; i < m.experts_per_token; ++i)
+                missed *= std::max(0.0, (E - local - static_cast<double>(i)) / (E - static_cast<double>(i)));
+            copies = static_cast<double>(mesh.ep) * (1 - missed);
+        }
+        const double routed = copies * std::max(c.expert_imbalance, 1.0);
         const double bytes = 2.0 * t * routed * static_cast<double>(m.hidden_size);
         const std::int64_t per_node = std::min(mesh.ep, std::max<std::int64_t>(gpn, 1));
         const double a2a = all_to_all_time_s(bytes, mesh.ep, per_node, cal);

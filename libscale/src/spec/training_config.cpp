@@ -74,9 +74,13 @@ constexpr std::pair<const char*, AttentionKernel> kAttentionKernels[] = {
     {"xformers", AttentionKernel::xformers},
     {"eager", AttentionKernel::eager}};
 constexpr std::pair<const char*, LossKernel> kLosses[] = {{"eager", LossKernel::eager}, {"fused", LossKernel::fused}};
-constexpr std::pair<const char*, Implementation> kImplementations[] = {{"generic", Implementation::generic},
-                                                                       {"transformers", Implementation::transformers},
-                                                                       {"torchtitan", Implementation::torchtitan}};
+constexpr std::pair<const char*, Implementation> kImplementations[] = {
+    {"generic", Implementation::generic},
+    {"transformers", Implementation::transformers},
+    {"torchtitan", Implementation::torchtitan},
+    {"transformer_engine", Implementation::transformer_engine}};
+constexpr std::pair<const char*, ExpertCommBackend> kExpertCommBackends[] = {{"standard", ExpertCommBackend::standard},
+                                                                             {"deepep", ExpertCommBackend::deepep}};
 
 }  // namespace
 
@@ -93,6 +97,10 @@ const char* to_string(AttentionKernel k) { return name_of(k, kAttentionKernels);
 LossKernel parse_loss_kernel(std::string_view s) { return parse_named("loss_kernel", s, kLosses); }
 Implementation parse_implementation(std::string_view s) { return parse_named("implementation", s, kImplementations); }
 const char* to_string(Implementation i) { return name_of(i, kImplementations); }
+ExpertCommBackend parse_expert_comm_backend(std::string_view s) {
+    return parse_named("expert_comm_backend", s, kExpertCommBackends);
+}
+const char* to_string(ExpertCommBackend b) { return name_of(b, kExpertCommBackends); }
 const char* to_string(LossKernel k) { return name_of(k, kLosses); }
 
 std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layers) noexcept {

@@ -66,10 +66,11 @@ const OptionTable<TrainingConfig>& training_options() {
                 {"flash2", "flash3", "cudnn", "flash1", "flash_triton", "llm_foundry_triton", "xformers", "eager"},
                 "fused-attention implementation"),
             choice<C>("implementation", &C::implementation, parse_implementation,
-                      {"generic", "transformers", "torchtitan"},
+                      {"generic", "transformers", "torchtitan", "transformer_engine"},
                       "the model code whose memory-bound kernels run: generic per-op eager counts, Hugging Face "
-                      "transformers' eager modules (fp32 RMSNorm, early-stopping recompute) or torchtitan's (fused "
-                      "RMSNorm, full recompute); docs/model.md"),
+                      "transformers' eager modules (fp32 RMSNorm, early-stopping recompute), torchtitan's (fused "
+                      "RMSNorm, full recompute) or Transformer Engine's modules (fused RMSNorm and RoPE: NeMo, "
+                      "Megatron); docs/model.md"),
             boolean<C>("torch_compile", &C::torch_compile, "torch.compile of each decoder layer"),
             integer<C>("checkpoint_every", &C::checkpoint_every, "layers",
                        "activation checkpointing on every k-th decoder layer only (1: every layer)", 1, 1 << 20),
@@ -126,6 +127,10 @@ const OptionTable<TrainingConfig>& training_options() {
                        "this many of the FSDP ranks, tokens sent to their experts and back by all-to-all "
                        "(torchtitan expert_parallel_degree)",
                        1, 1 << 16),
+            choice<C>("expert_comm_backend", &C::expert_comm_backend, parse_expert_comm_backend, {"standard", "deepep"},
+                      "how expert parallel moves tokens: standard (all_to_all_single of each token's k routed "
+                      "copies) or deepep (DeepEP's dispatch and combine: a token once to each rank holding one of "
+                      "its experts); torchtitan comm_backend"),
             number<C>("expert_imbalance", &C::expert_imbalance, "× mean",
                       "routed tokens of the busiest expert-parallel rank over the mean (1: perfectly balanced); "
                       "its expert GEMMs and all-to-alls set the pace of the others",

@@ -67,9 +67,17 @@ const char* to_string(AttentionKernel k);
 // transformers, Hugging Face transformers' eager modules (fp32 RMSNorm chains, rotary on
 // mixed layouts, its checkpointing's early-stopping recompute); torchtitan, torchtitan's
 // eager modules (fused RMSNorm, full recompute).
-enum class Implementation { generic, transformers, torchtitan };
+enum class Implementation { generic, transformers, torchtitan, transformer_engine };
 Implementation parse_implementation(std::string_view s);
 const char* to_string(Implementation i);
+
+// How expert parallel moves tokens (torchtitan's comm_backend, b5bcd76c
+// models/common/config_utils.py): `standard`, all_to_all_single of each token's k routed
+// copies; `deepep`, DeepEP's dispatch and combine, which send a token once to each rank
+// holding one of its experts (a compact, deduplicated layout: distributed/deepep/deepep.py).
+enum class ExpertCommBackend : std::uint8_t { standard, deepep };
+ExpertCommBackend parse_expert_comm_backend(std::string_view s);
+const char* to_string(ExpertCommBackend b);
 
 // Where a step's tokens come from. Defaults: pretokenized data already in the page
 // cache, which costs nothing the model resolves; the DESIGN's NFS / tokenization
@@ -158,6 +166,8 @@ struct TrainingConfig {
     // exchanging keys and values (Liu et al., arXiv 2310.01889; PyTorch context_parallel).
     std::int64_t tensor_parallel = 1;
     bool sequence_parallel = true;
+    // Expert parallel's token transport (below; a byte here, beside the flag, packs the struct).
+    ExpertCommBackend expert_comm_backend = ExpertCommBackend::standard;
     std::int64_t context_parallel = 1;
     // Pipeline parallelism is not modelled (its schedules and bubbles): 1 only, a rule says so.
     std::int64_t pipeline_parallel = 1;
@@ -166,7 +176,8 @@ struct TrainingConfig {
     // each expert FSDP-sharded over the shard group / expert_parallel ranks (torchtitan's
     // ep and efsdp meshes); tokens go to their experts' ranks and back by all-to-all
     // (Lepikhin et al., arXiv 2006.16668). expert_imbalance: the busiest rank's routed
-    // tokens over the mean, which its GEMMs and the all-to-alls wait on.
+    // tokens over the mean, which its GEMMs and the all-to-alls wait on; expert_comm_backend
+    // (declared above) how the all-to-alls move them.
     std::int64_t expert_parallel = 1;
     double expert_imbalance = 1.0;
     DataPipeline data;
