@@ -74,6 +74,28 @@ void BM_EstimateStepTensorContextParallel(benchmark::State& state) {
 }
 BENCHMARK(BM_EstimateStepTensorContextParallel);
 
+// A mixture of experts with expert parallel: Qwen3-30B-A3B (128 experts, top 8) on 8 to 64
+// B300s (the setup's GPU), experts split 8 ways (grouped expert GEMMs, all-to-alls, the gathered unit's own
+// experts).
+void BM_EstimateStepExpertParallel(benchmark::State& state) {
+    static const ModelSpec m = find_model("qwen3-30b-a3b");
+    static const ParameterCounts p = count_parameters(m);
+    const Setup& s = setup();
+    TrainingConfig c = s.c;
+    c.seq_len = 4096;
+    c.expert_parallel = 8;
+    const std::int64_t counts[] = {8, 16, 32, 64};
+    std::size_t i = 0;
+    for (auto _ : state) {
+        c.gpus = counts[i++ & 3];
+        benchmark::DoNotOptimize(c);
+        StepBreakdown r = estimate_step_unchecked(m, p, s.hw, s.cal, c);
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateStepExpertParallel);
+
 // Every layout of Llama 3.1 70B on 256 H100s at 4 Mi tokens (864 tried; no intervals):
 // items/s = layouts per second.
 void BM_RankLayouts(benchmark::State& state) {
