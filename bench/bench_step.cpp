@@ -39,19 +39,26 @@ const Setup& setup() {
     return s;
 }
 
-void BM_EstimateStepUnchecked(benchmark::State& state) {
+// estimate_step_unchecked of m over four GPU counts in turn (so the compiler cannot hoist
+// the estimate out of the loop); items/s = estimates per second.
+void estimate_over_counts(benchmark::State& state, const ModelSpec& m, const ParameterCounts& p, TrainingConfig c,
+                          const std::int64_t (&counts)[4]) {
     const Setup& s = setup();
-    TrainingConfig c = s.c;
-    // Vary the GPU count so the compiler cannot hoist the estimate out of the loop.
-    const std::int64_t counts[] = {4, 8, 16, 32};
     std::size_t i = 0;
     for (auto _ : state) {
         c.gpus = counts[i++ & 3];
         benchmark::DoNotOptimize(c);
-        StepBreakdown r = estimate_step_unchecked(s.m, s.p, s.hw, s.cal, c);
+        StepBreakdown r = estimate_step_unchecked(m, p, s.hw, s.cal, c);
         benchmark::DoNotOptimize(r);
     }
     state.SetItemsProcessed(state.iterations());
+}
+
+constexpr std::int64_t kCounts[] = {4, 8, 16, 32};
+
+void BM_EstimateStepUnchecked(benchmark::State& state) {
+    const Setup& s = setup();
+    estimate_over_counts(state, s.m, s.p, s.c, kCounts);
 }
 BENCHMARK(BM_EstimateStepUnchecked);
 
@@ -62,37 +69,21 @@ void BM_EstimateStepTensorContextParallel(benchmark::State& state) {
     TrainingConfig c = s.c;
     c.tensor_parallel = 2;
     c.context_parallel = 2;
-    const std::int64_t counts[] = {4, 8, 16, 32};
-    std::size_t i = 0;
-    for (auto _ : state) {
-        c.gpus = counts[i++ & 3];
-        benchmark::DoNotOptimize(c);
-        StepBreakdown r = estimate_step_unchecked(s.m, s.p, s.hw, s.cal, c);
-        benchmark::DoNotOptimize(r);
-    }
-    state.SetItemsProcessed(state.iterations());
+    estimate_over_counts(state, s.m, s.p, c, kCounts);
 }
 BENCHMARK(BM_EstimateStepTensorContextParallel);
 
 // A mixture of experts with expert parallel: Qwen3-30B-A3B (128 experts, top 8) on 8 to 64
-// B300s (the setup's GPU), experts split 8 ways (grouped expert GEMMs, all-to-alls, the gathered unit's own
-// experts).
+// B300s (the setup's GPU), experts split 8 ways (grouped expert GEMMs, all-to-alls, the
+// gathered unit's own experts).
 void BM_EstimateStepExpertParallel(benchmark::State& state) {
     static const ModelSpec m = find_model("qwen3-30b-a3b");
     static const ParameterCounts p = count_parameters(m);
-    const Setup& s = setup();
-    TrainingConfig c = s.c;
+    TrainingConfig c = setup().c;
     c.seq_len = 4096;
     c.expert_parallel = 8;
-    const std::int64_t counts[] = {8, 16, 32, 64};
-    std::size_t i = 0;
-    for (auto _ : state) {
-        c.gpus = counts[i++ & 3];
-        benchmark::DoNotOptimize(c);
-        StepBreakdown r = estimate_step_unchecked(m, p, s.hw, s.cal, c);
-        benchmark::DoNotOptimize(r);
-    }
-    state.SetItemsProcessed(state.iterations());
+    constexpr std::int64_t counts[] = {8, 16, 32, 64};
+    estimate_over_counts(state, m, p, c, counts);
 }
 BENCHMARK(BM_EstimateStepExpertParallel);
 

@@ -267,8 +267,7 @@ LayerGemms layer_gemms(const ModelSpec& m, bool fp8, const ExpertLayout& experts
     LayerGemms g;
     const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
     const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
-    const double L = static_cast<double>(m.num_layers);
-    const double moe_share = m.moe() && L > 0 ? static_cast<double>(m.moe_layers) / L : 0.0;
+    const double moe_share = detail::moe_share(m);
     // Call order matters: torchtitan's op-level checkpointing saves the output of every
     // other matmul (the 1st, 3rd, ...) and recomputes the rest (torchtitan
     // models/llama3 parallelize: _apply_ac_to_transformer_block, "mm_count % 2").
@@ -309,7 +308,7 @@ LayerGemms layer_gemms(const ModelSpec& m, bool fp8, const ExpertLayout& experts
         const double fe = static_cast<double>(m.moe_intermediate_size);
         const double fs = static_cast<double>(m.shared_expert_intermediate_size);
         const double local = static_cast<double>(m.num_experts) / std::max(experts.expert_parallel, 1.0);
-        const double rows = static_cast<double>(m.experts_per_token) * std::max(experts.imbalance, 1.0);
+        const double rows = detail::routed_rows(m, experts.imbalance);
         add(static_cast<double>(m.num_experts), d, false, moe_share, 1, 1, false, false);
         add(fe, d, false, moe_share, rows, local, experts.looped, false);
         add(fe, d, false, moe_share, rows, local, experts.looped, false);
@@ -344,14 +343,6 @@ double LayerGemms::recomputed_flops() const {
 
 namespace {
 
-// The mean layer's routed-expert parameters a rank does not hold gathered under expert
-// parallel: it gathers E / ep experts of each MoE layer (torchtitan's efsdp), not E.
-double routed_expert_cut(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
-    if (!m.moe() || c.expert_parallel <= 1 || m.num_layers <= 0) return 0.0;
-    const double share = static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers);
-    return share * static_cast<double>(p.routed_experts) * (1.0 - 1.0 / static_cast<double>(c.expert_parallel));
-}
-
 // The memory-bound work and launches of a mixture-of-experts layer beside its GEMMs, per
 // token of the rank, as a mean over the layers (torchtitan b5bcd76c models/common/moe.py and
 // token_dispatcher.py; transformers modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock). Router:
@@ -367,9 +358,9 @@ double routed_expert_cut(const ModelSpec& m, const ParameterCounts& p, const Tra
 // rate (not measured).
 void plan_experts(OperationPlan& o, const ModelSpec& m, const TrainingConfig& c, const ExpertLayout& x,
                   double act_forward, double act_backward) {
-    const double share = static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers);
+    const double share = detail::moe_share(m);
     const double d = static_cast<double>(m.hidden_size), E = static_cast<double>(m.num_experts);
-    const double routed = static_cast<double>(m.experts_per_token) * std::max(x.imbalance, 1.0);  // rows per token
+    const double routed = detail::routed_rows(m, x.imbalance);  // rows per token
     const double width =
         routed * static_cast<double>(m.moe_intermediate_size) + static_cast<double>(m.shared_expert_intermediate_size);
     o.layer_forward_bytes_per_token += share * (10 * E + 4 * routed * d + 8 * routed * d + 6 * d + act_forward * width);
@@ -547,8 +538,9 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
     // FSDP2 keeps the root unsharded after forward. The generic implementation keeps the
     // copy-out alone, as the published series were validated with (docs/model.md).
     if (c.strategy == Strategy::fsdp || c.strategy == Strategy::hsdp) {
-        // Under expert parallel a rank gathers its own experts only (routed_expert_cut).
-        const double cut = routed_expert_cut(m, p, c);
+        // Under expert parallel a rank gathers E / ep experts of each MoE layer (torchtitan's
+        // efsdp), not E: the mean layer's gathered bytes lose that share.
+        const double cut = detail::moe_share(m) * detail::routed_experts_not_held(p, c.expert_parallel);
         const double matmul = static_cast<double>(p.per_layer_matmul) - cut;
         const double rest = static_cast<double>(p.per_layer - p.per_layer_matmul);
         // A gathered layer's bytes read and written (fp8 all-gather: its matmul weights in 1 B).

@@ -47,7 +47,7 @@ Sharding sharding_of(Strategy s, std::int64_t n, std::int64_t shard_group) {
 // and its output before the combine, the shared expert's four intermediates.
 double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac, double sp = 1, const ExpertLayout& x = {}) {
     const double d = static_cast<double>(m.hidden_size);
-    const double moe = m.moe() ? static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers) : 0.0;
+    const double moe = detail::moe_share(m);
     const double f = static_cast<double>(m.intermediate_size) * (1 - moe);
     const double q = static_cast<double>(m.q_width());
     const double kv = static_cast<double>(m.kv_width());
@@ -67,7 +67,7 @@ double saved_elements_per_layer(const ModelSpec& m, Checkpointing ac, double sp 
     // inputs where the model has them.
     const double norms = static_cast<double>(m.norms_per_layer);
     const double normed = m.parallel_block && m.norms_per_layer == 1 ? 1 : 2;
-    const double experts = static_cast<double>(m.experts_per_token) * std::max(x.imbalance, 1.0);
+    const double experts = detail::routed_rows(m, x.imbalance);
     const double moe_saved = moe > 0 ? moe * (4 * static_cast<double>(m.num_experts) +
                                               experts * (2 * d + 4 * static_cast<double>(m.moe_intermediate_size)) +
                                               4 * static_cast<double>(m.shared_expert_intermediate_size))
@@ -158,7 +158,7 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTu
     // A mixture-of-experts layer: its k routed rows' gradients through the experts (3 of
     // moe_intermediate_size each) and before the combine (d), the shared expert's.
     if (m.moe()) {
-        const double rows = static_cast<double>(m.experts_per_token) * std::max(experts.imbalance, 1.0);
+        const double rows = detail::routed_rows(m, experts.imbalance);
         mlp = std::max(mlp, kActivationBytes * (rows * (3 * static_cast<double>(m.moe_intermediate_size) + 2 * d) +
                                                 3 * static_cast<double>(m.shared_expert_intermediate_size)));
     }
@@ -319,9 +319,7 @@ MemoryBreakdown detail::rank_memory(const ModelSpec& m, const ParameterCounts& p
         // experts (an MoE layer), whose routed experts under expert parallel are the rank's
         // E / ep only (torchtitan's efsdp shards each over shard group / ep ranks).
         const double unit =
-            m.moe() ? static_cast<double>(p.largest_layer) -
-                          static_cast<double>(p.routed_experts) *
-                              (1.0 - 1.0 / static_cast<double>(std::max<std::int64_t>(c.expert_parallel, 1)))
+            m.moe() ? static_cast<double>(p.largest_layer) - detail::routed_experts_not_held(p, c.expert_parallel)
                     : layer;
         const double rb = static_cast<double>(c.reduce_bytes);
         const double fp8_saving = c.fp8_all_gather && c.precision == Precision::fp8

@@ -9,6 +9,22 @@
 
 namespace libscale::detail {
 
+// A mixture of experts, as compute, memory and the step all read it (0 for a dense model):
+// the share of the layers that have experts; a token's routed rows on the busiest
+// expert-parallel rank (k × the imbalance); the routed-expert parameters of one MoE layer a
+// rank does not hold gathered under expert parallel (all E but its E / ep).
+inline double moe_share(const ModelSpec& m) noexcept {
+    return m.moe() && m.num_layers > 0 ? static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers) : 0.0;
+}
+inline double routed_rows(const ModelSpec& m, double imbalance) noexcept {
+    return static_cast<double>(m.experts_per_token) * (imbalance > 1.0 ? imbalance : 1.0);
+}
+inline double routed_experts_not_held(const ParameterCounts& p, std::int64_t expert_parallel) noexcept {
+    return expert_parallel > 1
+               ? static_cast<double>(p.routed_experts) * (1.0 - 1.0 / static_cast<double>(expert_parallel))
+               : 0.0;
+}
+
 // m and p: the slice a GPU holds (the whole model without tensor parallel) and its counts.
 OperationPlan rank_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c);
 MemoryBreakdown rank_memory(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,

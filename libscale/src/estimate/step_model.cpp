@@ -86,10 +86,7 @@ Schedule fsdp_schedule(const ComputeTimes& ct, const ModelSpec& m, const Paramet
     // applies fully_shard to them over the efsdp mesh): the rank's E / ep experts gathered
     // and reduced over shard group / ep ranks, which stride over the expert-parallel ones
     // (a node holds gpn / ep of them), beside the rest of the layer over the shard group.
-    const double experts = mesh.ep > 1 && m.moe()
-                               ? static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers) *
-                                     static_cast<double>(p.routed_experts)
-                               : 0.0;
+    const double experts = mesh.ep > 1 ? detail::moe_share(m) * static_cast<double>(p.routed_experts) : 0.0;
     const std::int64_t efsdp = mesh.expert_shard_group();
     const LinkLevel elink = ring_link(efsdp, std::max<std::int64_t>(gpn / mesh.tp / mesh.ep, 1), cal);
     const double ep = static_cast<double>(mesh.ep);
@@ -218,7 +215,7 @@ ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& ran
         // holding one of its experts: with k of E experts drawn without replacement (a
         // balanced router), a rank holding E/ep of them is missed with probability
         // C(E − E/ep, k) / C(E, k), so a token goes to ep·(1 − that) ranks.
-        const double moe = static_cast<double>(m.moe_layers) / static_cast<double>(m.num_layers);
+        const double moe = detail::moe_share(m);
         double copies = static_cast<double>(m.experts_per_token);
         if (c.expert_comm_backend == ExpertCommBackend::deepep) {
             const double E = static_cast<double>(m.num_experts), local = E / static_cast<double>(mesh.ep);
