@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -66,9 +67,11 @@ void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Pr
     const ParameterCounts p = count_parameters(m);
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
     TrainingConfig c = base;
-    // Compute depends only on the micro-batch (micro_batch × seq_len tokens, the span):
-    // the plan is the base configuration's, and each micro-batch is timed once.
-    const OperationPlan plan = plan_operations(m, p, base);
+    // Compute depends only on the micro-batch (micro_batch × seq_len tokens, split over the
+    // context-parallel ranks, and the span) and on whether one GPU holds the whole shard group
+    // (FSDP2 then casts and copies instead of gathering: plan_operations): a plan for each
+    // case, and each micro-batch timed once.
+    std::optional<OperationPlan> plans[2];
     std::unordered_map<std::uint64_t, ComputeTimes> timed;
     progress_start(progress, in.n);
     ProgressLoop loop(progress, in.n, in.n);
@@ -84,14 +87,15 @@ void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Pr
             for (const SweepColumn& col : out.columns) write(col, i, nan, true);
             continue;
         }
+        const bool one_gpu = c.gpus == std::max<std::int64_t>(c.tensor_parallel, 1);
         const std::uint64_t key =
-            static_cast<std::uint64_t>(c.micro_batch) << 32 ^ static_cast<std::uint64_t>(c.seq_len);
+            (static_cast<std::uint64_t>(c.micro_batch) << 32 ^ static_cast<std::uint64_t>(c.seq_len)) << 1 |
+            static_cast<std::uint64_t>(one_gpu);
         auto it = timed.find(key);
         if (it == timed.end()) {
-            it = timed
-                     .emplace(key, compute_times(plan, hw, cal, static_cast<double>(c.micro_batch * c.seq_len),
-                                                 attention_span(c)))
-                     .first;
+            std::optional<OperationPlan>& plan = plans[one_gpu ? 1 : 0];
+            if (!plan) plan = plan_operations(m, p, c);
+            it = timed.emplace(key, compute_times(*plan, hw, cal, rank_tokens(c), attention_span(c))).first;
         }
         const StepBreakdown step = estimate_step_unchecked(m, p, hw, cal, c, it->second);
         for (const SweepColumn& col : out.columns) write(col, i, col.field->get(step), false);
