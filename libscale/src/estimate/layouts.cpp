@@ -1,6 +1,7 @@
 #include "libscale/estimate/layouts.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -71,40 +72,85 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
         ParameterCounts counts = count_parameters(slice);
         slices.emplace_back(std::move(slice), counts);
     }
-    for (const Strategy strategy : search.strategies) {
-        // HSDP within one node is FSDP.
-        if (strategy == Strategy::hsdp && base.gpus <= gpn) continue;
-        for (std::size_t ti = 0; ti < tps.size(); ++ti)
-            for (const std::int64_t cp : cps)
-                for (const std::int64_t ep : eps)
-                    for (const std::int64_t mb : search.micro_batch)
-                        for (const Checkpointing ac : search.checkpointing) {
+    // The plan does not depend on the micro-batch, the compute not on the strategy (FSDP and
+    // HSDP time the same kernels), and memory not on the compute: a plan per (tp, cp, ep,
+    // checkpointing), a timing per micro-batch, and neither for layouts that break a rule or
+    // do not fit. Rows are ranked with their enumeration order (strategy outermost) as the
+    // last key, so the order does not depend on the loops' nesting.
+    std::vector<Strategy> strategies;
+    for (const Strategy strategy : search.strategies)
+        if (strategy != Strategy::hsdp || base.gpus > gpn) strategies.push_back(strategy);  // HSDP in one node: FSDP
+    const std::size_t per_strategy =
+        tps.size() * cps.size() * eps.size() * search.micro_batch.size() * search.checkpointing.size();
+    std::vector<std::size_t> order;
+    out.rows.reserve(per_strategy * strategies.size());  // untouched capacity costs no pages
+    for (std::size_t ti = 0; ti < tps.size(); ++ti) {
+        const auto& [slice, counts] = slices[ti];
+        for (std::size_t ci = 0; ci < cps.size(); ++ci)
+            for (std::size_t ei = 0; ei < eps.size(); ++ei)
+                for (std::size_t ai = 0; ai < search.checkpointing.size(); ++ai) {
+                    std::optional<OperationPlan> plan;
+                    for (std::size_t mi = 0; mi < search.micro_batch.size(); ++mi) {
+                        std::optional<ComputeTimes> ct;
+                        for (std::size_t si = 0; si < strategies.size(); ++si) {
                             TrainingConfig c = base;
-                            c.strategy = strategy;
+                            c.strategy = strategies[si];
                             c.tensor_parallel = tps[ti];
-                            c.context_parallel = cp;
-                            c.expert_parallel = ep;
-                            c.micro_batch = mb;
-                            c.activation_checkpointing = ac;
+                            c.context_parallel = cps[ci];
+                            c.expert_parallel = eps[ei];
+                            c.micro_batch = search.micro_batch[mi];
+                            c.activation_checkpointing = search.checkpointing[ai];
                             c.global_batch_tokens = out.global_batch_tokens;
                             ++out.tried;
                             if (check_config(s.model, s.hardware, c) != ConfigIssue::none) {
                                 ++out.invalid;
                                 continue;
                             }
-                            const auto& [slice, counts] = slices[ti];
-                            const StepBreakdown step = detail::rank_step(s.model, p, slice, counts, s.hardware, cal, c);
-                            if (!step.memory.fits) {
+                            const DeviceMesh mesh = device_mesh(c, gpn);
+                            const MemoryBreakdown memory =
+                                detail::rank_memory(slice, counts, s.hardware, cal, c, mesh.shard_group());
+                            if (!memory.fits) {
                                 ++out.not_fitting;
                                 continue;
                             }
-                            out.rows.push_back({c, device_mesh(c, gpn), step, {}});
+                            if (!plan) plan = detail::rank_operations(slice, counts, c);
+                            if (!ct) ct = compute_times(*plan, s.hardware, cal, rank_tokens(c), attention_span(c));
+                            out.rows.push_back(
+                                {c,
+                                 mesh,
+                                 detail::rank_step(s.model, p, slice, counts, s.hardware, cal, c, *ct, memory),
+                                 {}});
+                            order.push_back(
+                                si * per_strategy +
+                                (((ti * cps.size() + ci) * eps.size() + ei) * search.micro_batch.size() + mi) *
+                                    search.checkpointing.size() +
+                                ai);
                         }
+                    }
+                }
     }
-    std::stable_sort(out.rows.begin(), out.rows.end(), [](const LayoutRow& a, const LayoutRow& b) {
-        if (a.step.tokens_per_s != b.step.tokens_per_s) return a.step.tokens_per_s > b.step.tokens_per_s;
-        return a.step.memory.total_gib < b.step.memory.total_gib;
+    // Sort keys, then put each row in place along the permutation's cycles.
+    std::vector<std::size_t> rank(out.rows.size());
+    for (std::size_t i = 0; i < rank.size(); ++i) rank[i] = i;
+    std::sort(rank.begin(), rank.end(), [&](std::size_t a, std::size_t b) {
+        const StepBreakdown &x = out.rows[a].step, &y = out.rows[b].step;
+        if (x.tokens_per_s != y.tokens_per_s) return x.tokens_per_s > y.tokens_per_s;
+        if (x.memory.total_gib != y.memory.total_gib) return x.memory.total_gib < y.memory.total_gib;
+        return order[a] < order[b];
     });
+    for (std::size_t i = 0; i < rank.size(); ++i) {
+        if (rank[i] == i) continue;
+        LayoutRow held = std::move(out.rows[i]);
+        std::size_t j = i;
+        while (rank[j] != i) {
+            out.rows[j] = std::move(out.rows[rank[j]]);
+            const std::size_t next = rank[j];
+            rank[j] = j;
+            j = next;
+        }
+        out.rows[j] = std::move(held);
+        rank[j] = j;
+    }
     const std::size_t n = std::min(out.rows.size(), static_cast<std::size_t>(search.intervals));
     for (std::size_t i = 0; i < n; ++i) {
         LayoutRow& row = out.rows[i];

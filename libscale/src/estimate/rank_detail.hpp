@@ -33,5 +33,11 @@ MemoryBreakdown rank_memory(const ModelSpec& m, const ParameterCounts& p, const 
 StepBreakdown rank_step(const ModelSpec& m, const ParameterCounts& p, const ModelSpec& rank,
                         const ParameterCounts& counts, const HardwareProfile& hw, const Calibration& cal,
                         const TrainingConfig& c) noexcept;
+// The same with the micro-batch's compute timed and the memory (rank_memory over the mesh's
+// shard group, for FSDP and HSDP) made already: rank_layouts shares them among the layouts
+// that differ only in what they do not depend on.
+StepBreakdown rank_step(const ModelSpec& m, const ParameterCounts& p, const ModelSpec& rank,
+                        const ParameterCounts& counts, const HardwareProfile& hw, const Calibration& cal,
+                        const TrainingConfig& c, const ComputeTimes& ct, const MemoryBreakdown& memory) noexcept;
 
 }  // namespace libscale::detail

@@ -376,7 +376,7 @@ namespace {
 // one tensor-parallel rank's slice of it (spec/parallelism.hpp).
 StepBreakdown compose_step(const ModelSpec& m, const ParameterCounts& p, const ModelSpec& mr, const ParameterCounts& pr,
                            const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c,
-                           const ComputeTimes& ct) noexcept {
+                           const ComputeTimes& ct, const MemoryBreakdown* memory = nullptr) noexcept {
     StepBreakdown s;
     const std::int64_t n = c.gpus;
     const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
@@ -467,7 +467,7 @@ StepBreakdown compose_step(const ModelSpec& m, const ParameterCounts& p, const M
     s.mfu = s.tokens_per_s_per_gpu * fl.model / hw.peak_flops();
     s.hfu = s.tokens_per_s_per_gpu * fl.hardware / hw.peak_flops();
     s.energy_per_step_j = energy_j(s, cal);
-    s.memory = detail::rank_memory(mr, pr, hw, cal, c, sch.shard_group);
+    s.memory = memory != nullptr ? *memory : detail::rank_memory(mr, pr, hw, cal, c, sch.shard_group);
     return s;
 }
 
@@ -479,6 +479,13 @@ StepBreakdown detail::rank_step(const ModelSpec& m, const ParameterCounts& p, co
     const ComputeTimes ct =
         compute_times(detail::rank_operations(rank, counts, c), hw, cal, rank_tokens(c), attention_span(c));
     return compose_step(m, p, rank, counts, hw, cal, c, ct);
+}
+
+StepBreakdown detail::rank_step(const ModelSpec& m, const ParameterCounts& p, const ModelSpec& rank,
+                                const ParameterCounts& counts, const HardwareProfile& hw, const Calibration& cal,
+                                const TrainingConfig& c, const ComputeTimes& ct,
+                                const MemoryBreakdown& memory) noexcept {
+    return compose_step(m, p, rank, counts, hw, cal, c, ct, &memory);
 }
 
 StepBreakdown estimate_step_unchecked(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,
