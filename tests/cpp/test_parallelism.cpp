@@ -125,6 +125,36 @@ TEST(TensorParallel, DividesWeightsAndWork) {
     EXPECT_LT(s.memory.activations_gib, n.memory.activations_gib);
 }
 
+// Sequence parallel's redistributions rearrange what NCCL gathers or scatters along dim 0
+// (torch.cat(torch.chunk(...)): 2 × the bytes of the tensor), and float8 tensor parallel
+// casts a module's input once, on the rank's 1/tp of the tokens, then gathers it in fp8.
+TEST(TensorParallel, SequenceParallelCopiesAndFloat8ModuleInputCasts) {
+    const ModelSpec m = test::tiny_model();  // d = 1000
+    const ParameterCounts p = count_parameters(m);
+    TrainingConfig no_sp = tp2();
+    no_sp.sequence_parallel = false;
+    const OperationPlan sp = plan_operations(m, p, tp2()), all = plan_operations(m, p, no_sp);
+    // The embedding's output scattered to Shard(1), its gradient gathered: 2 × 2 B × d each way.
+    EXPECT_DOUBLE_EQ(sp.embed_forward_bytes_per_token - all.embed_forward_bytes_per_token, 4000);
+    EXPECT_DOUBLE_EQ(sp.embed_backward_bytes_per_token - all.embed_backward_bytes_per_token, 4000);
+    // fp8 over bf16, eager: the linears that read the layer's d-wide input (k = d: q|k|v and
+    // the MLP's input) take their module's input cast once (5 B on half the tokens, two
+    // modules) instead of casting it each (5 B × k); the others cast their own (5 B × k); the
+    // two gathers carry 1 B per element instead of 2, so their copies move 2 B less each.
+    TrainingConfig fp8 = tp2();
+    fp8.precision = Precision::fp8;
+    const OperationPlan f = plan_operations(m, p, fp8);
+    double own = 0, module_input = 0;
+    for (int i = 0; i < f.layer_gemm_count; ++i) {
+        const GemmOp& g = f.layer_gemms[static_cast<std::size_t>(i)];
+        (g.k == 1000 ? module_input : own) += 5 * g.k;
+    }
+    EXPECT_GT(module_input, 0);
+    EXPECT_GT(own, 0);
+    EXPECT_DOUBLE_EQ(f.layer_forward_bytes_per_token - sp.layer_forward_bytes_per_token,
+                     own + 2 * 5 * 1000 / 2.0 - 2 * 2 * 1000);
+}
+
 TEST(ContextParallel, SplitsTheSequenceNotTheWork) {
     const ModelSpec m = test::tiny_model();
     const HardwareProfile hw = test::tiny_hardware();

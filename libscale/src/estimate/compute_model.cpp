@@ -524,6 +524,35 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
             o.layer_backward_kernels += c.torch_compile ? 2 : 3;
         }
     }
+    if (c.tensor_parallel > 1 && c.sequence_parallel) {
+        // Sequence parallel's redistributions (torchtitan's plan: PrepareModuleInput from
+        // Shard(1) to Replicate before attention and the MLP, RowwiseParallel to Shard(1)
+        // after them) go through torch/distributed/_functional_collectives.py: NCCL gathers
+        // and scatters along dim 0 while the sequence is dim 1, so all_gather_tensor
+        // rearranges its output with torch.cat(torch.chunk(...)) and reduce_scatter_tensor
+        // its input (read and write the gathered tensor: 2 × its bytes per element). Two
+        // gathers and two scatters a layer forward, the transposed pair on the gradients
+        // (bf16) backward; recomputed with the layer. Float8 tensorwise TP (torchao
+        // float8/float8_tensor_parallel.py PrepareFloat8ModuleInput) casts a module's input
+        // once, on the rank's 1/tp of the tokens, before the gather (fp8, 1 B): the linears
+        // that share that input (k = d) take it cast instead of casting it each.
+        const double gathered = fp8 ? 1.0 : kAct;
+        o.layer_forward_bytes_per_token += 2 * (2 * gathered * d) + 2 * (2 * kAct * d);
+        o.layer_backward_bytes_per_token += 4 * (2 * kAct * d);
+        o.layer_forward_kernels += 4;
+        o.layer_backward_kernels += 4;
+        if (fp8) {
+            const double cast = c.torch_compile ? 3 : 5, cast_kernels = c.torch_compile ? 1 : 3;
+            for (int i = 0; i < o.layer_gemm_count; ++i) {
+                const GemmOp& g = o.layer_gemms[static_cast<std::size_t>(i)];
+                if (!g.fp8 || g.k != d) continue;
+                o.layer_forward_bytes_per_token -= cast * g.k;
+                o.layer_forward_kernels -= cast_kernels;
+            }
+            o.layer_forward_bytes_per_token += 2 * cast * d * sp;
+            o.layer_forward_kernels += 2 * cast_kernels;
+        }
+    }
     if (ft.peft) plan_adapters(o, ft, c);
     // FSDP2's copies on the compute stream (torch 2.11, torch/distributed/fsdp/_fully_shard/;
     // docs/model.md "FSDP2's copies"). Per gather, foreach_all_gather_copy_out splits the
@@ -598,6 +627,12 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
     o.head_backward_bytes_per_token =
         ((m.final_norm ? sp * norm_b * d : 0) + (softcap ? kAct * 3 * V : 0) + (m.lm_head_bias ? kAct * V : 0)) / rate +
         o.loss_backward_bytes_per_token;
+    if (c.tensor_parallel > 1 && c.sequence_parallel) {
+        // The output head's input gathered from Shard(1): one rearranging copy each way (see
+        // the layer's above).
+        o.head_forward_bytes_per_token += 2 * kAct * d;
+        o.head_backward_bytes_per_token += 2 * kAct * d;
+    }
     const double head_gemms = m.embed_proj_dim > 0 ? 2 : 1;
     o.head_forward_kernels = (m.final_norm ? norm_kf : 0) + (softcap ? 1 : 0) + (eager ? 3 : 1) + head_gemms;
     o.head_backward_kernels =
@@ -613,6 +648,10 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
         kAct * (V * ew + (learned ? static_cast<double>(m.position_embedding_rows) * ew : 0));
     o.embed_forward_kernels = 1 + (learned ? 2 : 0) + (m.embed_proj_dim > 0 ? 1 : 0);
     o.embed_backward_kernels = 2 + (learned ? 2 : 0) + (m.embed_proj_dim > 0 ? 2 : 0);
+    if (c.tensor_parallel > 1 && c.sequence_parallel) {  // its output scattered to Shard(1) (RowwiseParallel)
+        o.embed_forward_bytes_per_token += 2 * kAct * d;
+        o.embed_backward_bytes_per_token += 2 * kAct * d;
+    }
     if (frozen_root) {  // a frozen table has no gradient to fill: autograd stops at the first layer
         o.embed_backward_bytes_per_token = 0;
         o.embed_backward_fixed_bytes = 0;
