@@ -72,6 +72,7 @@ class _TrainingOptionsButGpus(TypedDict, total=False):
     tensor_parallel: int
     sequence_parallel: bool
     context_parallel: int
+    context_parallel_method: Literal["ring", "ulysses"]
     pipeline_parallel: int
     expert_parallel: int
     expert_comm_backend: Literal["standard", "deepep"]

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "libscale/estimate/collective.hpp"
 #include "libscale/estimate/compute_model.hpp"
 #include "libscale/estimate/config_rules.hpp"
 #include "libscale/estimate/layouts.hpp"
@@ -176,6 +177,47 @@ TEST(ContextParallel, SplitsTheSequenceNotTheWork) {
     EXPECT_NEAR(s.model_parallel_comm_s, 224e-6, 1e-12);
     // Activations per GPU halve with the tokens.
     EXPECT_LT(s.memory.activations_gib, 0.6 * one.memory.activations_gib);
+}
+
+// Ulysses: all-to-alls trade the sequence split for a head split (DeepSpeed ALST).
+TEST(ContextParallel, UlyssesAllToAllsByHand) {
+    const ModelSpec m = test::tiny_model();  // 10 heads, 10 key/value heads of 100: q = kv = 1000 wide
+    const HardwareProfile hw = test::tiny_hardware();
+    const Calibration cal = test::tiny_calibration();
+    TrainingConfig u = test::tiny_config();  // 2 GPUs, 1000-token sequences, 4000 tokens a step
+    u.context_parallel = 2;
+    u.context_parallel_method = ContextParallelMethod::ulysses;
+    const StepBreakdown s = estimate_step(m, hw, cal, u);
+    EXPECT_EQ(s.grad_accum, 4);
+    // Per layer and micro-batch: q, k, v and the output, each 500 tokens × 1000 × 2 B = 1e6 B
+    // a rank, half of it to the other rank at 1e12 B/s: 0.5 µs each, 2 µs forward, 2 µs
+    // backward, 2 µs in full checkpointing's recompute; 4 layers, 4 micro-batches: 96 µs.
+    EXPECT_NEAR(s.model_parallel_comm_s, 96e-6, 1e-12);
+    EXPECT_GE(s.exposed_comm_s, s.model_parallel_comm_s);
+    // The same attention work as the ring's, at the whole sequence's kernel length: on a
+    // GPU whose attention rate grows with length (the h100 default) Ulysses' kernels run
+    // faster than the ring's half-length blocks.
+    TrainingConfig ring = u;
+    ring.context_parallel_method = ContextParallelMethod::ring;
+    const HardwareProfile h100 = find_hardware("h100");
+    const Calibration h100_cal = default_calibration(h100);
+    const ModelSpec llama = find_model("llama-3.1-8b");
+    TrainingConfig big = ring;
+    big.gpus = 8;
+    big.context_parallel = 8;
+    big.seq_len = 65536;
+    big.global_batch_tokens = 0;
+    const StepBreakdown r8 = estimate_step(llama, h100, h100_cal, big);
+    big.context_parallel_method = ContextParallelMethod::ulysses;  // 32 heads, 8 key/value heads
+    const StepBreakdown u8 = estimate_step(llama, h100, h100_cal, big);
+    EXPECT_LT(u8.attention_s, r8.attention_s);
+    EXPECT_NEAR(u8.gemm_s, r8.gemm_s, 1e-12 * r8.gemm_s);
+    // Each rank's all-to-alls: q and the output 4096 wide, k and v 1024 (8 key/value heads
+    // for 8 ranks: none repeated), of its 8,192 tokens; forward, backward and the recompute
+    // of 32 layers, one micro-batch.
+    const double fwd = 2 * all_to_all_time_s(2.0 * 8192 * 4096, 8, 8, h100_cal) +
+                       2 * all_to_all_time_s(2.0 * 8192 * 1024, 8, 8, h100_cal);
+    EXPECT_NEAR(u8.model_parallel_comm_s, 32 * 3 * fwd, 1e-9 * fwd);
 }
 
 TEST(ParallelRules, LayoutsTorchtitanRuns) {

@@ -796,6 +796,31 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
          },
          ConfigIssue::parallel_seq_len,
          {"'eager'", "flash2"}},
+        {"Ulysses shards",
+         [](TrainingConfig& c) {
+             c.context_parallel = 2;
+             c.context_parallel_method = ContextParallelMethod::ulysses;
+             c.seq_len = 1001;
+         },
+         ConfigIssue::parallel_seq_len,
+         {"seq_len = 1001", "multiple of 2", "Ulysses", "nearest valid: 1000"}},
+        {"Ulysses over heads it does not divide",
+         [](TrainingConfig& c) {
+             c.gpus = 4;
+             c.context_parallel = 4;
+             c.context_parallel_method = ContextParallelMethod::ulysses;
+         },
+         ConfigIssue::context_parallel_heads,
+         {"context_parallel = 4", "num_heads = 10", "valid: 1, 2, 5, 10"}},
+        {"Ulysses under tensor parallel",
+         [](TrainingConfig& c) {
+             c.gpus = 4;
+             c.tensor_parallel = 2;
+             c.context_parallel = 2;
+             c.context_parallel_method = ContextParallelMethod::ulysses;
+         },
+         ConfigIssue::context_parallel_heads,
+         {"tensor_parallel = 2", "'ring'"}},
         {"fp8 GEMMs on a 4-bit base",
          [](TrainingConfig& c) {
              c.fine_tuning = FineTuning::qlora;

@@ -56,6 +56,20 @@ def test_tensor_parallel_trades_throughput_for_memory():
     assert tp.mfu / tp.tokens_per_s_per_gpu == pytest.approx(one.mfu / one.tokens_per_s_per_gpu, rel=1e-12)
 
 
+def test_ulysses_trades_the_ring_for_all_to_alls():
+    ring = libscale.Plan("llama-3.1-8b", "h100", gpus=8, seq_len=131072, context_parallel=8, torch_compile=True)
+    ulysses = ring.with_(context_parallel_method="ulysses")
+    assert ulysses.options()["context_parallel_method"] == "ulysses" and str(ulysses.mesh) == "cp 8"
+    r, u = ring.step(), ulysses.step()
+    # The same GEMMs; attention's kernels over the whole sequence instead of 1/8 of it
+    assert u.gemm_s == pytest.approx(r.gemm_s, rel=1e-12)
+    assert u.attention_s < r.attention_s
+    # four all-to-alls a layer each way, where the ring's gathers hide under attention
+    assert u.model_parallel_comm_s > 0 and u.exposed_comm_s >= u.model_parallel_comm_s
+    with pytest.raises(ValueError, match="Ulysses under tensor parallel is not modelled"):
+        ulysses.with_(tensor_parallel=2, context_parallel=4).step()
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--tensor-parallel", "16"], "tensor_parallel = 16 does not divide the 8 GPUs of a h100 node"),
     (["--tensor-parallel", "3", "--gpus", "12"], "valid: 1, 2, 4, 8"),
@@ -64,6 +78,9 @@ def test_tensor_parallel_trades_throughput_for_memory():
     (["--pipeline-parallel", "4"], "pipeline parallelism (its schedules and bubbles) is not modelled"),
     (["--tensor-parallel", "2", "--strategy", "ddp"], "libscale composes them with FSDP or HSDP only"),
     (["--tensor-parallel", "0"], "tensor_parallel"),
+    (["--context-parallel", "64", "--gpus", "64", "--context-parallel-method", "ulysses"],
+     "context_parallel = 64 with context_parallel_method = 'ulysses' does not divide llama-3.1-8b's num_heads = 32"),
+    (["--context-parallel-method", "ulises"], "context_parallel_method"),
 ])
 def test_cli_refuses_a_layout_in_one_line(args: list[str], message: str):
     out = subprocess.run([sys.executable, "-m", "libscale", "project", "--model", "llama-3.1-8b", "--hardware",

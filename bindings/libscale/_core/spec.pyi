@@ -432,6 +432,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
     tensor_parallel: int
     sequence_parallel: bool
     context_parallel: int
+    context_parallel_method: typing.Literal['ring', 'ulysses']
     pipeline_parallel: int
     expert_parallel: int
     expert_comm_backend: typing.Literal['standard', 'deepep']
@@ -483,6 +484,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
         tensor_parallel: int = 1,
         sequence_parallel: bool = True,
         context_parallel: int = 1,
+        context_parallel_method: typing.Literal['ring', 'ulysses'] = 'ring',
         pipeline_parallel: int = 1,
         expert_parallel: int = 1,
         expert_comm_backend: typing.Literal['standard', 'deepep'] = 'standard',

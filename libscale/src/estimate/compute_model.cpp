@@ -393,8 +393,11 @@ void plan_experts(OperationPlan& o, const ModelSpec& m, const TrainingConfig& c,
 // One tensor-parallel rank's plan: `m` and `p` are its slice (tensor_parallel_slice).
 OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c) {
     OperationPlan o;
-    // Ring attention over context-parallel ranks runs each block on a chunk of the sequence.
-    o.attention_chunks = static_cast<double>(std::max<std::int64_t>(c.context_parallel, 1));
+    // Ring attention over context-parallel ranks runs each block on a chunk of the sequence;
+    // Ulysses runs the whole sequence for 1/cp of the heads (the same work per rank).
+    o.attention_chunks = c.context_parallel_method == ContextParallelMethod::ulysses
+                             ? 1.0
+                             : static_cast<double>(std::max<std::int64_t>(c.context_parallel, 1));
     const double d = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
     const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
     const double V = static_cast<double>(m.vocab_size), ew = static_cast<double>(m.embed_width());
@@ -552,6 +555,18 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
             o.layer_forward_bytes_per_token += 2 * cast * d * sp;
             o.layer_forward_kernels += 2 * cast_kernels;
         }
+    }
+    if (const double kv_copies = detail::ulysses_kv_copies(m, c); kv_copies > 0) {
+        // Ulysses (DeepSpeed ALST UlyssesSPAttentionHF): q, k and v each rearranged into a
+        // contiguous [ranks, tokens, heads] buffer before their all-to-all and into
+        // [batch, heads, sequence, dim] after it, the output likewise around its own: two
+        // copies of each (2 × 2 B per element, key/value heads repeated first when fewer than
+        // cp), backward the same on the gradients; recomputed with the layer.
+        const double copied = 2 * (2 * kAct) * (2 * q + 2 * kv * kv_copies);
+        o.layer_forward_bytes_per_token += copied;
+        o.layer_backward_bytes_per_token += copied;
+        o.layer_forward_kernels += 8;
+        o.layer_backward_kernels += 8;
     }
     if (ft.peft) plan_adapters(o, ft, c);
     // FSDP2's copies on the compute stream (torch 2.11, torch/distributed/fsdp/_fully_shard/;

@@ -72,7 +72,16 @@ void list_divisors(std::ostream& os, std::int64_t n) {
 std::int64_t seq_len_divisor(const TrainingConfig& c) {
     // Degrees below 1 are the option table's error (validate_config); here they divide nothing.
     const std::int64_t sp = c.tensor_parallel > 1 && c.sequence_parallel ? c.tensor_parallel : 1;
-    return sp * (c.context_parallel > 1 ? 2 * c.context_parallel : 1);
+    if (c.context_parallel <= 1) return sp;
+    return sp *
+           (c.context_parallel_method == ContextParallelMethod::ulysses ? c.context_parallel : 2 * c.context_parallel);
+}
+
+// Ulysses gives each rank 1/cp of the query heads and of the key/value heads, or one
+// key/value head repeated when there are fewer than cp (DeepSpeed ALST UlyssesSPAttentionHF:
+// "num_heads % sp == 0", "kv_head_count % sp == 0 or sp % kv_head_count == 0").
+bool ulysses_divides_heads(const ModelSpec& m, std::int64_t cp) noexcept {
+    return m.num_heads % cp == 0 && m.num_kv_heads > 0 && (m.num_kv_heads % cp == 0 || cp % m.num_kv_heads == 0);
 }
 
 using R = const RuleInput&;
@@ -250,7 +259,8 @@ constexpr std::array kRules{
                [](R r) noexcept {
                    const TrainingConfig& c = r.config;
                    return c.seq_len % seq_len_divisor(c) != 0 ||
-                          (c.context_parallel > 1 && c.attention_kernel == AttentionKernel::eager);
+                          (c.context_parallel > 1 && c.context_parallel_method == ContextParallelMethod::ring &&
+                           c.attention_kernel == AttentionKernel::eager);
                },
                [](std::ostream& os, R r) {
                    const TrainingConfig& c = r.config;
@@ -260,12 +270,48 @@ constexpr std::array kRules{
                           << " with attention_kernel = 'eager': ring attention runs a fused kernel per block "
                              "(PyTorch context_parallel supports flash, efficient and cuDNN attention); use flash2, "
                              "flash3 or cudnn";
+                   else if (c.context_parallel > 1 && c.context_parallel_method == ContextParallelMethod::ulysses)
+                       os << "seq_len = " << c.seq_len << " is not a multiple of " << div
+                          << " (context_parallel equal shards per sequence for Ulysses' all-to-alls); nearest valid: "
+                          << std::max<std::int64_t>(c.seq_len / div, 1) * div;
                    else
                        os << "seq_len = " << c.seq_len << " is not a multiple of " << div
                           << " (2 × context_parallel chunks per sequence, a rank taking one from each end for causal "
                              "load balance, each split over tensor_parallel ranks by sequence parallel); nearest "
                              "valid: "
                           << std::max<std::int64_t>(c.seq_len / div, 1) * div;
+               }},
+    ConfigRule{ConfigIssue::context_parallel_heads, "context_parallel_heads",
+               "Ulysses context parallel needs tensor_parallel 1 and heads it divides (key/value heads divisible by "
+               "it, or dividing it)",
+               [](R r) noexcept {
+                   const TrainingConfig& c = r.config;
+                   if (c.context_parallel <= 1 || c.context_parallel_method != ContextParallelMethod::ulysses)
+                       return false;
+                   return c.tensor_parallel > 1 || !ulysses_divides_heads(r.model, c.context_parallel);
+               },
+               [](std::ostream& os, R r) {
+                   const TrainingConfig& c = r.config;
+                   const ModelSpec& m = r.model;
+                   os << "context_parallel = " << c.context_parallel << " with context_parallel_method = 'ulysses'";
+                   if (c.tensor_parallel > 1) {
+                       os << " and tensor_parallel = " << c.tensor_parallel
+                          << ": Ulysses under tensor parallel is not modelled (DeepSpeed ALST runs it with ZeRO-3 "
+                             "alone); use context_parallel_method 'ring' or tensor_parallel = 1";
+                       return;
+                   }
+                   if (m.num_heads % c.context_parallel != 0)
+                       os << " does not divide " << m.name << "'s num_heads = " << m.num_heads;
+                   else
+                       os << " and " << m.name << "'s num_kv_heads = " << m.num_kv_heads
+                          << " neither divide each other";
+                   os << " (each rank attends over the whole sequence with 1/context_parallel of the heads); valid: ";
+                   bool first = true;
+                   for (std::int64_t d = 1; d <= m.num_heads && d <= 1024; ++d) {
+                       if (!ulysses_divides_heads(m, d)) continue;
+                       os << (first ? "" : ", ") << d;
+                       first = false;
+                   }
                }},
     ConfigRule{ConfigIssue::seq_len_too_long, "seq_len_too_long", "seq_len exceeds the model's max_position_embeddings",
                [](R r) noexcept { return r.config.seq_len > r.model.max_position_embeddings; },

@@ -167,8 +167,12 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTu
     // (bf16, 2 + 2 B each); transformers' fp32 softmax casts the former to fp32 first
     // (+4 B, the bf16 one freed).
     if (eager_attention) attention += h * s * (hf ? 6.0 : 4.0);
-    // Ring attention's keys and values of the block in flight and of the next (bf16).
-    if (c.context_parallel > 1) attention += 2 * 2 * kActivationBytes * kv;
+    // Ring attention's keys and values of the block in flight and of the next (bf16);
+    // Ulysses' all-to-all outputs beside their inputs: q, k and v of the rank's heads over the
+    // whole sequence (as many elements as its own tokens' q, k, v) and the output.
+    if (const double kv_copies = detail::ulysses_kv_copies(m, c); kv_copies > 0)
+        attention += kActivationBytes * (2 * q + 2 * kv * kv_copies);
+    else if (c.context_parallel > 1) attention += 2 * 2 * kActivationBytes * kv;
     b.transient = 2 * kActivationBytes * sp * d + std::max(mlp, attention);
     return b;
 }

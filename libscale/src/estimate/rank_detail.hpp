@@ -25,6 +25,16 @@ inline double routed_experts_not_held(const ParameterCounts& p, std::int64_t exp
                : 0.0;
 }
 
+// Ulysses context parallel: the all-to-alls carry each key/value head to every rank that
+// attends with it, cp / h_kv copies when there are fewer heads than ranks (DeepSpeed ALST
+// UlyssesSPAttentionHF repeat_interleave, kv_replication_factor), 0 without Ulysses.
+inline double ulysses_kv_copies(const ModelSpec& m, const TrainingConfig& c) noexcept {
+    if (c.context_parallel <= 1 || c.context_parallel_method != ContextParallelMethod::ulysses) return 0.0;
+    return m.num_kv_heads > 0 && c.context_parallel > m.num_kv_heads
+               ? static_cast<double>(c.context_parallel / m.num_kv_heads)
+               : 1.0;
+}
+
 // m and p: the slice a GPU holds (the whole model without tensor parallel) and its counts.
 OperationPlan rank_operations(const ModelSpec& m, const ParameterCounts& p, const TrainingConfig& c);
 MemoryBreakdown rank_memory(const ModelSpec& m, const ParameterCounts& p, const HardwareProfile& hw,

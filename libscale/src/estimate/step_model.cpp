@@ -182,7 +182,21 @@ ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& ran
         out.head_backward_s += pair;
         out.comm_s += L * (4 * pair + share * recompute) + 2 * pair;
     }
-    if (mesh.cp > 1) {
+    if (const double kv_copies = detail::ulysses_kv_copies(rank, c); mesh.cp > 1 && kv_copies > 0) {
+        // Ulysses (DeepSpeed ALST UlyssesSPAttentionHF, its _DimZeroAllToAll): per layer an
+        // all-to-all each of q, k and v (the rank's tokens, all heads, to the heads' ranks;
+        // key/value heads repeated when fewer than cp) and one of the output back, in bf16,
+        // between the projections and attention: on the critical path. Backward the four
+        // transposes; full checkpointing repeats the forward's. Consecutive ranks (tp is 1).
+        const std::int64_t per_node = std::min(mesh.cp, std::max<std::int64_t>(gpn, 1));
+        const double q = static_cast<double>(rank.q_width()), kv = static_cast<double>(rank.kv_width());
+        const auto a2a = [&](double width) { return all_to_all_time_s(2.0 * t * width, mesh.cp, per_node, cal); };
+        const double fwd = 2 * a2a(q) + 2 * a2a(kv * kv_copies);
+        const double again = full ? share * fwd : 0.0;
+        out.layer_forward_s += fwd;
+        out.layer_backward_s += fwd + again;
+        out.comm_s += L * (2 * fwd + again);
+    } else if (mesh.cp > 1) {
         // The group strides over the tensor-parallel ranks: a node holds gpn / tp of it.
         const double cp = static_cast<double>(mesh.cp);
         const LinkLevel link = ring_link(mesh.cp, std::max<std::int64_t>(gpn / mesh.tp, 1), cal);

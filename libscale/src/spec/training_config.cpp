@@ -81,6 +81,8 @@ constexpr std::pair<const char*, Implementation> kImplementations[] = {
     {"transformer_engine", Implementation::transformer_engine}};
 constexpr std::pair<const char*, ExpertCommBackend> kExpertCommBackends[] = {{"standard", ExpertCommBackend::standard},
                                                                              {"deepep", ExpertCommBackend::deepep}};
+constexpr std::pair<const char*, ContextParallelMethod> kContextParallelMethods[] = {
+    {"ring", ContextParallelMethod::ring}, {"ulysses", ContextParallelMethod::ulysses}};
 
 }  // namespace
 
@@ -101,6 +103,10 @@ ExpertCommBackend parse_expert_comm_backend(std::string_view s) {
     return parse_named("expert_comm_backend", s, kExpertCommBackends);
 }
 const char* to_string(ExpertCommBackend b) { return name_of(b, kExpertCommBackends); }
+ContextParallelMethod parse_context_parallel_method(std::string_view s) {
+    return parse_named("context_parallel_method", s, kContextParallelMethods);
+}
+const char* to_string(ContextParallelMethod m) { return name_of(m, kContextParallelMethods); }
 const char* to_string(LossKernel k) { return name_of(k, kLosses); }
 
 std::int64_t checkpointed_layers(const TrainingConfig& c, std::int64_t num_layers) noexcept {

@@ -118,8 +118,15 @@ const OptionTable<TrainingConfig>& training_options() {
                        "sequence_parallel; torchtitan always)"),
             integer<C>("context_parallel", &C::context_parallel, "GPUs",
                        "context-parallel degree: each sequence split over this many GPUs, ring attention "
-                       "exchanging keys and values (PyTorch context_parallel; torchtitan context_parallel_degree)",
+                       "exchanging keys and values (PyTorch context_parallel; torchtitan context_parallel_degree) "
+                       "or Ulysses all-to-alls (context_parallel_method)",
                        1, 1 << 16),
+            choice<C>("context_parallel_method", &C::context_parallel_method, parse_context_parallel_method,
+                      {"ring", "ulysses"},
+                      "how context parallel splits attention: ring (PyTorch context_parallel, torchtitan: each rank's "
+                      "query chunks against every rank's keys and values, load-balanced for causal masks) or ulysses "
+                      "(DeepSpeed-Ulysses, DeepSpeed ALST with ZeRO-3: all-to-alls trade the sequence split for a "
+                      "head split, attention over the whole sequence for 1/cp of the heads)"),
             integer<C>("pipeline_parallel", &C::pipeline_parallel, "GPUs",
                        "pipeline-parallel degree: not modelled (its schedules and bubbles), 1 only", 1, 1 << 16),
             integer<C>("expert_parallel", &C::expert_parallel, "GPUs",

@@ -39,21 +39,22 @@ enum class ConfigIssue : std::uint8_t {
     expert_parallel,        // expert parallel on a dense model, without FSDP/HSDP, or not dividing experts or ranks
     mixture_of_experts,     // a mixture-of-experts model under tensor parallel or with adapters
     parallel_seq_len,  // seq_len not a multiple of 2 × cp (× tp with sequence parallel), or eager attention under cp
-    seq_len_too_long,  // beyond the model's max_position_embeddings
-    batch_overflow,    // data-parallel ranks × micro_batch × seq_len overflows a 64-bit token count
-    global_batch,      // not a positive multiple of data-parallel ranks × micro_batch × seq_len
-    reduce_bytes,      // not 2 or 4 (a C++ caller's field; the option is reduce_dtype)
-    attention_span,    // beyond the sequence
-    data_pipeline,     // a required input pipeline figure is missing
-    checkpoint,        // checkpoint interval without a write bandwidth
-    base_precision,    // fp8 GEMMs on a 4-bit base (it is upcast to bf16)
-    fp8_unsupported,   // fp8 linear layers on hardware without fp8 tensor cores
-    fp8_all_gather,    // fp8 all-gather without fp8 linear layers, or without FSDP
-    checkpoint_every,  // beyond the model's num_layers
-    attention_kernel,  // FlashAttention-3 on a GPU before Hopper
-    fine_tuning,       // adapter options on a full fine-tune, or qlora on a base that is not 4-bit
-    lora_targets,      // adapters on no projection the model has
-    count_             // not a rule: the number of codes, none included
+    context_parallel_heads,  // Ulysses context parallel with heads it does not divide, or under tensor parallel
+    seq_len_too_long,        // beyond the model's max_position_embeddings
+    batch_overflow,          // data-parallel ranks × micro_batch × seq_len overflows a 64-bit token count
+    global_batch,            // not a positive multiple of data-parallel ranks × micro_batch × seq_len
+    reduce_bytes,            // not 2 or 4 (a C++ caller's field; the option is reduce_dtype)
+    attention_span,          // beyond the sequence
+    data_pipeline,           // a required input pipeline figure is missing
+    checkpoint,              // checkpoint interval without a write bandwidth
+    base_precision,          // fp8 GEMMs on a 4-bit base (it is upcast to bf16)
+    fp8_unsupported,         // fp8 linear layers on hardware without fp8 tensor cores
+    fp8_all_gather,          // fp8 all-gather without fp8 linear layers, or without FSDP
+    checkpoint_every,        // beyond the model's num_layers
+    attention_kernel,        // FlashAttention-3 on a GPU before Hopper
+    fine_tuning,             // adapter options on a full fine-tune, or qlora on a base that is not 4-bit
+    lora_targets,            // adapters on no projection the model has
+    count_                   // not a rule: the number of codes, none included
 };
 inline constexpr int kConfigIssueCount = static_cast<int>(ConfigIssue::count_);
 

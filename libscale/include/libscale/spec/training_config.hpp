@@ -79,6 +79,16 @@ enum class ExpertCommBackend : std::uint8_t { standard, deepep };
 ExpertCommBackend parse_expert_comm_backend(std::string_view s);
 const char* to_string(ExpertCommBackend b);
 
+// How context parallel splits attention (docs/model.md "Tensor, sequence and context
+// parallel"): `ring`, PyTorch's context_parallel (torchtitan): each rank keeps its query
+// chunks and runs attention block by block against every rank's keys and values; `ulysses`,
+// DeepSpeed-Ulysses (Jacobs et al., arXiv 2309.14509; DeepSpeed ALST's UlyssesSPAttentionHF
+// with ZeRO-3): all-to-alls trade the sequence split for a head split, so each rank runs
+// attention over the whole sequence for 1/cp of the heads, and back.
+enum class ContextParallelMethod : std::uint8_t { ring, ulysses };
+ContextParallelMethod parse_context_parallel_method(std::string_view s);
+const char* to_string(ContextParallelMethod m);
+
 // Where a step's tokens come from. Defaults: pretokenized data already in the page
 // cache, which costs nothing the model resolves; the DESIGN's NFS / tokenization
 // cases are set explicitly.
@@ -168,6 +178,7 @@ struct TrainingConfig {
     bool sequence_parallel = true;
     // Expert parallel's token transport (below; a byte here, beside the flag, packs the struct).
     ExpertCommBackend expert_comm_backend = ExpertCommBackend::standard;
+    ContextParallelMethod context_parallel_method = ContextParallelMethod::ring;  // a byte, packed beside them
     std::int64_t context_parallel = 1;
     // Pipeline parallelism is not modelled (its schedules and bubbles): 1 only, a rule says so.
     std::int64_t pipeline_parallel = 1;
