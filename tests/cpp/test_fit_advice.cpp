@@ -162,6 +162,38 @@ TEST(FitAdvice, WhenTheStatesDoNotFitOnlyFewerBytesOrMoreGpusHelp) {
     EXPECT_EQ(a.max_seq_len, 0);
 }
 
+// A sequence too long for one GPU's activations: context parallel splits it at the same
+// GPU count, tensor parallel splits the layers; each offered at its smallest degree that
+// fits, the global batch kept, as the same training (no caveat).
+TEST(FitAdvice, ModelParallelDegreesAtTheSameGpus) {
+    Case k;
+    k.m = find_model("llama-3.1-8b");
+    k.hw = find_hardware("h100");
+    k.cal = default_calibration(k.hw);
+    k.c.seq_len = 131072;
+    k.c.micro_batch = 1;
+    k.c.activation_checkpointing = Checkpointing::full;
+    const FitAdvice a = fit_advice(k.m, k.hw, k.cal, k.c);
+    ASSERT_FALSE(a.step.memory.fits);
+    for (const char* name : {"context_parallel=", "tensor_parallel="}) {
+        SCOPED_TRACE(name);
+        const FitChange* f = find(a, name);
+        ASSERT_NE(f, nullptr);
+        EXPECT_TRUE(f->caveat.empty());
+        EXPECT_EQ(f->config.gpus, 8);
+        EXPECT_EQ(f->config.global_batch_tokens, 8 * 131072);
+        const StepBreakdown s = k.step(f->config);
+        EXPECT_TRUE(s.memory.fits);
+        EXPECT_DOUBLE_EQ(f->memory_gib, s.memory.total_gib);
+        // The next degree down does not fit.
+        TrainingConfig half = f->config;
+        if (half.context_parallel > 1) half.context_parallel /= 2;
+        else half.tensor_parallel /= 2;
+        EXPECT_FALSE(k.step(half).memory.fits);
+    }
+    EXPECT_EQ(find(a, "expert_parallel="), nullptr);  // a dense model
+}
+
 TEST(FitAdvice, TheScenarioIsValidatedFirst) {
     Case k;
     k.c.seq_len = 0;

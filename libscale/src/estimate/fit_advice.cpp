@@ -314,6 +314,36 @@ void add_more_gpus(const Advisor& a, std::vector<FitChange>& out, double rate) {
     }
 }
 
+// Model parallelism at the same GPU count (docs/model.md "Tensor, sequence and context
+// parallel"; "Mixture of experts"): for each degree the smallest power of two above the one
+// given that fits, the global batch kept (fewer data-parallel ranks take more micro-batches
+// each). Context parallel splits each sequence's activations; tensor parallel, inside a node,
+// the weights, their states and (with sequence parallel) the activations; expert parallel a
+// mixture of experts' gathered experts. The same training; the rules refuse what does not
+// divide (heads, the node, the batch), and the next degree is tried.
+void add_model_parallel(const Advisor& a, std::vector<FitChange>& out, double rate) {
+    const TrainingConfig& c = a.c_;
+    const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : a.hw_.gpus_per_node;
+    struct Degree {
+        const char* name;
+        std::int64_t TrainingConfig::*field;
+        std::int64_t limit;
+    };
+    const Degree degrees[] = {
+        {"context_parallel", &TrainingConfig::context_parallel, c.gpus},
+        {"tensor_parallel", &TrainingConfig::tensor_parallel, std::min(c.gpus, gpn)},
+        {"expert_parallel", &TrainingConfig::expert_parallel, a.m_.moe() ? std::min(c.gpus, a.m_.num_experts) : 1},
+    };
+    for (const Degree& d : degrees) {
+        for (std::int64_t v = std::max<std::int64_t>(c.*d.field, 1) * 2; v <= d.limit; v *= 2) {
+            TrainingConfig x = c;
+            x.*d.field = v;
+            x.global_batch_tokens = a.global_tokens();
+            if (a.offer(out, rate, std::string(d.name) + "=" + std::to_string(v), x)) break;
+        }
+    }
+}
+
 std::string ratio_text(double r) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "x%.2f", r);
@@ -327,6 +357,7 @@ std::vector<FitChange> changes_of(const Advisor& a, const StepBreakdown& given) 
     if (given.memory.fits) return out;
     const double rate = given.tokens_per_s_per_gpu;
     add_moves(a, out, rate);
+    add_model_parallel(a, out, rate);
     add_seq_len(a, out, rate);
     add_more_gpus(a, out, rate);
     // Changes that train the same model the same way first, cheapest first; then those

@@ -1,7 +1,8 @@
 // What would make a configuration fit in GPU memory, each change with what it costs, and
 // how far a configuration can grow: the largest micro-batch and sequence length that fit.
-// Every change moves one to three option groups of the configuration as given, or its GPU
-// count or sequence length, and is estimated by the same step and memory model as the
+// Every change moves one to three option groups of the configuration as given, its GPU
+// count or sequence length, or one model-parallel degree (context, tensor or expert parallel
+// at the same GPUs), and is estimated by the same step and memory model as the
 // configuration itself (docs/model.md 5.1 "What would fit").
 #pragma once
 
