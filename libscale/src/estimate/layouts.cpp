@@ -140,15 +140,15 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
     });
     for (std::size_t i = 0; i < rank.size(); ++i) {
         if (rank[i] == i) continue;
-        LayoutRow held = std::move(out.rows[i]);
+        const LayoutRow held = out.rows[i];  // trivially copyable
         std::size_t j = i;
         while (rank[j] != i) {
-            out.rows[j] = std::move(out.rows[rank[j]]);
+            out.rows[j] = out.rows[rank[j]];
             const std::size_t next = rank[j];
             rank[j] = j;
             j = next;
         }
-        out.rows[j] = std::move(held);
+        out.rows[j] = held;
         rank[j] = j;
     }
     const std::size_t n = std::min(out.rows.size(), static_cast<std::size_t>(search.intervals));

@@ -31,7 +31,7 @@ inline double routed_experts_not_held(const ParameterCounts& p, std::int64_t exp
 inline double ulysses_kv_copies(const ModelSpec& m, const TrainingConfig& c) noexcept {
     if (c.context_parallel <= 1 || c.context_parallel_method != ContextParallelMethod::ulysses) return 0.0;
     return m.num_kv_heads > 0 && c.context_parallel > m.num_kv_heads
-               ? static_cast<double>(c.context_parallel / m.num_kv_heads)
+               ? static_cast<double>(c.context_parallel) / static_cast<double>(m.num_kv_heads)
                : 1.0;
 }
 
