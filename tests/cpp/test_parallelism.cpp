@@ -148,12 +148,22 @@ TEST(TensorParallel, SequenceParallelCopiesAndFloat8ModuleInputCasts) {
     double own = 0, module_input = 0;
     for (int i = 0; i < f.layer_gemm_count; ++i) {
         const GemmOp& g = f.layer_gemms[static_cast<std::size_t>(i)];
-        (g.k == 1000 ? module_input : own) += 5 * g.k;
+        (g.reads_block_input ? module_input : own) += 5 * g.k;
     }
     EXPECT_GT(module_input, 0);
     EXPECT_GT(own, 0);
     EXPECT_DOUBLE_EQ(f.layer_forward_bytes_per_token - sp.layer_forward_bytes_per_token,
                      own + 2 * 5 * 1000 / 2.0 - 2 * 2 * 1000);
+    // Which linears read the block input is their place, not their width: Qwen3 0.6B's
+    // output projection at tp 2 reads 2048 / 2 = d = 1024 features, yet casts its own input.
+    const ModelSpec qwen = find_model("qwen3-0.6b");
+    const OperationPlan qf = plan_operations(qwen, count_parameters(qwen), fp8);
+    int reading = 0;
+    for (int i = 0; i < qf.layer_gemm_count; ++i)
+        reading += qf.layer_gemms[static_cast<std::size_t>(i)].reads_block_input ? 1 : 0;
+    EXPECT_EQ(reading, 5);  // q, k, v, gate, up
+    EXPECT_EQ(qf.layer_gemms[3].k, 1024.0);
+    EXPECT_FALSE(qf.layer_gemms[3].reads_block_input);
 }
 
 TEST(ContextParallel, SplitsTheSequenceNotTheWork) {

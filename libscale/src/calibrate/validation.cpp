@@ -44,7 +44,7 @@ char category_of(const StepRun& row, const StepRun& ref) {
     }
     // Another device mesh: tensor, sequence or context parallel degrees (and with them the
     // collectives on each layer's critical path), whatever else differs.
-    for (const char* name : {"tensor_parallel", "sequence_parallel", "context_parallel"}) {
+    for (const char* name : {"tensor_parallel", "sequence_parallel", "context_parallel", "context_parallel_method"}) {
         const auto& o = find_option(training_options(), name);
         if (o.get(row.config) != o.get(ref.config)) return 'e';
     }

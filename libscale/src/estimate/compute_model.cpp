@@ -284,7 +284,9 @@ LayerGemms layer_gemms(const ModelSpec& m, bool fp8, const ExpertLayout& experts
         add(kv, d, m.qkv_bias);
         add(kv, d, m.qkv_bias);
     }
+    for (int i = 0; i < g.count; ++i) g.gemms[static_cast<std::size_t>(i)].reads_block_input = true;
     add(d, q, m.o_bias);
+    const int mlp_first = g.count;
     if (moe_share < 1) {
         const double dense = 1 - moe_share;
         if (m.mlp == MlpKind::gated) {
@@ -297,6 +299,7 @@ LayerGemms layer_gemms(const ModelSpec& m, bool fp8, const ExpertLayout& experts
         } else {
             add(f, d, m.mlp_bias, dense);
         }
+        for (int i = mlp_first; i < g.count; ++i) g.gemms[static_cast<std::size_t>(i)].reads_block_input = true;
         add(d, f, m.mlp_bias, dense);
     }
     if (moe_share > 0) {
@@ -538,7 +541,7 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
         // (bf16) backward; recomputed with the layer. Float8 tensorwise TP (torchao
         // float8/float8_tensor_parallel.py PrepareFloat8ModuleInput) casts a module's input
         // once, on the rank's 1/tp of the tokens, before the gather (fp8, 1 B): the linears
-        // that share that input (k = d) take it cast instead of casting it each.
+        // that read that input (reads_block_input) take it cast instead of casting it each.
         const double gathered = fp8 ? 1.0 : kAct;
         o.layer_forward_bytes_per_token += 2 * (2 * gathered * d) + 2 * (2 * kAct * d);
         o.layer_backward_bytes_per_token += 4 * (2 * kAct * d);
@@ -548,7 +551,7 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
             const double cast = c.torch_compile ? 3 : 5, cast_kernels = c.torch_compile ? 1 : 3;
             for (int i = 0; i < o.layer_gemm_count; ++i) {
                 const GemmOp& g = o.layer_gemms[static_cast<std::size_t>(i)];
-                if (!g.fp8 || g.k != d) continue;
+                if (!g.fp8 || !g.reads_block_input) continue;
                 o.layer_forward_bytes_per_token -= cast * g.k;
                 o.layer_forward_kernels -= cast_kernels;
             }

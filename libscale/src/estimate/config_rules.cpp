@@ -254,8 +254,8 @@ constexpr std::array kRules{
     // sequence parallel shards each sequence over tp, context parallel's head-tail load
     // balancer cuts it into 2 × cp chunks (PyTorch _context_parallel/_load_balancer.py).
     ConfigRule{ConfigIssue::parallel_seq_len, "parallel_seq_len",
-               "seq_len must be a multiple of 2 × context_parallel (× tensor_parallel with sequence parallel); "
-               "context parallel needs a fused attention kernel",
+               "seq_len must be a multiple of 2 × context_parallel for ring attention, of context_parallel for "
+               "Ulysses (× tensor_parallel with sequence parallel); ring attention needs a fused kernel",
                [](R r) noexcept {
                    const TrainingConfig& c = r.config;
                    return c.seq_len % seq_len_divisor(c) != 0 ||

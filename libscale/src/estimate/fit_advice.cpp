@@ -315,12 +315,13 @@ void add_more_gpus(const Advisor& a, std::vector<FitChange>& out, double rate) {
 }
 
 // Model parallelism at the same GPU count (docs/model.md "Tensor, sequence and context
-// parallel"; "Mixture of experts"): for each degree the smallest power of two above the one
-// given that fits, the global batch kept (fewer data-parallel ranks take more micro-batches
+// parallel"; "Mixture of experts"): each degree as given, doubled until one fits, the
+// global batch kept (fewer data-parallel ranks take more micro-batches
 // each). Context parallel splits each sequence's activations; tensor parallel, inside a node,
 // the weights, their states and (with sequence parallel) the activations; expert parallel a
 // mixture of experts' gathered experts. The same training; the rules refuse what does not
-// divide (heads, the node, the batch), and the next degree is tried.
+// divide (heads, the node, the batch), and the next degree is tried. Only under FSDP or HSDP
+// (the rules refuse model parallelism with DDP or ZeRO-1/2).
 void add_model_parallel(const Advisor& a, std::vector<FitChange>& out, double rate) {
     const TrainingConfig& c = a.c_;
     const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : a.hw_.gpus_per_node;

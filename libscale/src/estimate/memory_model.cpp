@@ -131,6 +131,12 @@ TokenBytes token_bytes(const ModelSpec& m, const TrainingConfig& c, const FineTu
     double full = kActivationBytes * saved_elements_per_layer(m, Checkpointing::none, sp, experts) +
                   rms_extra * sp * d * static_cast<double>(m.norms_per_layer);
     if (m.qk_norm != QkNorm::none) full += rms_extra * (q + kv);
+    // Ulysses: attention saves its inputs and output as the all-to-alls made them (the
+    // rank's heads over the whole sequence, key/value heads repeated when fewer than cp),
+    // the output projection its input after the all-to-all back: one more output, and the
+    // repeated keys and values.
+    if (const double kv_copies = detail::ulysses_kv_copies(m, c); kv_copies > 0)
+        full += kActivationBytes * (q + 2 * kv * (kv_copies - 1));
     // Eager attention keeps its h × s probabilities: bf16 for matmul(probs, v); transformers
     // also keeps softmax's fp32 result (`softmax(..., dtype=torch.float32)`).
     if (eager_attention) full += h * s * (hf ? 6.0 : 2.0);

@@ -57,6 +57,27 @@ SweepOutputs& SweepOutputs::add(std::string_view name, std::uint8_t* data) {
     return add_column(*this, name, data, FieldType::boolean);
 }
 
+namespace {
+
+// What a micro-batch's compute depends on in a sweep: the whole values, no bits dropped.
+struct MicroBatchKey {
+    std::int64_t micro_batch = 0, seq_len = 0;
+    bool one_gpu = false;
+    bool operator==(const MicroBatchKey&) const = default;
+    struct Hash {
+        std::size_t operator()(const MicroBatchKey& k) const noexcept {
+            // splitmix64's finalizer over the fields mixed together
+            std::uint64_t x = static_cast<std::uint64_t>(k.micro_batch) * 0x9e3779b97f4a7c15ULL ^
+                              static_cast<std::uint64_t>(k.seq_len) ^ (k.one_gpu ? 0x5851f42d4c957f2dULL : 0);
+            x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+            x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+            return static_cast<std::size_t>(x ^ (x >> 31));
+        }
+    };
+};
+
+}  // namespace
+
 void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Progress* progress) {
     detail::validate_inputs(s);
     const ModelSpec& m = s.model;
@@ -72,7 +93,7 @@ void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Pr
     // (FSDP2 then casts and copies instead of gathering: plan_operations): a plan for each
     // case, and each micro-batch timed once.
     std::optional<OperationPlan> plans[2];
-    std::unordered_map<std::uint64_t, ComputeTimes> timed;
+    std::unordered_map<MicroBatchKey, ComputeTimes, MicroBatchKey::Hash> timed;
     progress_start(progress, in.n);
     ProgressLoop loop(progress, in.n, in.n);
     for (std::size_t i = 0; i < in.n; ++i, loop.step()) {
@@ -88,9 +109,7 @@ void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Pr
             continue;
         }
         const bool one_gpu = c.gpus == std::max<std::int64_t>(c.tensor_parallel, 1);
-        const std::uint64_t key =
-            (static_cast<std::uint64_t>(c.micro_batch) << 32 ^ static_cast<std::uint64_t>(c.seq_len)) << 1 |
-            static_cast<std::uint64_t>(one_gpu);
+        const MicroBatchKey key{c.micro_batch, c.seq_len, one_gpu};
         auto it = timed.find(key);
         if (it == timed.end()) {
             std::optional<OperationPlan>& plan = plans[one_gpu ? 1 : 0];

@@ -31,6 +31,7 @@ struct GemmOp {
     double groups = 1;                 // equal GEMMs of M / groups rows each
     double share = 1;                  // of the layers
     bool looped = false;               // the groups as separate GEMMs, not one grouped GEMM
+    bool reads_block_input = false;    // q|k|v or the MLP's input: reads the normalized layer input
 };
 
 // How the experts of a mixture-of-experts layer run on one rank: split over
