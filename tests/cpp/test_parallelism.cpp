@@ -40,6 +40,8 @@ TEST(DeviceMesh, DegreesOfEachStrategy) {
     EXPECT_EQ(mesh.shard_group(), 4);  // FSDP shards over the data- and context-parallel ranks
     EXPECT_EQ(mesh.data_parallel(), 16);
     EXPECT_EQ(format_mesh(mesh), "dp_replicate 8 × dp_shard 2 × cp 2 × tp 2");
+    c.context_parallel_method = ContextParallelMethod::ulysses;  // the rules refuse it with tp; the text says it
+    EXPECT_EQ(format_mesh(device_mesh(c, 8)), "dp_replicate 8 × dp_shard 2 × cp 2 (ulysses) × tp 2");
     TrainingConfig one;
     one.gpus = 1;
     EXPECT_EQ(format_mesh(device_mesh(one, 8)), "1 GPU");

@@ -59,7 +59,7 @@ def test_tensor_parallel_trades_throughput_for_memory():
 def test_ulysses_trades_the_ring_for_all_to_alls():
     ring = libscale.Plan("llama-3.1-8b", "h100", gpus=8, seq_len=131072, context_parallel=8, torch_compile=True)
     ulysses = ring.with_(context_parallel_method="ulysses")
-    assert ulysses.options()["context_parallel_method"] == "ulysses" and str(ulysses.mesh) == "cp 8"
+    assert ulysses.options()["context_parallel_method"] == "ulysses" and str(ulysses.mesh) == "cp 8 (ulysses)"
     r, u = ring.step(), ulysses.step()
     # The same GEMMs; attention's kernels over the whole sequence instead of 1/8 of it
     assert u.gemm_s == pytest.approx(r.gemm_s, rel=1e-12)

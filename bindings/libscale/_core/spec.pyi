@@ -529,6 +529,10 @@ class DeviceMesh(metaclass=_Pybind11Type):
         """expert-parallel ranks a mixture of experts' experts split over (inside the shard group)"""
 
     @property
+    def ulysses(self) -> bool:
+        """context parallel by Ulysses' all-to-alls rather than the ring (context_parallel_method)"""
+
+    @property
     def expert_shard_group(self) -> int:
         """GPUs one expert's parameters are sharded over: shard_group / ep"""
 

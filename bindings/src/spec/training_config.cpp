@@ -42,6 +42,8 @@ void register_spec_training_config(py::module_& m) {
         .def_readonly("tp", &DeviceMesh::tp, "tensor-parallel ranks of a layer, inside one node")
         .def_readonly("ep", &DeviceMesh::ep,
                       "expert-parallel ranks a mixture of experts' experts split over (inside the shard group)")
+        .def_readonly("ulysses", &DeviceMesh::ulysses,
+                      "context parallel by Ulysses' all-to-alls rather than the ring (context_parallel_method)")
         .def_property_readonly("expert_shard_group", &DeviceMesh::expert_shard_group,
                                "GPUs one expert's parameters are sharded over: shard_group / ep")
         .def_property_readonly("shard_group", &DeviceMesh::shard_group,

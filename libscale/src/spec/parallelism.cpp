@@ -10,6 +10,7 @@ DeviceMesh device_mesh(const TrainingConfig& c, std::int64_t gpus_per_node) noex
     mesh.tp = std::max<std::int64_t>(c.tensor_parallel, 1);
     mesh.cp = std::max<std::int64_t>(c.context_parallel, 1);
     mesh.ep = std::max<std::int64_t>(c.expert_parallel, 1);
+    mesh.ulysses = mesh.cp > 1 && c.context_parallel_method == ContextParallelMethod::ulysses;
     const std::int64_t model = mesh.tp * mesh.cp;
     switch (c.strategy) {
         case Strategy::fsdp: mesh.dp_shard = std::max<std::int64_t>(c.gpus / model, 1); break;
@@ -38,6 +39,7 @@ std::string format_mesh(const DeviceMesh& mesh) {
     add("dp_replicate", mesh.dp_replicate);
     add("dp_shard", mesh.dp_shard);
     add("cp", mesh.cp);
+    if (mesh.ulysses && mesh.cp > 1) out += " (ulysses)";
     add("tp", mesh.tp);
     if (mesh.ep > 1) {
         if (!out.empty()) out += ' ';

@@ -20,6 +20,7 @@ struct DeviceMesh {
     // Expert-parallel ranks a mixture-of-experts layer's experts split over: a sub-group of
     // the shard group, not a factor of gpus (torchtitan's sparse mesh dp_replicate × efsdp × ep).
     std::int64_t ep = 1;
+    bool ulysses = false;  // context parallel by Ulysses' all-to-alls, not the ring (context_parallel_method)
     // FSDP shards parameters over the data- and context-parallel ranks of a replica
     // (torchtitan's dp_shard_cp mesh): the group each all-gather and reduce-scatter spans.
     std::int64_t shard_group() const noexcept { return dp_shard * cp; }
@@ -34,7 +35,8 @@ struct DeviceMesh {
 DeviceMesh device_mesh(const TrainingConfig& c, std::int64_t gpus_per_node) noexcept;
 
 // "dp_shard 8 × tp 8" style: the degrees above 1 (just "1 GPU" for one); expert parallel
-// in brackets after the group it splits, "dp_shard 16 (ep 8)".
+// in brackets after the group it splits, "dp_shard 16 (ep 8)", and Ulysses after the
+// context-parallel degree, "dp_shard 2 × cp 4 (ulysses)".
 std::string format_mesh(const DeviceMesh& mesh);
 
 // What one of `tp` tensor-parallel ranks holds of a decoder layer and of the head, as a
