@@ -147,6 +147,12 @@ struct ModelParallelTimes {
 // scattered to the sequence shards and the final norm's gathered for the vocabulary-
 // parallel output projection (loss_parallel's all-reduces of per-token scalars and the
 // norms' weight-gradient all-reduces are too small to count).
+// An all-to-all of `bytes` per rank over a group of consecutive ranks (Ulysses' and expert
+// parallel's), as many in a node as it holds of them.
+double consecutive_all_to_all_s(double bytes, std::int64_t ranks, std::int64_t gpn, const Calibration& cal) {
+    return all_to_all_time_s(bytes, ranks, std::min(ranks, std::max<std::int64_t>(gpn, 1)), cal);
+}
+
 // Context parallel (torch/distributed/tensor/experimental/_context_parallel/_attention.py
 // @09b101c5, its default rotate method, which torchtitan v0.2.2 trains with): each
 // attention call all-gathers the ranks' keys and values (bf16) while the local block
@@ -188,9 +194,8 @@ ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& ran
         // key/value heads repeated when fewer than cp) and one of the output back, in bf16,
         // between the projections and attention: on the critical path. Backward the four
         // transposes; full checkpointing repeats the forward's. Consecutive ranks (tp is 1).
-        const std::int64_t per_node = std::min(mesh.cp, std::max<std::int64_t>(gpn, 1));
         const double q = static_cast<double>(rank.q_width()), kv = static_cast<double>(rank.kv_width());
-        const auto a2a = [&](double width) { return all_to_all_time_s(2.0 * t * width, mesh.cp, per_node, cal); };
+        const auto a2a = [&](double width) { return consecutive_all_to_all_s(2.0 * t * width, mesh.cp, gpn, cal); };
         const double fwd = 2 * a2a(q) + 2 * a2a(kv * kv_copies);
         const double again = full ? share * fwd : 0.0;
         out.layer_forward_s += fwd;
@@ -240,9 +245,8 @@ ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& ran
         }
         const double routed = copies * std::max(c.expert_imbalance, 1.0);
         const double bytes = 2.0 * t * routed * static_cast<double>(m.hidden_size);
-        const std::int64_t per_node = std::min(mesh.ep, std::max<std::int64_t>(gpn, 1));
-        const double a2a = all_to_all_time_s(bytes, mesh.ep, per_node, cal);
-        const double counts = all_to_all_time_s(8.0 * static_cast<double>(m.num_experts), mesh.ep, per_node, cal);
+        const double a2a = consecutive_all_to_all_s(bytes, mesh.ep, gpn, cal);
+        const double counts = consecutive_all_to_all_s(8.0 * static_cast<double>(m.num_experts), mesh.ep, gpn, cal);
         const double fwd = moe * (counts + 2 * a2a), bwd = moe * 2 * a2a;
         const double again = full ? share * fwd : 0.0;
         out.layer_forward_s += fwd;
