@@ -17,6 +17,7 @@
 #include "libscale/estimate/compute_model.hpp"
 #include "libscale/estimate/step_model.hpp"
 #include "libscale/io/catalog.hpp"
+#include "libscale/spec/parallelism.hpp"
 
 namespace libscale {
 
@@ -188,7 +189,7 @@ FitResult fit(const MeasurementSet& data, const HardwareProfile& hw, const Calib
         std::string options_key;
         for (const auto& o : training_options().options)
             if (!is_batch_option(o.name)) options_key += format_option_value(o.get(c)) + ';';
-        const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
+        const std::int64_t gpn = node_gpus(c, hw);
         const auto id = [](auto& ids, const auto& key) {
             return ids.try_emplace(key, static_cast<int>(ids.size())).first->second;
         };

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "libscale/estimate/scenario.hpp"
+#include "libscale/spec/parallelism.hpp"
 
 namespace libscale {
 
@@ -324,7 +325,7 @@ void add_more_gpus(const Advisor& a, std::vector<FitChange>& out, double rate) {
 // (the rules refuse model parallelism with DDP or ZeRO-1/2).
 void add_model_parallel(const Advisor& a, std::vector<FitChange>& out, double rate) {
     const TrainingConfig& c = a.c_;
-    const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : a.hw_.gpus_per_node;
+    const std::int64_t gpn = node_gpus(c, a.hw_);
     struct Degree {
         const char* name;
         std::int64_t TrainingConfig::*field;

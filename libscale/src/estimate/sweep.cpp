@@ -33,6 +33,23 @@ SweepOutputs& add_column(SweepOutputs& out, std::string_view name, void* data, F
     return out;
 }
 
+// What a micro-batch's compute depends on in a sweep: the whole values, no bits dropped.
+struct MicroBatchKey {
+    std::int64_t micro_batch = 0, seq_len = 0;
+    bool one_gpu = false;
+    bool operator==(const MicroBatchKey&) const = default;
+    struct Hash {
+        std::size_t operator()(const MicroBatchKey& k) const noexcept {
+            // splitmix64's finalizer over the fields mixed together
+            std::uint64_t x = static_cast<std::uint64_t>(k.micro_batch) * 0x9e3779b97f4a7c15ULL ^
+                              static_cast<std::uint64_t>(k.seq_len) ^ (k.one_gpu ? 0x5851f42d4c957f2dULL : 0);
+            x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+            x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+            return static_cast<std::size_t>(x ^ (x >> 31));
+        }
+    };
+};
+
 }  // namespace
 
 SweepOutputs SweepOutputs::from(std::size_t begin) const {
@@ -56,27 +73,6 @@ SweepOutputs& SweepOutputs::add(std::string_view name, std::int64_t* data) {
 SweepOutputs& SweepOutputs::add(std::string_view name, std::uint8_t* data) {
     return add_column(*this, name, data, FieldType::boolean);
 }
-
-namespace {
-
-// What a micro-batch's compute depends on in a sweep: the whole values, no bits dropped.
-struct MicroBatchKey {
-    std::int64_t micro_batch = 0, seq_len = 0;
-    bool one_gpu = false;
-    bool operator==(const MicroBatchKey&) const = default;
-    struct Hash {
-        std::size_t operator()(const MicroBatchKey& k) const noexcept {
-            // splitmix64's finalizer over the fields mixed together
-            std::uint64_t x = static_cast<std::uint64_t>(k.micro_batch) * 0x9e3779b97f4a7c15ULL ^
-                              static_cast<std::uint64_t>(k.seq_len) ^ (k.one_gpu ? 0x5851f42d4c957f2dULL : 0);
-            x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-            x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-            return static_cast<std::size_t>(x ^ (x >> 31));
-        }
-    };
-};
-
-}  // namespace
 
 void sweep(const Scenario& s, const SweepInputs& in, const SweepOutputs& out, Progress* progress) {
     detail::validate_inputs(s);

@@ -130,6 +130,16 @@ std::string supported_list() {
     return out;
 }
 
+// "mixture-of-experts model_type read: mixtral, ...; supported model_type: ...", from the
+// family table (kFamilies is in alphabetical order).
+std::string read_lists() {
+    std::string moe;
+    for (std::size_t i = 0; i < detail::kFamilyCount; ++i)
+        if (detail::kFamilies[i].experts)
+            moe += (moe.empty() ? "" : ", ") + std::string(detail::kFamilies[i].model_type);
+    return "mixture-of-experts model_type read: " + moe + "; supported model_type: " + supported_list();
+}
+
 const detail::Family* family(std::string_view type) {
     for (std::size_t i = 0; i < detail::kFamilyCount; ++i)
         if (type == detail::kFamilies[i].model_type) return &detail::kFamilies[i];
@@ -137,22 +147,18 @@ const detail::Family* family(std::string_view type) {
 }
 
 void refuse_mixture_of_experts(const json& config, const std::string& type, std::string_view origin) {
-    for (const char* read : {"mixtral", "olmoe", "qwen2_moe", "qwen3_moe"})
-        if (type == read) return;  // their readers read the experts (hf_families.cpp)
+    if (const detail::Family* fam = family(type); fam != nullptr && fam->experts) return;
     for (const char* key : {"num_experts", "num_local_experts", "n_routed_experts"}) {
         const auto it = config.find(key);
         if (it != config.end() && it->is_number() && it->get<double>() > 1)
             throw ParseError(std::string(origin) + ": field '" + key + "' = " + it->dump() +
-                             ": a mixture-of-experts model of a family libscale does not read (mixture-of-experts "
-                             "model_type read: mixtral, olmoe, qwen2_moe, qwen3_moe; supported model_type: " +
-                             supported_list() + ")");
+                             ": a mixture-of-experts model of a family libscale does not read (" + read_lists() + ")");
     }
     if (std::find(std::begin(kMoeTypes), std::end(kMoeTypes), type) != std::end(kMoeTypes))
         throw ParseError(std::string(origin) + ": model_type '" + type +
                          "' is a mixture-of-experts model libscale does not read (its attention or routing is not "
-                         "modelled; mixture-of-experts model_type read: mixtral, olmoe, qwen2_moe, qwen3_moe; "
-                         "supported model_type: " +
-                         supported_list() + ")");
+                         "modelled; " +
+                         read_lists() + ")");
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ using FamilyReader = void (*)(const HfConfig&, ModelSpec&);
 struct Family {
     const char* model_type;
     FamilyReader read;
+    bool experts = false;  // its reader reads a mixture-of-experts layer's keys
 };
 extern const Family kFamilies[];
 extern const std::size_t kFamilyCount;

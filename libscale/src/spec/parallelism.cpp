@@ -5,6 +5,10 @@
 
 namespace libscale {
 
+std::int64_t node_gpus(const TrainingConfig& c, const HardwareProfile& hw) noexcept {
+    return c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
+}
+
 DeviceMesh device_mesh(const TrainingConfig& c, std::int64_t gpus_per_node) noexcept {
     DeviceMesh mesh;
     mesh.tp = std::max<std::int64_t>(c.tensor_parallel, 1);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "libscale/spec/hardware.hpp"
 #include "libscale/spec/model_spec.hpp"
 #include "libscale/spec/training_config.hpp"
 
@@ -29,6 +30,10 @@ struct DeviceMesh {
     std::int64_t expert_shard_group() const noexcept { return ep > 1 ? shard_group() / ep : shard_group(); }
     std::int64_t gpus() const noexcept { return dp_replicate * dp_shard * cp * tp; }
 };
+
+// The GPUs in one node of the run: the configuration's gpus_per_node where given, else
+// the hardware's.
+std::int64_t node_gpus(const TrainingConfig& c, const HardwareProfile& hw) noexcept;
 
 // The mesh of a configuration that keeps the parallel rules (config_rules.hpp); HSDP
 // shards inside a node of `gpus_per_node` GPUs and replicates across nodes.
