@@ -71,6 +71,7 @@ class _TrainingOptionsButGpus(TypedDict, total=False):
     activation_offloading: bool
     tensor_parallel: int
     sequence_parallel: bool
+    async_tensor_parallel: bool
     context_parallel: int
     context_parallel_method: Literal["ring", "ulysses"]
     pipeline_parallel: int

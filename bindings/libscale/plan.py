@@ -297,22 +297,25 @@ class Plan:
                              samples=samples, seed=seed, require_fit=require_fit)
 
     def layouts(self, *, strategies: Sequence[str] = ("fsdp", "hsdp"), tensor_parallel: Sequence[int] = (),
-                context_parallel: Sequence[int] = (), expert_parallel: Sequence[int] = (),
-                micro_batch: Sequence[int] = (1, 2, 4, 8),
+                context_parallel: Sequence[int] = (), context_parallel_method: Sequence[str] = ("ring", "ulysses"),
+                expert_parallel: Sequence[int] = (), micro_batch: Sequence[int] = (1, 2, 4, 8),
                 activation_checkpointing: Sequence[str] = ("none", "selective", "full"), intervals: int = 10,
                 samples: int = SAMPLES) -> Layouts:
         """Every layout of the plan's GPUs at its global batch (FSDP or HSDP, tensor-,
-        context- and expert-parallel degrees, micro-batch, checkpointing; the plan's other
-        options as they are), those that fit ranked fastest first; at this GPU count the
-        fastest is also the cheapest. Empty degree lists: 1 and each power of two up to the
-        node (tensor), the GPU count (context) or a mixture of experts' expert count (expert;
-        1 for a dense model); the rules drop what does not divide. The first ``intervals``
-        rows carry their tokens/s P10–P90 (``samples`` draws each)."""
+        context- and expert-parallel degrees, ring or Ulysses context parallel, micro-batch,
+        checkpointing; the plan's other options as they are), those that fit ranked fastest
+        first; at this GPU count the fastest is also the cheapest. Empty degree lists: 1 and
+        each power of two up to the node (tensor), the GPU count (context) or a mixture of
+        experts' expert count (expert; 1 for a dense model); the rules drop what does not
+        divide. Each context-parallel method is tried at every degree above 1. The first
+        ``intervals`` rows carry their tokens/s P10–P90 (``samples`` draws each)."""
         options = _estimate.UncertaintyOptions(samples=samples)
-        raw = _estimate.rank_layouts(self._scenario, [str(x) for x in strategies], [int(x) for x in tensor_parallel],
-                                     [int(x) for x in context_parallel], [int(x) for x in expert_parallel],
-                                     [int(x) for x in micro_batch], [str(x) for x in activation_checkpointing],
-                                     int(intervals), options)
+        raw = _estimate.rank_layouts(
+            self._scenario, strategies=[str(x) for x in strategies],
+            tensor_parallel=[int(x) for x in tensor_parallel], context_parallel=[int(x) for x in context_parallel],
+            context_parallel_methods=[str(x) for x in context_parallel_method],
+            expert_parallel=[int(x) for x in expert_parallel], micro_batch=[int(x) for x in micro_batch],
+            checkpointing=[str(x) for x in activation_checkpointing], intervals=int(intervals), uncertainty=options)
         return Layouts(raw, self)
 
     def sweep(self, *, threads: int = 0, **axes: Any) -> Sweep:
@@ -383,8 +386,8 @@ def estimate_step(model: ModelLike, hardware: HardwareLike, *,
 @_options.with_options_doc("training")
 def layouts(model: ModelLike, hardware: HardwareLike, *, calibration: CalibrationLike = None,
             strategies: Sequence[str] = ("fsdp", "hsdp"), tensor_parallel: Sequence[int] = (),
-            context_parallel: Sequence[int] = (), expert_parallel: Sequence[int] = (),
-            micro_batch: Sequence[int] = (1, 2, 4, 8),
+            context_parallel: Sequence[int] = (), context_parallel_method: Sequence[str] = ("ring", "ulysses"),
+            expert_parallel: Sequence[int] = (), micro_batch: Sequence[int] = (1, 2, 4, 8),
             activation_checkpointing: Sequence[str] = ("none", "selective", "full"), intervals: int = 10,
             **config: Any) -> Layouts:
     """The layouts of a run that fit, fastest first: ``Plan(model, hardware, ...).layouts(...)``.
@@ -394,8 +397,8 @@ def layouts(model: ModelLike, hardware: HardwareLike, *, calibration: Calibratio
         raise TypeError("layouts() searches the strategy: give the candidates as strategies=[...], not strategy=")
     return Plan(model, hardware, calibration=calibration, **config).layouts(
         strategies=strategies, tensor_parallel=tensor_parallel, context_parallel=context_parallel,
-        expert_parallel=expert_parallel, micro_batch=micro_batch, activation_checkpointing=activation_checkpointing,
-        intervals=intervals)
+        context_parallel_method=context_parallel_method, expert_parallel=expert_parallel, micro_batch=micro_batch,
+        activation_checkpointing=activation_checkpointing, intervals=intervals)
 
 
 @_options.with_options_doc("training")

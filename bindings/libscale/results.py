@@ -489,8 +489,8 @@ class Solution(_OfPlan, Result, SolutionFields):
 
 #: The training options a layout search varies (Plan.layouts, ``libscale layouts``), each
 #: a field of the layout's configuration.
-LAYOUT_OPTIONS = ("strategy", "tensor_parallel", "context_parallel", "expert_parallel", "micro_batch",
-                  "activation_checkpointing")
+LAYOUT_OPTIONS = ("strategy", "tensor_parallel", "context_parallel", "context_parallel_method", "expert_parallel",
+                  "micro_batch", "activation_checkpointing")
 
 
 def _layout_record(row: Any) -> dict[str, Any]:
@@ -524,8 +524,9 @@ _LAYOUT_COLUMNS = [
 
 class Layouts(_OfPlan, Result):
     """The layouts of a plan's GPUs that fit, fastest first (at a fixed GPU count also the
-    fewest GPU-hours): FSDP or HSDP, tensor-, context- and expert-parallel degrees, micro-batch
-    and checkpointing, each at the plan's global batch (``rows``; ``fastest`` the first)."""
+    fewest GPU-hours): FSDP or HSDP, tensor-, context- and expert-parallel degrees, ring or
+    Ulysses context parallel, micro-batch and checkpointing, each at the plan's global
+    batch (``rows``; ``fastest`` the first)."""
 
     SCHEMA = "libscale.layouts/1"
 

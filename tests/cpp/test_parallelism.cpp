@@ -168,6 +168,43 @@ TEST(TensorParallel, SequenceParallelCopiesAndFloat8ModuleInputCasts) {
     EXPECT_FALSE(qf.layer_gemms[3].reads_block_input);
 }
 
+// Async tensor parallel: each fused gather or scatter shows only the transfer beyond
+// (tp − 1)/tp of its matmul. Two GPUs at tp 2 leave one data-parallel rank, so FSDP
+// moves nothing and every exposed microsecond is tensor parallel's.
+TEST(TensorParallel, AsyncOverlapsTheFusedCollectivesByHand) {
+    const ModelSpec m = test::tiny_model();
+    const HardwareProfile hw = test::tiny_hardware();
+    const Calibration cal = test::tiny_calibration();
+    TrainingConfig vanilla = test::tiny_config();
+    vanilla.tensor_parallel = 2;
+    vanilla.torch_compile = true;
+    TrainingConfig async = vanilla;
+    async.async_tensor_parallel = true;
+    const StepBreakdown v = estimate_step(m, hw, cal, vanilla), a = estimate_step(m, hw, cal, async);
+    ASSERT_EQ(v.grad_accum, 4);
+    // Vanilla, per micro-batch (CollectivesByHand): 1 µs per gather or scatter, 12 µs a
+    // layer with full checkpointing, 4 layers and the root's 4 µs.
+    EXPECT_NEAR(v.exposed_comm_s, 4 * 52e-6, 1e-12);
+    // Async, on the rank's slice (q, k, v 500 wide, f 1500) at 5e14 FLOP/s and 1000 tokens:
+    // q|k|v 6 µs, o 2, gate|up 12, down 6. Half of each hides a transfer: every forward
+    // gather and scatter hides (o's 1 µs exactly), so does each backward gather of an output
+    // gradient (o's input gradient 2 µs, down's 6); the two backward scatters of summed
+    // input gradients stay, 1 µs each. The recompute's fused collectives hide too: 2 µs a
+    // layer, 8 for the four, 4 for the root: 12 µs per micro-batch.
+    EXPECT_NEAR(a.exposed_comm_s, 4 * 12e-6, 1e-12);
+    // The same bytes move: only what shows changes.
+    EXPECT_DOUBLE_EQ(a.model_parallel_comm_s, v.model_parallel_comm_s);
+    // Memory-bound work: the fused collectives skip the rearranging copies (2 × 2 B × d
+    // a token each) for a copy of the rank's own half into the symmetric buffer (2 × 2 B ×
+    // d / 2) or a sum of the partials (2 B × d read, d / 2 written). Per layer and token,
+    // forward 16 000 → 10 000 B, backward 16 000 → 12 000 B, the recompute again 6000 less:
+    // 16 000 B × 1000 tokens × 4 layers = 6.4e7 B at 5e12 B/s, 12.8 µs per micro-batch.
+    EXPECT_NEAR(v.memory_bound_s - a.memory_bound_s, 4 * 12.8e-6, 1e-12);
+    // The rule: async tensor parallel needs torch.compile (and tensor and sequence parallel).
+    async.torch_compile = false;
+    EXPECT_EQ(check_config(m, hw, async), ConfigIssue::async_tensor_parallel);
+}
+
 TEST(ContextParallel, SplitsTheSequenceNotTheWork) {
     const ModelSpec m = test::tiny_model();
     const HardwareProfile hw = test::tiny_hardware();
@@ -258,12 +295,14 @@ TEST(Layouts, RankedFastestFirstAndEachAsEstimated) {
     search.intervals = 2;
     search.uncertainty.samples = 50;
     const LayoutRanking r = rank_layouts(s, search);
-    // 8 GPUs fill one node: HSDP is FSDP there and is not tried again. tp and cp in 1, 2,
-    // 4, 8; micro-batch 1, 2, 4, 8; three checkpointing modes.
-    EXPECT_EQ(r.tried, 4 * 4 * 4 * 3);
+    // 8 GPUs fill one node: HSDP is FSDP there and is not tried again. tp in 1, 2, 4, 8;
+    // cp 1, and 2, 4, 8 each by ring and by Ulysses; micro-batch 1, 2, 4, 8; three
+    // checkpointing modes.
+    EXPECT_EQ(r.tried, 4 * (1 + 3 * 2) * 4 * 3);
     EXPECT_EQ(r.global_batch_tokens, 16000);
     EXPECT_EQ(r.tried, r.invalid + r.not_fitting + static_cast<std::int64_t>(r.rows.size()));
     ASSERT_FALSE(r.rows.empty());
+    int ulysses = 0;
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
         const LayoutRow& row = r.rows[i];
         EXPECT_TRUE(row.step.memory.fits);
@@ -275,7 +314,14 @@ TEST(Layouts, RankedFastestFirstAndEachAsEstimated) {
         }
         EXPECT_EQ(estimate_step(s.model, s.hardware, s.coefficients(), row.config).step_time_s, row.step.step_time_s);
         EXPECT_EQ(row.mesh.gpus(), 8);
+        EXPECT_EQ(row.mesh.ulysses, row.config.context_parallel_method == ContextParallelMethod::ulysses);
+        if (row.mesh.ulysses) {
+            EXPECT_GT(row.config.context_parallel, 1);
+            EXPECT_EQ(row.config.tensor_parallel, 1);  // Ulysses under tensor parallel breaks a rule
+            ++ulysses;
+        }
     }
+    EXPECT_GT(ulysses, 0);  // 10 heads: Ulysses at cp 2 fits
     // The leading rows carry an interval; a fitted calibration without covariance has
     // none to draw from, so it collapses on the estimate.
     EXPECT_NEAR(r.rows[0].tokens_per_s.p50, r.rows[0].step.tokens_per_s, 1e-6 * r.rows[0].step.tokens_per_s);
@@ -288,6 +334,10 @@ TEST(Layouts, RankedFastestFirstAndEachAsEstimated) {
     bad = {};
     bad.micro_batch = {0};
     EXPECT_NE(test::error_of([&] { (void)rank_layouts(s, bad); }).find("micro_batch contains 0"), std::string::npos);
+    bad = {};
+    bad.context_parallel_methods.clear();
+    EXPECT_NE(test::error_of([&] { (void)rank_layouts(s, bad); }).find("context_parallel_methods is empty"),
+              std::string::npos);
 }
 
 }  // namespace

@@ -821,6 +821,31 @@ TEST(ConfigValidation, EveryIssueNamesFieldAndValue) {
          },
          ConfigIssue::context_parallel_heads,
          {"tensor_parallel = 2", "'ring'"}},
+        {"async tensor parallel without tensor parallel",
+         [](TrainingConfig& c) {
+             c.async_tensor_parallel = true;
+             c.torch_compile = true;
+         },
+         ConfigIssue::async_tensor_parallel,
+         {"async_tensor_parallel = true", "tensor_parallel = 1", "valid: tensor_parallel > 1"}},
+        {"async tensor parallel without sequence parallel",
+         [](TrainingConfig& c) {
+             c.gpus = 4;
+             c.tensor_parallel = 2;
+             c.sequence_parallel = false;
+             c.async_tensor_parallel = true;
+             c.torch_compile = true;
+         },
+         ConfigIssue::async_tensor_parallel,
+         {"sequence_parallel = false", "valid: sequence_parallel = true"}},
+        {"async tensor parallel without torch.compile",
+         [](TrainingConfig& c) {
+             c.gpus = 4;
+             c.tensor_parallel = 2;
+             c.async_tensor_parallel = true;
+         },
+         ConfigIssue::async_tensor_parallel,
+         {"torch_compile = false", "valid: torch_compile = true"}},
         {"fp8 GEMMs on a 4-bit base",
          [](TrainingConfig& c) {
              c.fine_tuning = FineTuning::qlora;

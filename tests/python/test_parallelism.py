@@ -154,6 +154,24 @@ def test_layouts_rank_what_fits_and_name_the_fastest():
         libscale.Plan("llama-3.1-8b", "h100", gpus=8).layouts(strategies=["ddp"])
 
 
+def test_layouts_try_ring_and_ulysses_at_each_context_parallel_degree():
+    # Llama 3.1 8B: 32 heads, 8 key/value heads; Ulysses divides them at cp 2, 4, 8.
+    both = libscale.layouts("llama-3.1-8b", "h100", gpus=8, seq_len=65536, micro_batch=[1],
+                            activation_checkpointing=["full"], tensor_parallel=[1], intervals=0)
+    ring = libscale.layouts("llama-3.1-8b", "h100", gpus=8, seq_len=65536, micro_batch=[1],
+                            activation_checkpointing=["full"], tensor_parallel=[1], context_parallel_method=["ring"],
+                            intervals=0)
+    assert both.raw.tried == ring.raw.tried + 3   # cp 2, 4, 8 again by Ulysses; cp 1 once
+    methods = {(x["context_parallel"], x["context_parallel_method"]) for x in both.records()}
+    assert (4, "ulysses") in methods and (4, "ring") in methods   # cp 2 does not fit 65,536 tokens
+    ulysses = next(x for x in both.records() if x["context_parallel_method"] == "ulysses")
+    assert "(ulysses)" in ulysses["mesh"]
+    with pytest.raises(ValueError, match="context_parallel_method"):
+        libscale.layouts("llama-3.1-8b", "h100", gpus=8, context_parallel_method=["zigzag"])
+    with pytest.raises(ValueError, match="context_parallel_methods is empty"):
+        libscale.layouts("llama-3.1-8b", "h100", gpus=8, context_parallel_method=[])
+
+
 def test_layouts_cli_table_and_exit_status(capsys: pytest.CaptureFixture[str]):
     from libscale import cli
 

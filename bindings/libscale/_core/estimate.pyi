@@ -836,18 +836,21 @@ def projection_quantiles(
 
 def rank_layouts(
     scenario: Scenario,
+    *,
     strategies: collections.abc.Sequence[str],
     tensor_parallel: collections.abc.Sequence[int],
     context_parallel: collections.abc.Sequence[int],
+    context_parallel_methods: collections.abc.Sequence[str],
     expert_parallel: collections.abc.Sequence[int],
     micro_batch: collections.abc.Sequence[int],
     checkpointing: collections.abc.Sequence[str],
     intervals: int = 10,
     uncertainty: UncertaintyOptions = ...,
 ) -> LayoutRanking:
-    """Every layout of the scenario's GPUs (strategies × tensor_parallel × context_parallel × expert_parallel ×
-    micro_batch × checkpointing; empty degree lists: 1 and powers of two up to the node / the GPU count / the experts)
-    at its global batch: those that fit, fastest first, the first `intervals` with their tokens/s P10-P90.
+    """Every layout of the scenario's GPUs (strategies × tensor_parallel × context_parallel (× context_parallel_methods
+    above 1) × expert_parallel × micro_batch × checkpointing; empty degree lists: 1 and powers of two up to the node /
+    the GPU count / the experts) at its global batch: those that fit, fastest first, the first `intervals` with their
+    tokens/s P10-P90.
     """
 
 @typing.overload

@@ -431,6 +431,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
     activation_offloading: bool
     tensor_parallel: int
     sequence_parallel: bool
+    async_tensor_parallel: bool
     context_parallel: int
     context_parallel_method: typing.Literal['ring', 'ulysses']
     pipeline_parallel: int
@@ -483,6 +484,7 @@ class TrainingConfig(metaclass=_Pybind11Type):
         activation_offloading: bool = False,
         tensor_parallel: int = 1,
         sequence_parallel: bool = True,
+        async_tensor_parallel: bool = False,
         context_parallel: int = 1,
         context_parallel_method: typing.Literal['ring', 'ulysses'] = 'ring',
         pipeline_parallel: int = 1,

@@ -34,7 +34,8 @@ def name_list(text: str) -> list[str]:
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("layouts", help="the layouts of a run's GPUs that fit, fastest first",
                        description="Every layout of --gpus GPUs at the run's global batch: FSDP or HSDP, tensor-, "
-                                   "context- and expert-parallel degrees, micro-batch and activation checkpointing "
+                                   "context- and expert-parallel degrees, ring or Ulysses context parallel, "
+                                   "micro-batch and activation checkpointing "
                                    "(each a comma list; the degrees default to 1 and each power of two the node, "
                                    "the GPU count or the experts allow), the other options as given. Those that "
                                    "fit are ranked fastest first, which at a fixed GPU count is also the fewest "
@@ -47,6 +48,8 @@ def add_parser(sub: Any) -> None:
                    help="tensor-parallel degrees to try (default: 1 and powers of two up to the node)")
     p.add_argument("--context-parallel", type=int_list, default=[], metavar="LIST",
                    help="context-parallel degrees to try (default: 1 and powers of two up to --gpus)")
+    p.add_argument("--context-parallel-method", type=name_list, default=["ring", "ulysses"], metavar="LIST",
+                   help="context-parallel methods tried at each degree above 1 (default ring,ulysses)")
     p.add_argument("--expert-parallel", type=int_list, default=[], metavar="LIST",
                    help="expert-parallel degrees to try (default: 1 and powers of two up to a mixture of experts' "
                         "expert count; 1 for a dense model)")
@@ -73,7 +76,8 @@ def run(a: argparse.Namespace) -> int:
                        "--samples >= 1")
     plan = Plan(a.model, a.hardware, **calibration_kwargs(a), **training_values(a, skip=SEARCHED))
     result = plan.layouts(strategies=a.strategies, tensor_parallel=a.tensor_parallel,
-                          context_parallel=a.context_parallel, expert_parallel=a.expert_parallel,
+                          context_parallel=a.context_parallel, context_parallel_method=a.context_parallel_method,
+                          expert_parallel=a.expert_parallel,
                           micro_batch=a.micro_batch,
                           activation_checkpointing=a.activation_checkpointing, intervals=a.intervals,
                           samples=a.samples)

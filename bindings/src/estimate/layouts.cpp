@@ -32,14 +32,17 @@ void register_estimate_layouts(py::module_& m) {
     m.def(
         "rank_layouts",
         [](const Scenario& s, std::vector<std::string> strategies, std::vector<std::int64_t> tensor_parallel,
-           std::vector<std::int64_t> context_parallel, std::vector<std::int64_t> expert_parallel,
-           std::vector<std::int64_t> micro_batch, std::vector<std::string> checkpointing, std::int64_t intervals,
-           const UncertaintyOptions& uncertainty) {
+           std::vector<std::int64_t> context_parallel, std::vector<std::string> context_parallel_methods,
+           std::vector<std::int64_t> expert_parallel, std::vector<std::int64_t> micro_batch,
+           std::vector<std::string> checkpointing, std::int64_t intervals, const UncertaintyOptions& uncertainty) {
             LayoutSearch search;
             search.strategies.clear();
             for (const std::string& st : strategies) search.strategies.push_back(parse_strategy(st));
             search.tensor_parallel = std::move(tensor_parallel);
             search.context_parallel = std::move(context_parallel);
+            search.context_parallel_methods.clear();
+            for (const std::string& cm : context_parallel_methods)
+                search.context_parallel_methods.push_back(parse_context_parallel_method(cm));
             search.expert_parallel = std::move(expert_parallel);
             search.micro_batch = std::move(micro_batch);
             search.checkpointing.clear();
@@ -49,10 +52,12 @@ void register_estimate_layouts(py::module_& m) {
             py::gil_scoped_release release;
             return rank_layouts(s, search);
         },
-        py::arg("scenario"), py::arg("strategies"), py::arg("tensor_parallel"), py::arg("context_parallel"),
-        py::arg("expert_parallel"), py::arg("micro_batch"), py::arg("checkpointing"), py::arg("intervals") = 10,
+        py::arg("scenario"), py::kw_only(), py::arg("strategies"), py::arg("tensor_parallel"),
+        py::arg("context_parallel"), py::arg("context_parallel_methods"), py::arg("expert_parallel"),
+        py::arg("micro_batch"), py::arg("checkpointing"), py::arg("intervals") = 10,
         py::arg("uncertainty") = UncertaintyOptions{},
-        "Every layout of the scenario's GPUs (strategies × tensor_parallel × context_parallel × expert_parallel "
+        "Every layout of the scenario's GPUs (strategies × tensor_parallel × context_parallel (× "
+        "context_parallel_methods above 1) × expert_parallel "
         "× micro_batch × checkpointing; empty degree lists: 1 and powers of two up to the node / the GPU count / "
         "the experts) at its global batch: those that fit, fastest first, the first `intervals` with their tokens/s "
         "P10-P90.");

@@ -42,9 +42,11 @@ char category_of(const StepRun& row, const StepRun& ref) {
         const auto& o = find_option(training_options(), name);
         if (o.get(row.config) != o.get(ref.config)) return 'd';
     }
-    // Another device mesh: tensor, sequence or context parallel degrees (and with them the
-    // collectives on each layer's critical path), whatever else differs.
-    for (const char* name : {"tensor_parallel", "sequence_parallel", "context_parallel", "context_parallel_method"}) {
+    // Another device mesh: tensor, sequence or context parallel degrees, or how their
+    // collectives run (and with them what each layer's critical path holds), whatever else
+    // differs.
+    for (const char* name : {"tensor_parallel", "sequence_parallel", "async_tensor_parallel", "context_parallel",
+                             "context_parallel_method"}) {
         const auto& o = find_option(training_options(), name);
         if (o.get(row.config) != o.get(ref.config)) return 'e';
     }

@@ -543,10 +543,23 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
         // once, on the rank's 1/tp of the tokens, before the gather (fp8, 1 B): the linears
         // that read that input (reads_block_input) take it cast instead of casting it each.
         const double gathered = fp8 ? 1.0 : kAct;
-        o.layer_forward_bytes_per_token += 2 * (2 * gathered * d) + 2 * (2 * kAct * d);
-        o.layer_backward_bytes_per_token += 4 * (2 * kAct * d);
-        o.layer_forward_kernels += 4;
-        o.layer_backward_kernels += 4;
+        if (c.async_tensor_parallel) {
+            // The fused collectives (step_model.cpp) skip the rearranging: a gather copies
+            // the rank's own chunk (1/tp of the tokens) into its symmetric buffer, a scatter
+            // sums the tp partials it received (reads the tokens' whole width, writes its
+            // 1/tp). Backward's two scatters stay NCCL's, rearranged. Each fused one
+            // launches its chunks' matmuls and copies and the barriers between: about 2·tp.
+            o.layer_forward_bytes_per_token += 2 * (2 * gathered * d * sp) + 2 * (kAct * d * (1 + sp));
+            o.layer_backward_bytes_per_token += 2 * (2 * gathered * d * sp) + 2 * (2 * kAct * d);
+            const double launches = 2.0 * static_cast<double>(c.tensor_parallel);
+            o.layer_forward_kernels += 4 * launches;
+            o.layer_backward_kernels += 2 * launches + 2;
+        } else {
+            o.layer_forward_bytes_per_token += 2 * (2 * gathered * d) + 2 * (2 * kAct * d);
+            o.layer_backward_bytes_per_token += 4 * (2 * kAct * d);
+            o.layer_forward_kernels += 4;
+            o.layer_backward_kernels += 4;
+        }
         if (fp8) {
             const double cast = c.torch_compile ? 3 : 5, cast_kernels = c.torch_compile ? 1 : 3;
             for (int i = 0; i < o.layer_gemm_count; ++i) {

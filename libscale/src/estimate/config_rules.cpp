@@ -17,10 +17,6 @@ namespace {
 
 bool is_positive_multiple(std::int64_t value, std::int64_t unit) { return unit > 0 && value > 0 && value % unit == 0; }
 
-std::int64_t gpus_per_node(const RuleInput& r) {
-    return r.config.gpus_per_node > 0 ? r.config.gpus_per_node : r.hardware.gpus_per_node;
-}
-
 // The bounds of an option a sweep varies per element, read from the training option table
 // once (the table is the one declaration of the range).
 struct Bounds {
@@ -92,7 +88,8 @@ constexpr std::array kRules{
                [](std::ostream& os, R r) { explain_range(os, "gpus", r.config.gpus); }},
     ConfigRule{ConfigIssue::gpus_per_node, "gpus_per_node", "gpus_per_node must be a positive integer",
                [](R r) noexcept {
-                   return !swept_bounds().gpus_per_node.holds(r.config.gpus_per_node) || gpus_per_node(r) <= 0;
+                   return !swept_bounds().gpus_per_node.holds(r.config.gpus_per_node) ||
+                          node_gpus(r.config, r.hardware) <= 0;
                },
                [](std::ostream& os, R r) {
                    if (r.config.gpus_per_node != 0) explain_range(os, "gpus_per_node", r.config.gpus_per_node);
@@ -108,11 +105,11 @@ constexpr std::array kRules{
                [](std::ostream& os, R r) { explain_range(os, "micro_batch", r.config.micro_batch); }},
     ConfigRule{ConfigIssue::whole_nodes, "whole_nodes", "HSDP needs whole nodes (gpus a multiple of gpus_per_node)",
                [](R r) noexcept {
-                   const std::int64_t gpn = gpus_per_node(r);
+                   const std::int64_t gpn = node_gpus(r.config, r.hardware);
                    return r.config.strategy == Strategy::hsdp && r.config.gpus > gpn && r.config.gpus % gpn != 0;
                },
                [](std::ostream& os, R r) {
-                   const std::int64_t gpn = gpus_per_node(r), g = r.config.gpus;
+                   const std::int64_t gpn = node_gpus(r.config, r.hardware), g = r.config.gpus;
                    os << "gpus = " << g << " does not fill whole nodes of " << gpn
                       << " GPUs; HSDP replicates whole nodes, so use a multiple of " << gpn << " (e.g. "
                       << (g / gpn) * gpn << " or " << (g / gpn + 1) * gpn << ")";
@@ -151,7 +148,8 @@ constexpr std::array kRules{
                    const std::int64_t model = c.tensor_parallel * c.context_parallel;
                    if (model <= 1) return false;  // below 1: the option table's error
                    if (c.gpus % model != 0) return true;
-                   return c.strategy == Strategy::hsdp && std::min(c.gpus, gpus_per_node(r)) % model != 0;
+                   return c.strategy == Strategy::hsdp &&
+                          std::min(c.gpus, node_gpus(r.config, r.hardware)) % model != 0;
                },
                [](std::ostream& os, R r) {
                    const TrainingConfig& c = r.config;
@@ -163,22 +161,24 @@ constexpr std::array kRules{
                           << "; gpus must be data-parallel ranks × context_parallel × tensor_parallel (e.g. "
                           << std::max<std::int64_t>(c.gpus / model, 1) * model << ")";
                    else
-                       os << " does not divide the " << std::min(c.gpus, gpus_per_node(r))
+                       os << " does not divide the " << std::min(c.gpus, node_gpus(r.config, r.hardware))
                           << " GPUs of a node that HSDP shards over; use degrees whose product divides it, or "
                              "strategy 'fsdp'";
                }},
-    ConfigRule{
-        ConfigIssue::tensor_parallel_node, "tensor_parallel_node",
-        "tensor_parallel must divide gpus_per_node (tensor parallel stays inside a node)",
-        [](R r) noexcept { return r.config.tensor_parallel > 1 && gpus_per_node(r) % r.config.tensor_parallel != 0; },
-        [](std::ostream& os, R r) {
-            const std::int64_t gpn = gpus_per_node(r);
-            os << "tensor_parallel = " << r.config.tensor_parallel << " does not divide the " << gpn << " GPUs of a "
-               << r.hardware.name
-               << " node; tensor parallel runs collectives in every layer and stays on a node's NVLink: "
-                  "valid: ";
-            list_divisors(os, gpn);
-        }},
+    ConfigRule{ConfigIssue::tensor_parallel_node, "tensor_parallel_node",
+               "tensor_parallel must divide gpus_per_node (tensor parallel stays inside a node)",
+               [](R r) noexcept {
+                   return r.config.tensor_parallel > 1 &&
+                          node_gpus(r.config, r.hardware) % r.config.tensor_parallel != 0;
+               },
+               [](std::ostream& os, R r) {
+                   const std::int64_t gpn = node_gpus(r.config, r.hardware);
+                   os << "tensor_parallel = " << r.config.tensor_parallel << " does not divide the " << gpn
+                      << " GPUs of a " << r.hardware.name
+                      << " node; tensor parallel runs collectives in every layer and stays on a node's NVLink: "
+                         "valid: ";
+                   list_divisors(os, gpn);
+               }},
     ConfigRule{ConfigIssue::tensor_parallel_model, "tensor_parallel_model",
                "tensor_parallel must divide the model's heads, key/value heads and MLP width",
                [](R r) noexcept {
@@ -209,7 +209,8 @@ constexpr std::array kRules{
                    const std::int64_t ep = c.expert_parallel;
                    if (ep <= 1) return false;
                    if (!r.model.moe() || (c.strategy != Strategy::fsdp && c.strategy != Strategy::hsdp)) return true;
-                   return r.model.num_experts % ep != 0 || device_mesh(c, gpus_per_node(r)).shard_group() % ep != 0;
+                   return r.model.num_experts % ep != 0 ||
+                          device_mesh(c, node_gpus(r.config, r.hardware)).shard_group() % ep != 0;
                },
                [](std::ostream& os, R r) {
                    const TrainingConfig& c = r.config;
@@ -225,7 +226,7 @@ constexpr std::array kRules{
                              "strategy 'fsdp' or 'hsdp', or expert_parallel = 1";
                        return;
                    }
-                   const std::int64_t group = device_mesh(c, gpus_per_node(r)).shard_group();
+                   const std::int64_t group = device_mesh(c, node_gpus(r.config, r.hardware)).shard_group();
                    if (r.model.num_experts % ep != 0)
                        os << " does not divide " << r.model.name << "'s num_experts = " << r.model.num_experts
                           << " (each rank holds whole experts)";
@@ -312,6 +313,30 @@ constexpr std::array kRules{
                        os << (first ? "" : ", ") << d;
                        first = false;
                    }
+               }},
+    // torchtitan's parallelize (models/llama3/infra/parallelize.py maybe_enable_async_tp):
+    // the micro-pipeline pass runs in torch.compile's graphs, on sequence parallel's gathers
+    // and scatters.
+    ConfigRule{ConfigIssue::async_tensor_parallel, "async_tensor_parallel",
+               "async tensor parallel needs tensor_parallel > 1, sequence_parallel and torch_compile",
+               [](R r) noexcept {
+                   const TrainingConfig& c = r.config;
+                   return c.async_tensor_parallel &&
+                          (c.tensor_parallel <= 1 || !c.sequence_parallel || !c.torch_compile);
+               },
+               [](std::ostream& os, R r) {
+                   const TrainingConfig& c = r.config;
+                   os << "async_tensor_parallel = true with ";
+                   if (c.tensor_parallel <= 1)
+                       os << "tensor_parallel = " << c.tensor_parallel
+                          << ": it overlaps tensor parallel's collectives; valid: tensor_parallel > 1, or "
+                             "async_tensor_parallel = false";
+                   else if (!c.sequence_parallel)
+                       os << "sequence_parallel = false: it splits sequence parallel's gathers and scatters, not "
+                             "all-reduces; valid: sequence_parallel = true";
+                   else
+                       os << "torch_compile = false: the micro-pipeline pass runs in torch.compile's graphs "
+                             "(torchtitan requires --training.compile); valid: torch_compile = true";
                }},
     ConfigRule{ConfigIssue::seq_len_too_long, "seq_len_too_long", "seq_len exceeds the model's max_position_embeddings",
                [](R r) noexcept { return r.config.seq_len > r.model.max_position_embeddings; },

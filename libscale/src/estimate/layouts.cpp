@@ -10,6 +10,7 @@
 #include "estimate/rank_detail.hpp"
 #include "libscale/estimate/config_rules.hpp"
 #include "libscale/estimate/projection.hpp"
+#include "libscale/spec/parallelism.hpp"
 
 namespace libscale {
 
@@ -48,11 +49,21 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
         throw std::invalid_argument("intervals = " + std::to_string(search.intervals) + "; it must be >= 0");
 
     const TrainingConfig& base = s.config;
-    const std::int64_t gpn = base.gpus_per_node > 0 ? base.gpus_per_node : s.hardware.gpus_per_node;
+    const std::int64_t gpn = node_gpus(base, s.hardware);
     const std::vector<std::int64_t> tps =
         search.tensor_parallel.empty() ? powers_of_two(std::min(gpn, base.gpus)) : search.tensor_parallel;
     const std::vector<std::int64_t> cps =
         search.context_parallel.empty() ? powers_of_two(base.gpus) : search.context_parallel;
+    if (search.context_parallel_methods.empty())
+        throw std::invalid_argument("context_parallel_methods is empty; give ring, ulysses or both");
+    // Each context-parallel degree with each method; degree 1 once, with the scenario's method.
+    std::vector<std::pair<std::int64_t, ContextParallelMethod>> cps_methods;
+    for (const std::int64_t cp : cps) {
+        if (cp == 1) cps_methods.emplace_back(cp, base.context_parallel_method);
+        else
+            for (const ContextParallelMethod method : search.context_parallel_methods)
+                cps_methods.emplace_back(cp, method);
+    }
     const std::vector<std::int64_t> eps = !search.expert_parallel.empty() ? search.expert_parallel
                                           : s.model.moe() ? powers_of_two(std::min(s.model.num_experts, base.gpus))
                                                           : std::vector<std::int64_t>{1};
@@ -81,12 +92,12 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
     for (const Strategy strategy : search.strategies)
         if (strategy != Strategy::hsdp || base.gpus > gpn) strategies.push_back(strategy);  // HSDP in one node: FSDP
     const std::size_t per_strategy =
-        tps.size() * cps.size() * eps.size() * search.micro_batch.size() * search.checkpointing.size();
+        tps.size() * cps_methods.size() * eps.size() * search.micro_batch.size() * search.checkpointing.size();
     std::vector<std::size_t> order;
     out.rows.reserve(per_strategy * strategies.size());  // untouched capacity costs no pages
     for (std::size_t ti = 0; ti < tps.size(); ++ti) {
         const auto& [slice, counts] = slices[ti];
-        for (std::size_t ci = 0; ci < cps.size(); ++ci)
+        for (std::size_t ci = 0; ci < cps_methods.size(); ++ci)
             for (std::size_t ei = 0; ei < eps.size(); ++ei)
                 for (std::size_t ai = 0; ai < search.checkpointing.size(); ++ai) {
                     std::optional<OperationPlan> plan;
@@ -96,7 +107,10 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
                             TrainingConfig c = base;
                             c.strategy = strategies[si];
                             c.tensor_parallel = tps[ti];
-                            c.context_parallel = cps[ci];
+                            // Async tensor parallel, where asked for, on the layouts that have it.
+                            c.async_tensor_parallel = base.async_tensor_parallel && tps[ti] > 1;
+                            c.context_parallel = cps_methods[ci].first;
+                            c.context_parallel_method = cps_methods[ci].second;
                             c.expert_parallel = eps[ei];
                             c.micro_batch = search.micro_batch[mi];
                             c.activation_checkpointing = search.checkpointing[ai];
@@ -122,7 +136,7 @@ LayoutRanking rank_layouts(const Scenario& s, const LayoutSearch& search) {
                                  {}});
                             order.push_back(
                                 si * per_strategy +
-                                (((ti * cps.size() + ci) * eps.size() + ei) * search.micro_batch.size() + mi) *
+                                (((ti * cps_methods.size() + ci) * eps.size() + ei) * search.micro_batch.size() + mi) *
                                     search.checkpointing.size() +
                                 ai);
                         }

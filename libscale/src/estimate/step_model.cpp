@@ -160,33 +160,68 @@ double consecutive_all_to_all_s(double bytes, std::int64_t ranks, std::int64_t g
 // block and passes the keys' and values' gradients around the ring in fp32, one hop after
 // each block (cp hops). The time beyond the attention it overlaps is exposed.
 ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& rank, const ComputeTimes& ct,
-                                        const Calibration& cal, const TrainingConfig& c, std::int64_t gpn,
-                                        const DeviceMesh& mesh) {
+                                        const HardwareProfile& hw, const Calibration& cal, const TrainingConfig& c,
+                                        std::int64_t gpn, const DeviceMesh& mesh) {
     ModelParallelTimes out;
     const double t = rank_tokens(c), L = ct.layers;
     const double share =
         m.num_layers > 0 ? static_cast<double>(checkpointed_layers(c, m.num_layers)) / static_cast<double>(m.num_layers)
                          : 0.0;
     const bool full = c.activation_checkpointing == Checkpointing::full;
+    // The share of a layer's forward collectives that full checkpointing runs again
+    // (op-level checkpointing saves the collectives' outputs).
+    const double rerun = full ? share : 0.0;
     if (mesh.tp > 1) {
         const LinkLevel link = ring_link(mesh.tp, gpn, cal);
         const double act = 2.0 * t * static_cast<double>(m.hidden_size);
         double pair = 0, recompute = 0;  // a gather and a reduction; the recomputed forward's
+        double recompute_comm = 0;       // the recomputed collectives, hidden or not
+        double fwd = 0, bwd = 0;         // the layer's exposed collectives
         if (c.sequence_parallel) {
             const double gathered = c.precision == Precision::fp8 ? act / 2 : act;
             const double ag = ring_time_s(Collective::all_gather, gathered, mesh.tp, link);
-            pair = ag + ring_time_s(Collective::reduce_scatter, act, mesh.tp, link);
-            recompute = full ? 2 * pair : 2 * ag;
+            const double rs = ring_time_s(Collective::reduce_scatter, act, mesh.tp, link);
+            pair = ag + rs;
+            fwd = bwd = 2 * pair;
+            recompute = recompute_comm = full ? 2 * pair : 2 * ag;
+            if (c.async_tensor_parallel) {
+                // Micro-pipelined (torch/distributed/_symmetric_memory/__init__.py
+                // _pipelined_all_gather_and_consume, _pipelined_produce_and_all2all): the
+                // matmul runs on the rank's own chunk first, then on each peer's as the copy
+                // engine brings it (or sends each partial as it is made), so what shows is
+                // the transfer beyond (tp − 1)/tp of the matmul. The pass fuses a gather
+                // with the matmuls that read it (q|k|v, gate|up forward; o's and down's
+                // input gradients backward) and a scatter with the one matmul that makes
+                // its input (o, down forward); backward's scatters take sums of matmuls
+                // (q + k + v, gate + up) and stay NCCL's (micro_pipeline_tp.py
+                // _find_producer_matmul matches a lone mm). The head keeps its own.
+                const bool fp8 = c.precision == Precision::fp8;
+                const double d = static_cast<double>(rank.hidden_size), f = static_cast<double>(rank.intermediate_size);
+                const double q = static_cast<double>(rank.q_width()), kv = static_cast<double>(rank.kv_width());
+                const auto gemm = [&](double n, double k) { return gemm_time_s(hw, cal, t, n, k, fp8); };
+                const double tp = static_cast<double>(mesh.tp);
+                const auto exposed = [&](double transfer, double matmul) {
+                    return std::max(0.0, transfer - matmul * (tp - 1) / tp);
+                };
+                const double inputs = rank.mlp == MlpKind::gated ? 2 : 1;  // gate and up, or up
+                const double qkv = gemm(q, d) + 2 * gemm(kv, d), o = gemm(d, q), gate_up = inputs * gemm(f, d),
+                             down = gemm(d, f);
+                const double ag_in = exposed(ag, qkv) + exposed(ag, gate_up);
+                fwd = ag_in + exposed(rs, o) + exposed(rs, down);
+                bwd = exposed(ag, gemm(q, d)) + exposed(ag, gemm(f, d)) + 2 * rs;
+                recompute = full ? fwd : ag_in;
+            }
         } else {
             pair = ring_time_s(Collective::all_reduce, act, mesh.tp, link);
-            recompute = 2 * pair;
+            fwd = bwd = 2 * pair;
+            recompute = recompute_comm = 2 * pair;
         }
-        if (c.activation_checkpointing == Checkpointing::none) recompute = 0;
-        out.layer_forward_s += 2 * pair;
-        out.layer_backward_s += 2 * pair + share * recompute;
+        if (c.activation_checkpointing == Checkpointing::none) recompute = recompute_comm = 0;
+        out.layer_forward_s += fwd;
+        out.layer_backward_s += bwd + share * recompute;
         out.head_forward_s += pair;
         out.head_backward_s += pair;
-        out.comm_s += L * (4 * pair + share * recompute) + 2 * pair;
+        out.comm_s += L * (4 * pair + share * recompute_comm) + 2 * pair;
     }
     if (const double kv_copies = detail::ulysses_kv_copies(rank, c); mesh.cp > 1 && kv_copies > 0) {
         // Ulysses (DeepSpeed ALST UlyssesSPAttentionHF, its _DimZeroAllToAll): per layer an
@@ -197,7 +232,7 @@ ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& ran
         const double q = static_cast<double>(rank.q_width()), kv = static_cast<double>(rank.kv_width());
         const auto a2a = [&](double width) { return consecutive_all_to_all_s(2.0 * t * width, mesh.cp, gpn, cal); };
         const double fwd = 2 * a2a(q) + 2 * a2a(kv * kv_copies);
-        const double again = full ? share * fwd : 0.0;
+        const double again = rerun * fwd;
         out.layer_forward_s += fwd;
         out.layer_backward_s += fwd + again;
         out.comm_s += L * (2 * fwd + again);
@@ -211,11 +246,11 @@ ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& ran
         const double a_f = ct.layer_attention_forward_s, a_b = ct.layer_attention_backward_s;
         const double local = 1.0 / cp;  // the share of the blocks that is the rank's own
         const double fwd = std::max(0.0, gather - local * a_f);
-        const double bwd = std::max(0.0, gather - local * a_b) + std::max(0.0, hops - (1.0 - local) * a_b) +
-                           (full ? share * fwd : 0.0);
+        const double bwd =
+            std::max(0.0, gather - local * a_b) + std::max(0.0, hops - (1.0 - local) * a_b) + rerun * fwd;
         out.layer_forward_s += fwd;
         out.layer_backward_s += bwd;
-        out.comm_s += L * (gather * (full ? 2.0 + share : 2.0) + hops);
+        out.comm_s += L * (gather * (2.0 + rerun) + hops);
     }
     if (mesh.ep > 1 && m.moe()) {
         // Expert parallel (torchtitan b5bcd76c models/common/token_dispatcher.py, its
@@ -248,7 +283,7 @@ ModelParallelTimes model_parallel_times(const ModelSpec& m, const ModelSpec& ran
         const double a2a = consecutive_all_to_all_s(bytes, mesh.ep, gpn, cal);
         const double counts = consecutive_all_to_all_s(8.0 * static_cast<double>(m.num_experts), mesh.ep, gpn, cal);
         const double fwd = moe * (counts + 2 * a2a), bwd = moe * 2 * a2a;
-        const double again = full ? share * fwd : 0.0;
+        const double again = rerun * fwd;
         out.layer_forward_s += fwd;
         out.layer_backward_s += bwd + again;
         out.comm_s += L * (fwd + bwd + again);
@@ -377,9 +412,7 @@ double optimizer_step_s(const FineTuningPlan& ft, const HardwareProfile& hw, con
     std::int64_t ways = 1;
     switch (c.strategy) {
         case Strategy::fsdp:
-        case Strategy::hsdp:
-            ways = device_mesh(c, c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node).shard_group();
-            break;
+        case Strategy::hsdp: ways = device_mesh(c, node_gpus(c, hw)).shard_group(); break;
         case Strategy::zero1:
         case Strategy::zero2: ways = c.gpus; break;  // no tensor or context parallel (parallel_strategy)
         case Strategy::ddp: ways = 1; break;
@@ -397,7 +430,7 @@ StepBreakdown compose_step(const ModelSpec& m, const ParameterCounts& p, const M
                            const ComputeTimes& ct, const MemoryBreakdown* memory = nullptr) noexcept {
     StepBreakdown s;
     const std::int64_t n = c.gpus;
-    const std::int64_t gpn = c.gpus_per_node > 0 ? c.gpus_per_node : hw.gpus_per_node;
+    const std::int64_t gpn = node_gpus(c, hw);
     const DeviceMesh mesh = device_mesh(c, gpn);
     // A data-parallel rank's micro-batch; its tensor- and context-parallel GPUs share it.
     const double t = static_cast<double>(c.micro_batch * c.seq_len);
@@ -421,7 +454,7 @@ StepBreakdown compose_step(const ModelSpec& m, const ParameterCounts& p, const M
     ComputeTimes wall = ct;
     ModelParallelTimes mp;
     if (mesh.tp > 1 || mesh.cp > 1 || mesh.ep > 1) {
-        mp = model_parallel_times(m, mr, ct, cal, c, gpn, mesh);
+        mp = model_parallel_times(m, mr, ct, hw, cal, c, gpn, mesh);
         wall.layer_forward_s += mp.layer_forward_s;
         wall.layer_backward_s += mp.layer_backward_s;
         wall.head_forward_s += mp.head_forward_s;

@@ -116,6 +116,10 @@ const OptionTable<TrainingConfig>& training_options() {
                        "with tensor_parallel > 1: norms and residuals split by tokens, the layer's collectives "
                        "all-gather and reduce-scatter its activations instead of all-reducing them (Megatron-LM "
                        "sequence_parallel; torchtitan always)"),
+            boolean<C>("async_tensor_parallel", &C::async_tensor_parallel,
+                       "with tensor_parallel > 1, sequence_parallel and torch_compile: each activation gather that "
+                       "feeds matmuls and each scatter a matmul feeds runs in per-rank chunks beside that matmul "
+                       "(torchtitan enable_async_tensor_parallel, PyTorch's micro-pipeline TP)"),
             integer<C>("context_parallel", &C::context_parallel, "GPUs",
                        "context-parallel degree: each sequence split over this many GPUs, ring attention "
                        "exchanging keys and values (PyTorch context_parallel; torchtitan context_parallel_degree) "

@@ -40,6 +40,7 @@ enum class ConfigIssue : std::uint8_t {
     mixture_of_experts,     // a mixture-of-experts model under tensor parallel or with adapters
     parallel_seq_len,  // seq_len not a multiple of 2 × cp (× tp with sequence parallel), or eager attention under cp
     context_parallel_heads,  // Ulysses context parallel with heads it does not divide, or under tensor parallel
+    async_tensor_parallel,   // async tensor parallel without tensor parallel, sequence parallel or torch.compile
     seq_len_too_long,        // beyond the model's max_position_embeddings
     batch_overflow,          // data-parallel ranks × micro_batch × seq_len overflows a 64-bit token count
     global_batch,            // not a positive multiple of data-parallel ranks × micro_batch × seq_len

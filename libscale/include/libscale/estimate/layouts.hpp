@@ -1,8 +1,8 @@
 // Choosing a layout (docs/model.md section 9, "Choosing a layout"): every way to lay a
 // scenario's run out on its GPUs (FSDP or HSDP, tensor-, context- and expert-parallel
-// degrees, micro-batch, activation checkpointing) at the scenario's global batch, each estimated;
-// those that fit, fastest first. At a fixed GPU count the fastest layout is also the one
-// that costs the fewest GPU-hours for the same tokens.
+// degrees, ring or Ulysses context parallel, micro-batch, activation checkpointing) at
+// the scenario's global batch, each estimated; those that fit, fastest first. At a fixed GPU count the fastest layout
+// is also the one that costs the fewest GPU-hours for the same tokens.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,9 @@ struct LayoutSearch {
     std::vector<std::int64_t> tensor_parallel;
     // Empty: 1 and each power of two up to the GPU count.
     std::vector<std::int64_t> context_parallel;
+    // How context parallel splits attention, each tried at every degree above 1.
+    std::vector<ContextParallelMethod> context_parallel_methods = {ContextParallelMethod::ring,
+                                                                   ContextParallelMethod::ulysses};
     // Empty: for a mixture of experts 1 and each power of two up to its expert count and the
     // GPU count; for a dense model 1.
     std::vector<std::int64_t> expert_parallel;

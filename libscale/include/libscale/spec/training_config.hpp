@@ -176,6 +176,11 @@ struct TrainingConfig {
     // exchanging keys and values (Liu et al., arXiv 2310.01889; PyTorch context_parallel).
     std::int64_t tensor_parallel = 1;
     bool sequence_parallel = true;
+    // Async tensor parallel (torchtitan enable_async_tensor_parallel: torch.compile's
+    // micro-pipeline pass, torch/_inductor/fx_passes/micro_pipeline_tp.py): each gather that
+    // feeds matmuls and each scatter a matmul feeds split into per-rank chunks that the copy
+    // engine moves while the matmul runs on the others (torch/distributed/_symmetric_memory).
+    bool async_tensor_parallel = false;
     // Expert parallel's token transport (below; a byte here, beside the flag, packs the struct).
     ExpertCommBackend expert_comm_backend = ExpertCommBackend::standard;
     ContextParallelMethod context_parallel_method = ContextParallelMethod::ring;  // a byte, packed beside them
