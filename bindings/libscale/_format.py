@@ -229,7 +229,7 @@ def uncalibrated_spread_pct(file: Any) -> float | None:
 
 
 def calibration_kind(kind: str, spread_pct: float | None = None) -> str:
-    """'default (uncalibrated ±18 %)', 'fitted', 'derived'."""
+    """'default (uncalibrated ±17 %)', 'fitted', 'derived'."""
     if kind != "default":
         return kind
     return "default (uncalibrated)" if spread_pct is None else f"default (uncalibrated ±{spread_pct:.0f} %)"
@@ -241,7 +241,7 @@ def calibration_file_kind(file: Any) -> str:
 
 
 def calibration_label(c: Mapping[str, Any]) -> str:
-    """'default (uncalibrated ±18 %)', or the kind and where it came from: 'derived (path)'."""
+    """'default (uncalibrated ±17 %)', or the kind and where it came from: 'derived (path)'."""
     kind = calibration_kind(c["kind"], c.get("uncalibrated_p10_p90_pct"))
     if c["kind"] != "default" and c.get("source"):
         return f"{kind} ({c['source']})"

@@ -168,8 +168,8 @@ TEST(TensorParallel, SequenceParallelCopiesAndFloat8ModuleInputCasts) {
     EXPECT_FALSE(qf.layer_gemms[3].reads_block_input);
 }
 
-// Async tensor parallel: each fused gather or scatter shows only the transfer beyond
-// (tp − 1)/tp of its matmul. Two GPUs at tp 2 leave one data-parallel rank, so FSDP
+// Async tensor parallel: each of the forward's fused gathers and scatters shows only the
+// transfer beyond (tp − 1)/tp of its matmul. Two GPUs at tp 2 leave one data-parallel rank, so FSDP
 // moves nothing and every exposed microsecond is tensor parallel's.
 TEST(TensorParallel, AsyncOverlapsTheFusedCollectivesByHand) {
     const ModelSpec m = test::tiny_model();
@@ -186,20 +186,24 @@ TEST(TensorParallel, AsyncOverlapsTheFusedCollectivesByHand) {
     // layer with full checkpointing, 4 layers and the root's 4 µs.
     EXPECT_NEAR(v.exposed_comm_s, 4 * 52e-6, 1e-12);
     // Async, on the rank's slice (q, k, v 500 wide, f 1500) at 5e14 FLOP/s and 1000 tokens:
-    // q|k|v 6 µs, o 2, gate|up 12, down 6. Half of each hides a transfer: every forward
-    // gather and scatter hides (o's 1 µs exactly), so does each backward gather of an output
-    // gradient (o's input gradient 2 µs, down's 6); the two backward scatters of summed
-    // input gradients stay, 1 µs each. The recompute's fused collectives hide too: 2 µs a
-    // layer, 8 for the four, 4 for the root: 12 µs per micro-batch.
-    EXPECT_NEAR(a.exposed_comm_s, 4 * 12e-6, 1e-12);
+    // q|k|v 6 µs, o 2, gate|up 12, down 6. Half of each hides a transfer, so every gather
+    // and scatter of the forward, and of full checkpointing's recompute of it, hides (o's
+    // 1 µs exactly). Backward keeps its two pairs: 4 µs a layer, 16 for the four, 4 for the
+    // root: 20 µs per micro-batch.
+    EXPECT_NEAR(a.exposed_comm_s, 4 * 20e-6, 1e-12);
     // The same bytes move: only what shows changes.
     EXPECT_DOUBLE_EQ(a.model_parallel_comm_s, v.model_parallel_comm_s);
-    // Memory-bound work: the fused collectives skip the rearranging copies (2 × 2 B × d
-    // a token each) for a copy of the rank's own half into the symmetric buffer (2 × 2 B ×
-    // d / 2) or a sum of the partials (2 B × d read, d / 2 written). Per layer and token,
-    // forward 16 000 → 10 000 B, backward 16 000 → 12 000 B, the recompute again 6000 less:
-    // 16 000 B × 1000 tokens × 4 layers = 6.4e7 B at 5e12 B/s, 12.8 µs per micro-batch.
-    EXPECT_NEAR(v.memory_bound_s - a.memory_bound_s, 4 * 12.8e-6, 1e-12);
+    // Memory-bound work: the fused collectives skip the rearranging copies (2 × 2 B × d a
+    // token each) for a copy of the rank's own half into the symmetric buffer (2 × 2 B × d
+    // / 2) or a sum of the partials (2 B × d read, d / 2 written): 16 000 → 10 000 B a token
+    // and layer, forward and recompute: 12 000 B × 1000 tokens × 4 layers = 4.8e7 B at 5e12
+    // B/s, 9.6 µs per micro-batch.
+    EXPECT_NEAR(v.memory_bound_s - a.memory_bound_s, 4 * 9.6e-6, 1e-12);
+    // Op-level checkpointing recomputes the gathers unfused: 2 µs a layer on top of the
+    // backward's 4, 24 + 4 µs per micro-batch.
+    TrainingConfig sel = async;
+    sel.activation_checkpointing = Checkpointing::selective;
+    EXPECT_NEAR(estimate_step(m, hw, cal, sel).exposed_comm_s, 4 * 28e-6, 1e-12);
     // The rule: async tensor parallel needs torch.compile (and tensor and sequence parallel).
     async.torch_compile = false;
     EXPECT_EQ(check_config(m, hw, async), ConfigIssue::async_tensor_parallel);

@@ -544,16 +544,20 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
         // that read that input (reads_block_input) take it cast instead of casting it each.
         const double gathered = fp8 ? 1.0 : kAct;
         if (c.async_tensor_parallel) {
-            // The fused collectives (step_model.cpp) skip the rearranging: a gather copies
-            // the rank's own chunk (1/tp of the tokens) into its symmetric buffer, a scatter
-            // sums the tp partials it received (reads the tokens' whole width, writes its
-            // 1/tp). Backward's two scatters stay NCCL's, rearranged. Each fused one
-            // launches its chunks' matmuls and copies and the barriers between: about 2·tp.
-            o.layer_forward_bytes_per_token += 2 * (2 * gathered * d * sp) + 2 * (kAct * d * (1 + sp));
-            o.layer_backward_bytes_per_token += 2 * (2 * gathered * d * sp) + 2 * (2 * kAct * d);
-            const double launches = 2.0 * static_cast<double>(c.tensor_parallel);
-            o.layer_forward_kernels += 4 * launches;
-            o.layer_backward_kernels += 2 * launches + 2;
+            // The forward's fused collectives (step_model.cpp) skip the rearranging: a
+            // gather copies the rank's own chunk (1/tp of the tokens) into its symmetric
+            // buffer, a scatter sums the tp partials it received (reads the tokens' whole
+            // width, writes its 1/tp). Each launches its chunks' matmuls and copies and the
+            // barriers between: about 2·tp. Full checkpointing's recompute is that forward
+            // again; op-level checkpointing's, and backward, rearrange as without async.
+            const double fused = 2 * (2 * gathered * d * sp) + 2 * (kAct * d * (1 + sp));
+            const double rearranged = 2 * (2 * gathered * d) + 2 * (2 * kAct * d);
+            o.layer_forward_bytes_per_token += fused;
+            o.layer_backward_bytes_per_token += 4 * (2 * kAct * d);
+            if (c.activation_checkpointing == Checkpointing::selective)
+                o.layer_backward_bytes_per_token += o.checkpointed_fraction * (rearranged - fused);
+            o.layer_forward_kernels += 8.0 * static_cast<double>(c.tensor_parallel);
+            o.layer_backward_kernels += 4;
         } else {
             o.layer_forward_bytes_per_token += 2 * (2 * gathered * d) + 2 * (2 * kAct * d);
             o.layer_backward_bytes_per_token += 4 * (2 * kAct * d);
