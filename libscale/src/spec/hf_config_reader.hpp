@@ -62,8 +62,8 @@ std::int64_t sliding_layers(const HfConfig& c, std::int64_t num_layers, std::int
 // One reader per model_type (hf_families.cpp).
 using FamilyReader = void (*)(const HfConfig&, ModelSpec&);
 struct Family {
-    const char* model_type;
-    FamilyReader read;
+    const char* model_type = nullptr;
+    FamilyReader read = nullptr;
     bool experts = false;  // its reader reads a mixture-of-experts layer's keys
 };
 extern const Family kFamilies[];
