@@ -543,6 +543,9 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
         // once, on the rank's 1/tp of the tokens, before the gather (fp8, 1 B): the linears
         // that read that input (reads_block_input) take it cast instead of casting it each.
         const double gathered = fp8 ? 1.0 : kAct;
+        const double rearranged = 2 * (2 * gathered * d) + 2 * (2 * kAct * d);
+        o.layer_backward_bytes_per_token += 4 * (2 * kAct * d);
+        o.layer_backward_kernels += 4;
         if (c.async_tensor_parallel) {
             // The forward's fused collectives (step_model.cpp) skip the rearranging: a
             // gather copies the rank's own chunk (1/tp of the tokens) into its symmetric
@@ -551,18 +554,13 @@ OperationPlan detail::rank_operations(const ModelSpec& m, const ParameterCounts&
             // barriers between: about 2·tp. Full checkpointing's recompute is that forward
             // again; op-level checkpointing's, and backward, rearrange as without async.
             const double fused = 2 * (2 * gathered * d * sp) + 2 * (kAct * d * (1 + sp));
-            const double rearranged = 2 * (2 * gathered * d) + 2 * (2 * kAct * d);
             o.layer_forward_bytes_per_token += fused;
-            o.layer_backward_bytes_per_token += 4 * (2 * kAct * d);
             if (c.activation_checkpointing == Checkpointing::selective)
                 o.layer_backward_bytes_per_token += o.checkpointed_fraction * (rearranged - fused);
             o.layer_forward_kernels += 8.0 * static_cast<double>(c.tensor_parallel);
-            o.layer_backward_kernels += 4;
         } else {
-            o.layer_forward_bytes_per_token += 2 * (2 * gathered * d) + 2 * (2 * kAct * d);
-            o.layer_backward_bytes_per_token += 4 * (2 * kAct * d);
+            o.layer_forward_bytes_per_token += rearranged;
             o.layer_forward_kernels += 4;
-            o.layer_backward_kernels += 4;
         }
         if (fp8) {
             const double cast = c.torch_compile ? 3 : 5, cast_kernels = c.torch_compile ? 1 : 3;
